@@ -1,0 +1,49 @@
+"""Agents by name, RLCard-style: ``make("random", seed=0)``, ``make("search", budget=...)``.
+
+Names map to factories; anything that is not a registered name is treated as a checkpoint path
+and handed to ``load``, so evaluation and the play CLI accept both without special cases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from friday13_env.agents.base import Agent, RandomAgent
+
+AgentFactory = Callable[..., Agent]
+_REGISTRY: dict[str, AgentFactory] = {}
+
+
+def register(name: str, factory: AgentFactory) -> None:
+    """Make ``factory(seed=..., **options)`` available as ``make(name)``."""
+    if name in _REGISTRY:
+        raise ValueError(f"an agent named {name!r} is already registered")
+    _REGISTRY[name] = factory
+
+
+def names() -> list[str]:
+    """Registered agent names, sorted."""
+    return sorted(_REGISTRY)
+
+
+def make(name: str, seed: int | None = None, **options: Any) -> Agent:
+    """A registered agent by name, or a trained agent from a checkpoint path."""
+    if name in _REGISTRY:
+        return _REGISTRY[name](seed=seed, **options)
+    if Path(name).suffix or Path(name).exists():
+        if options:
+            raise ValueError(f"checkpoint agents take no options, got {sorted(options)}")
+        return load(name, seed=seed)
+    raise ValueError(f"unknown agent {name!r}; registered agents: {names()}, or give a checkpoint path")
+
+
+def load(path: str | Path, seed: int | None = None) -> Agent:
+    """A trained agent from a checkpoint file (format defined in ``friday13_env.policy``)."""
+    from friday13_env.policy import load_policy_agent
+
+    return load_policy_agent(path, seed=seed)
+
+
+register("random", RandomAgent)
