@@ -259,8 +259,7 @@ class CheckedEnv(OrderEnforcingWrapper):
             return
         if not (action.__class__ is int or isinstance(action, np.integer)) or not 0 <= action < self._num_actions:
             raise ValueError(f"action {action!r} is not in the action space Discrete({self._num_actions})")
-        game = raw._require_game()
-        if game.action_mask()[action]:
+        if raw._require_game().is_legal(action):
             raw.step(action)
             return
         EnvLogger.warn_on_illegal_move()

@@ -41,41 +41,34 @@ class Deck:
     """Copies of each omen value *per omen type*, aligned with ``omen_values``."""
     friday_count: int = 8
     friday_value: int = 4
-    # Derived tables, filled in __post_init__ so the hot paths index plain tuples.
+    # Derived tables and sizes, filled in __post_init__ so the hot paths read plain attributes.
     kind_values: tuple[int, ...] = field(init=False, repr=False)
     kind_types: tuple[int, ...] = field(init=False, repr=False)
     kind_counts: tuple[int, ...] = field(init=False, repr=False)
+    num_values: int = field(init=False, repr=False)
+    """``V``: the number of distinct omen values."""
+    num_kinds: int = field(init=False, repr=False)
+    """``3*V + 1`` card kinds: every omen kind, then Friday the 13th."""
+    friday_kind: int = field(init=False, repr=False)
+    """``3*V``: the kind (and first action) of Friday the 13th."""
+    num_actions: int = field(init=False, repr=False)
+    """``3*V + 3``: one action per omen kind, then one per pile for a Friday card."""
+    size: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        values = self.omen_values * NUM_PILES + (self.friday_value,)
-        types = (*tuple(t for t in range(NUM_PILES) for _ in self.omen_values), FRIDAY_TYPE)
-        counts = self.omen_copies * NUM_PILES + (self.friday_count,)
-        object.__setattr__(self, "kind_values", values)
-        object.__setattr__(self, "kind_types", types)
-        object.__setattr__(self, "kind_counts", counts)
-
-    @property
-    def num_values(self) -> int:
-        """``V``: the number of distinct omen values."""
-        return len(self.omen_values)
-
-    @property
-    def num_kinds(self) -> int:
-        """``3*V + 1`` card kinds: every omen kind, then Friday the 13th."""
-        return NUM_PILES * self.num_values + 1
-
-    @property
-    def friday_kind(self) -> int:
-        return NUM_PILES * self.num_values
-
-    @property
-    def num_actions(self) -> int:
-        """``3*V + 3``: one action per omen kind, then one per pile for a Friday card."""
-        return NUM_PILES * self.num_values + NUM_PILES
-
-    @property
-    def size(self) -> int:
-        return sum(self.kind_counts)
+        num_values = len(self.omen_values)
+        derived = {
+            "kind_values": (*self.omen_values * NUM_PILES, self.friday_value),
+            "kind_types": (*(t for t in range(NUM_PILES) for _ in self.omen_values), FRIDAY_TYPE),
+            "kind_counts": (*self.omen_copies * NUM_PILES, self.friday_count),
+            "num_values": num_values,
+            "num_kinds": NUM_PILES * num_values + 1,
+            "friday_kind": NUM_PILES * num_values,
+            "num_actions": NUM_PILES * num_values + NUM_PILES,
+            "size": sum(self.omen_copies) * NUM_PILES + self.friday_count,
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
 
     def kind_name(self, kind: int) -> str:
         """Human-readable card name, e.g. ``"cat 7"`` or ``"f13"``."""

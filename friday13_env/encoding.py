@@ -160,11 +160,8 @@ def _public_parts(state: GameState, first_seat: int) -> tuple[list[int], list[in
     Split in two because the observation puts ``unseen`` between them.
     """
     rules = state.rules
-    deck = rules.deck
     n = rules.num_players
-    kinds = deck.num_kinds
-    values = deck.num_values
-    friday = deck.friday_kind
+    kinds = rules.deck.num_kinds
     piles_part: list[int] = list(state.pile_totals)
     for pile in state.piles:
         counts = [0] * kinds
@@ -174,13 +171,7 @@ def _public_parts(state: GameState, first_seat: int) -> tuple[list[int], list[in
     seats = [(first_seat + offset) % n for offset in range(n)]
     padding = [0] * (MAX_SEATS - n)
     for seat in seats:
-        stack = state.captured[seat]
-        piles_part += (
-            sum(stack[:values]),
-            sum(stack[values : 2 * values]),
-            sum(stack[2 * values : friday]),
-            stack[friday],
-        )
+        piles_part += state.captured[seat]
     piles_part += padding * NUM_TYPES
     seats_part = [sum(state.hands[seat]) for seat in seats] + padding
     seats_part += (state.round, rules.num_rounds - state.round)
@@ -195,13 +186,7 @@ def encode_observation(state: GameState, observer: int) -> np.ndarray:
     deck = state.rules.deck
     hand = state.hands[observer]
     piles_part, seats_part = _public_parts(state, observer)
-    unseen = [total - held for total, held in zip(deck.kind_counts, hand, strict=True)]
-    for pile in state.piles:
-        for kind in pile:
-            unseen[kind] -= 1
-    for stack in state.captured:
-        for kind, count in enumerate(stack):
-            unseen[kind] -= count
+    unseen = [total - held - seen for total, held, seen in zip(deck.kind_counts, hand, state.played, strict=True)]
     return np.array(hand + piles_part + unseen + seats_part, dtype=np.float32)
 
 

@@ -21,7 +21,9 @@ import numpy as np
 from friday13_env.cards import (
     CAPTURE_LIMIT,
     FRIDAY_POINTS,
+    FRIDAY_TYPE,
     NUM_PILES,
+    NUM_TYPES,
     OMEN_POINTS,
     STANDARD_DECK,
     Deck,
@@ -83,17 +85,16 @@ def deal_sizes(rules: Rules) -> list[int]:
     return sizes[: rules.num_players]
 
 
-def round_points(captured: Sequence[Sequence[int]], deck: Deck) -> list[int]:
-    """Bad-luck points of one round from every player's captured counts per card kind.
+def round_points(captured: Sequence[Sequence[int]]) -> list[int]:
+    """Bad-luck points of one round from every player's captured cards by type.
 
-    For each omen type the player with strictly the most cards of it discards them; on a tie for
-    the most nobody does. Remaining omen cards score 1 each, Friday the 13th cards 2 each.
+    ``captured[player]`` counts (black cat, broken mirror, ladder, Friday the 13th). For each omen
+    type the player with strictly the most cards of it discards them; on a tie for the most nobody
+    does. Remaining omen cards score 1 each, Friday the 13th cards 2 each; card values never count.
     """
-    num_values = deck.num_values
-    by_type = [[sum(stack[t * num_values : (t + 1) * num_values]) for t in range(NUM_PILES)] for stack in captured]
-    points = [stack[deck.friday_kind] * FRIDAY_POINTS for stack in captured]
+    points = [stack[FRIDAY_TYPE] * FRIDAY_POINTS for stack in captured]
     for omen_type in range(NUM_PILES):
-        counts = [player[omen_type] for player in by_type]
+        counts = [player[omen_type] for player in captured]
         most = max(counts)
         sole_majority = counts.count(most) == 1
         for player, count in enumerate(counts):
@@ -112,7 +113,9 @@ class GameState:
     """The complete state of a game in progress; mutable, with a cheap ``copy``.
 
     Seats are absolute here (``0..n-1``, clockwise = increasing index); player-relative views are
-    the encoder's job.
+    the encoder's job. Captured stacks are kept *by type* (cat, mirror, ladder, Friday), which is
+    all that scoring needs, and ``played`` counts every card kind played this round, which is all
+    that a player with perfect memory knows beyond their own hand.
     """
 
     __slots__ = (
@@ -124,6 +127,7 @@ class GameState:
         "last_round_points",
         "pile_totals",
         "piles",
+        "played",
         "plays_left",
         "round",
         "round_over",
@@ -139,6 +143,7 @@ class GameState:
     piles: list[list[int]]
     pile_totals: list[int]
     captured: list[list[int]]
+    played: list[int]
     scores: list[int]
     plays_left: int
     last_round_points: list[int] | None
@@ -161,6 +166,7 @@ class GameState:
         other.piles = [pile[:] for pile in self.piles]
         other.pile_totals = self.pile_totals[:]
         other.captured = [stack[:] for stack in self.captured]
+        other.played = self.played[:]
         other.scores = self.scores[:]
         other.plays_left = self.plays_left
         other.last_round_points = None if self.last_round_points is None else self.last_round_points[:]
@@ -179,6 +185,13 @@ class GameState:
         if hand[friday]:
             actions.extend((friday, friday + 1, friday + 2))
         return actions
+
+    def is_legal(self, action: int) -> bool:
+        """Whether the player to move may play ``action`` (an int in the action range)."""
+        if self.round_over:
+            return False
+        friday = self.rules.deck.friday_kind
+        return self.hands[self.current][action if action < friday else friday] > 0
 
     def action_mask(self) -> list[int]:
         """``legal_actions`` as a 0/1 list over the whole action space."""
@@ -220,14 +233,16 @@ class GameState:
             kind = friday
             pile_index = action - friday
         hand[kind] -= 1
+        self.played[kind] += 1
         value = deck.kind_values[kind]
         total = self.pile_totals[pile_index] + value
         taken = 0
         if total > CAPTURE_LIMIT:
             pile = self.piles[pile_index]
             stack = self.captured[player]
+            kind_types = deck.kind_types
             for card in pile:
-                stack[card] += 1
+                stack[kind_types[card]] += 1
             taken = len(pile)
             self.piles[pile_index] = [kind]
             self.pile_totals[pile_index] = value
@@ -256,7 +271,7 @@ class GameState:
         )
 
     def _end_round(self) -> None:
-        points = round_points(self.captured, self.rules.deck)
+        points = round_points(self.captured)
         self.last_round_points = points
         self.scores = [score + gained for score, gained in zip(self.scores, points, strict=True)]
         self.round_over = True
@@ -271,21 +286,34 @@ class GameState:
         _start_round(self, self.round + 1, deal(self.rules, self.round + 1, rng))
 
     def cards_accounted(self) -> list[int]:
-        """Every card of the deck counted once across hands, dummy, piles and captured stacks.
+        """Every card of the deck counted once per kind: in a hand, the dummy, or played.
 
-        Equals ``rules.deck.kind_counts`` in every reachable state; the property tests rely on it.
+        Equals ``rules.deck.kind_counts`` in every reachable state; ``accounting_errors`` also
+        checks that the played cards are exactly those in the piles and the captured stacks.
         """
-        totals = [0] * self.rules.deck.num_kinds
-        stacks = [*self.hands, *self.captured]
-        if self.dummy is not None:
-            stacks.append(self.dummy)
-        for stack in stacks:
-            for kind, count in enumerate(stack):
-                totals[kind] += count
+        stacks = [*self.hands, self.played] + ([self.dummy] if self.dummy is not None else [])
+        return [sum(column) for column in zip(*stacks, strict=True)]
+
+    def accounting_errors(self) -> list[str]:
+        """Every broken bookkeeping invariant, in words; an empty list for a consistent state."""
+        deck = self.rules.deck
+        errors = []
+        if self.cards_accounted() != list(deck.kind_counts):
+            errors.append(f"cards per kind {self.cards_accounted()} != deck {list(deck.kind_counts)}")
+        played_by_type = [0] * NUM_TYPES
+        for kind, count in enumerate(self.played):
+            played_by_type[deck.kind_types[kind]] += count
+        on_table = [sum(stack[t] for stack in self.captured) for t in range(NUM_TYPES)]
         for pile in self.piles:
             for kind in pile:
-                totals[kind] += 1
-        return totals
+                on_table[deck.kind_types[kind]] += 1
+        if on_table != played_by_type:
+            errors.append(f"piles + captured by type {on_table} != played by type {played_by_type}")
+        for index, pile in enumerate(self.piles):
+            total = sum(deck.kind_values[kind] for kind in pile)
+            if total != self.pile_totals[index] or total > CAPTURE_LIMIT:
+                errors.append(f"pile {index} total {self.pile_totals[index]} != its cards' sum {total}, or > 13")
+        return errors
 
 
 def _as_action(action: object, num_actions: int) -> int:
@@ -321,7 +349,8 @@ def _start_round(state: GameState, round_index: int, hands: list[list[int]]) -> 
     state.dummy = hands[rules.num_players][:] if rules.has_dummy else None
     state.piles = [[] for _ in range(NUM_PILES)]
     state.pile_totals = [0] * NUM_PILES
-    state.captured = [[0] * rules.deck.num_kinds for _ in range(rules.num_players)]
+    state.captured = [[0] * NUM_TYPES for _ in range(rules.num_players)]
+    state.played = [0] * rules.deck.num_kinds
     state.plays_left = sum(sum(hand) for hand in state.hands)
     state.current = round_index % rules.num_players
     state.round_over = False
@@ -341,14 +370,17 @@ def from_hands(
     current: int | None = None,
     piles: Sequence[Sequence[int]] | None = None,
     captured: Sequence[Sequence[int]] | None = None,
+    played: Sequence[int] | None = None,
     scores: Sequence[int] | None = None,
 ) -> GameState:
     """Build a state from given hands (tests, and search agents that sample the unseen cards).
 
     ``hands`` holds one count list per seat, plus the dummy hand last with 3 players (it may be
     omitted, then the dummy holds nothing). ``piles`` are lists of card kinds in play order and
-    ``captured`` count lists per seat for the current round. Unlike a real deal the counts need not
-    add up to the whole deck, so partial positions can be set up; every list is validated.
+    ``captured`` per seat the cards taken this round by type (cat, mirror, ladder, Friday).
+    ``played`` (per kind) defaults to the cards in the piles; give it when captured cards matter
+    for bookkeeping. Unlike a real deal the counts need not add up to the whole deck, so partial
+    positions can be set up; every list is validated.
     """
     deck = rules.deck
     n = rules.num_players
@@ -384,14 +416,21 @@ def from_hands(
                 if kind != deck.friday_kind and deck.kind_types[kind] != pile_index:
                     raise ValueError(f"{deck.kind_name(kind)} cannot lie on pile {pile_index}")
         state.pile_totals = [sum(deck.kind_values[kind] for kind in pile) for pile in state.piles]
+        for pile in state.piles:
+            for kind in pile:
+                state.played[kind] += 1
         if max(state.pile_totals) > CAPTURE_LIMIT:
             raise ValueError(f"pile totals {state.pile_totals} exceed {CAPTURE_LIMIT}")
     if captured is not None:
         if len(captured) != n:
             raise ValueError(f"expected {n} captured stacks, got {len(captured)}")
         for stack in captured:
-            _check_counts(stack, deck, "captured stack")
+            if len(stack) != NUM_TYPES or min(stack) < 0:
+                raise ValueError(f"a captured stack needs {NUM_TYPES} non-negative counts by type, got {list(stack)}")
         state.captured = [list(stack) for stack in captured]
+    if played is not None:
+        _check_counts(played, deck, "played list")
+        state.played = list(played)
     if state.plays_left == 0:
         raise ValueError("every hand is empty: there is nothing left to play this round")
     _check_turn_order(state)

@@ -35,10 +35,8 @@ def render_state(state: GameState, *, show_hand_of: int | None = None) -> str:
             f"  {name:<14} total {state.pile_totals[pile_index]:>2}  [{pile_text(state.piles[pile_index], deck)}]"
         )
     lines.append("  seat       hand  captured (" + "/".join(OMEN_TYPES) + "/f13)  score")
-    values = deck.num_values
     for seat in range(rules.num_players):
-        stack = state.captured[seat]
-        by_type = [sum(stack[t * values : (t + 1) * values]) for t in range(NUM_PILES)] + [stack[deck.friday_kind]]
+        by_type = state.captured[seat]
         marker = ">" if seat == state.current and not state.round_over else " "
         lines.append(
             f"{marker} player_{seat}  {sum(state.hands[seat]):>4}  {'/'.join(map(str, by_type)):<25}  "

@@ -1,0 +1,99 @@
+"""Speed of random legal play: the engine alone, ``raw_env``, ``env()`` and PettingZoo's classics.
+
+Every environment is driven by the same AEC harness (``last()``, sample a legal action from the
+mask with one seeded Generator, ``step()``), so the ratios compare environments, not harnesses.
+The engine alone is driven directly (``legal_actions`` + ``play``), with its random numbers drawn
+in batches, because that is how search agents use it.
+
+Run: ``python benchmarks/bench_env.py`` (needs the ``bench`` extra for tictactoe/connect four).
+Figures are machine-dependent: quote the ratios, measured side by side in one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from friday13_env import friday13_v0
+from friday13_env.cards import get_deck
+from friday13_env.engine import Rules, new_game
+
+
+def aec_steps(make_env: Callable[[], object], seconds: float, seed: int) -> tuple[int, float]:
+    """Random legal play through an AEC env for about ``seconds``: (card plays, elapsed)."""
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    steps = 0
+    game = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.reset(seed=seed + game)
+        game += 1
+        for _agent in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                action = None
+            else:
+                legal = np.flatnonzero(observation["action_mask"])
+                action = int(legal[rng.integers(legal.size)])
+                steps += 1
+            env.step(action)
+    return steps, time.perf_counter() - start
+
+
+def engine_steps(num_players: int, deck: str, seconds: float, seed: int) -> tuple[int, float]:
+    """Random legal play through the bare engine: (card plays, elapsed)."""
+    rules = Rules(num_players=num_players, deck=get_deck(deck))
+    rng = np.random.default_rng(seed)
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = new_game(rules, rng)
+        uniforms = rng.random(rules.cards_per_round * rules.num_rounds).tolist()
+        while True:
+            legal = state.legal_actions()
+            state.play(legal[int(uniforms[steps % len(uniforms)] * len(legal))])
+            steps += 1
+            if state.round_over:
+                if state.game_over:
+                    break
+                state.next_round(rng)
+    return steps, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per environment (default 3)")
+    parser.add_argument("--players", type=int, default=4, help="Friday the 13th player count (default 4)")
+    parser.add_argument("--deck", default="standard", help="standard or german (default standard)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    results: dict[str, tuple[int, float]] = {}
+    options = {"num_players": args.players, "deck": args.deck}
+    results["engine (friday13)"] = engine_steps(args.players, args.deck, args.seconds, args.seed)
+    results["raw_env (friday13_v0)"] = aec_steps(lambda: friday13_v0.raw_env(**options), args.seconds, args.seed)
+    results["env() (friday13_v0)"] = aec_steps(lambda: friday13_v0.env(**options), args.seconds, args.seed)
+    try:
+        from pettingzoo.classic import connect_four_v3, tictactoe_v3
+    except ImportError as error:  # pygame is only needed for the reference environments
+        print(f"skipping PettingZoo classics ({error}); install the 'bench' extra")
+    else:
+        results["tictactoe_v3.env()"] = aec_steps(tictactoe_v3.env, args.seconds, args.seed)
+        results["connect_four_v3.env()"] = aec_steps(connect_four_v3.env, args.seconds, args.seed)
+
+    reference = results.get("tictactoe_v3.env()")
+    print(f"Random legal play, {args.players} players, {args.deck} deck, ~{args.seconds:g} s each")
+    print(f"| {'environment':<24} | {'steps/s':>10} | {'vs tictactoe_v3':>15} |")
+    print(f"|{'-' * 26}|{'-' * 12}|{'-' * 17}|")
+    for name, (steps, elapsed) in results.items():
+        rate = steps / elapsed
+        ratio = f"{rate / (reference[0] / reference[1]):.2f}x" if reference else "n/a"
+        print(f"| {name:<24} | {rate:>10,.0f} | {ratio:>15} |")
+
+
+if __name__ == "__main__":
+    main()
