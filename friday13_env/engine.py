@@ -5,8 +5,8 @@ tictactoe): it deals, validates and applies plays, captures piles and scores rou
 rulebook and ``CONVENTIONS.md`` say. Environments, agents and benchmarks are thin layers on top.
 
 Representation, chosen for speed and cheap copies (search agents clone states thousands of times
-per move): hands and captured stacks are plain ``list[int]`` counts per card kind, piles are short
-lists of card kinds in play order, and every field is a builtin. ``GameState.copy`` is therefore a
+per move): hands are plain ``list[int]`` counts per card kind, captured stacks counts per type,
+piles short lists of card kinds in play order, and every field is a builtin. ``GameState.copy`` is therefore a
 handful of list copies.
 """
 
@@ -187,8 +187,8 @@ class GameState:
         return actions
 
     def is_legal(self, action: int) -> bool:
-        """Whether the player to move may play ``action`` (an int in the action range)."""
-        if self.round_over:
+        """Whether the player to move may play ``action`` (any int; out of range is never legal)."""
+        if self.round_over or not 0 <= action < self.rules.deck.num_actions:
             return False
         friday = self.rules.deck.friday_kind
         return self.hands[self.current][action if action < friday else friday] > 0

@@ -7,7 +7,7 @@ from friday13_env.engine import GameState
 
 
 def hand_text(hand: list[int], deck: Deck) -> str:
-    """``cat 1, cat 7, mirror 2x2, f13x3``: one entry per kind held, with a count when above one."""
+    """``cat 1, cat 7, mirror 2 x2, f13 x3``: one entry per kind held, with a count when above one."""
     parts = []
     for kind, count in enumerate(hand):
         if count:

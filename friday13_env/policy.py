@@ -1,0 +1,209 @@
+"""Trained policies as plain numpy: a safe checkpoint format and an agent that plays from it.
+
+A policy checkpoint is an ``.npz`` file holding only arrays (loaded with ``allow_pickle=False``,
+so opening a file can never execute code) and one JSON metadata string. The metadata pins what the
+weights were trained for: the environment version, the deck, the observation layout (size and
+block names) and the action count. ``load_policy_agent`` refuses a file that does not match with
+an error that says what differs, instead of playing garbage.
+
+Inference is a forward pass through an MLP (``input_scale`` -> [linear -> activation]* -> linear),
+then an argmax over the legal actions' logits, so users who only want a strong opponent need
+numpy, not torch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import zipfile
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from friday13_env.agents.base import Observation, deck_of, legal_actions
+from friday13_env.cards import get_deck
+from friday13_env.encoding import observation_layout
+
+FORMAT = "friday13-policy"
+FORMAT_VERSION = 1
+ENV_VERSION = "friday13_v0"
+ACTIVATIONS = ("tanh", "relu")
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that is missing, corrupt, or made for another environment layout."""
+
+
+@dataclass(frozen=True)
+class PolicyMetadata:
+    """What a policy was trained for and how to run it; stored as JSON inside the checkpoint."""
+
+    deck: str
+    observation_size: int
+    observation_blocks: list[str]
+    num_actions: int
+    activation: str
+    hidden_sizes: list[int]
+    env_version: str = ENV_VERSION
+    format: str = FORMAT
+    format_version: int = FORMAT_VERSION
+    description: str = ""
+    training: dict[str, Any] | None = None
+
+
+def expected_metadata_fields(deck_name: str) -> dict[str, Any]:
+    """The layout fields a policy for ``deck_name`` must carry to be usable with this version."""
+    deck = get_deck(deck_name)
+    layout = observation_layout(deck)
+    return {
+        "observation_size": layout.size,
+        "observation_blocks": [block.name for block in layout.blocks],
+        "num_actions": deck.num_actions,
+        "env_version": ENV_VERSION,
+    }
+
+
+def save_policy(
+    path: str | Path,
+    weights: Sequence[np.ndarray],
+    biases: Sequence[np.ndarray],
+    input_scale: np.ndarray,
+    metadata: PolicyMetadata,
+) -> None:
+    """Write a checkpoint atomically (temporary file + rename), so a crash never leaves half a file."""
+    if len(weights) != len(biases) or not weights:
+        raise ValueError("need one bias per weight matrix, and at least one layer")
+    arrays: dict[str, np.ndarray] = {"input_scale": np.asarray(input_scale, dtype=np.float32)}
+    for index, (weight, bias) in enumerate(zip(weights, biases, strict=True)):
+        arrays[f"w{index}"] = np.asarray(weight, dtype=np.float32)
+        arrays[f"b{index}"] = np.asarray(bias, dtype=np.float32)
+    arrays["metadata"] = np.array(json.dumps(asdict(metadata)))
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
+        np.savez(handle, **arrays)
+    os.replace(handle.name, path)
+
+
+class MLPPolicy:
+    """A numpy MLP read from a checkpoint: ``logits(observation_vector)``."""
+
+    def __init__(
+        self,
+        weights: list[np.ndarray],
+        biases: list[np.ndarray],
+        input_scale: np.ndarray,
+        metadata: PolicyMetadata,
+    ) -> None:
+        self.weights = weights
+        self.biases = biases
+        self.input_scale = input_scale
+        self.metadata = metadata
+        self._activation = np.tanh if metadata.activation == "tanh" else _relu
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        hidden = np.asarray(observation, dtype=np.float32) * self.input_scale
+        last = len(self.weights) - 1
+        for index, (weight, bias) in enumerate(zip(self.weights, self.biases, strict=True)):
+            hidden = hidden @ weight + bias
+            if index < last:
+                hidden = self._activation(hidden)
+        return hidden
+
+
+def _relu(values: np.ndarray) -> np.ndarray:
+    return np.maximum(values, 0.0)
+
+
+def read_policy(path: str | Path) -> MLPPolicy:
+    """Load and validate a checkpoint; every problem becomes a ``CheckpointError`` saying what."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"no policy checkpoint at {str(path)!r}")
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {name: archive[name] for name in archive.files}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+        raise CheckpointError(f"{path} is not a readable policy checkpoint (.npz): {error}") from error
+    if "metadata" not in arrays:
+        raise CheckpointError(f"{path} has no metadata: it is not a {FORMAT} checkpoint")
+    try:
+        raw = json.loads(str(arrays.pop("metadata")))
+        metadata = PolicyMetadata(**raw)
+    except (TypeError, ValueError) as error:
+        raise CheckpointError(f"{path} has corrupt metadata: {error}") from error
+    if metadata.format != FORMAT or metadata.format_version != FORMAT_VERSION:
+        raise CheckpointError(
+            f"{path} is format {metadata.format!r} v{metadata.format_version}; "
+            f"this version reads {FORMAT!r} v{FORMAT_VERSION}"
+        )
+    if metadata.activation not in ACTIVATIONS:
+        raise CheckpointError(f"{path}: unknown activation {metadata.activation!r}; allowed: {list(ACTIVATIONS)}")
+    try:
+        expected = expected_metadata_fields(metadata.deck)
+    except ValueError as error:
+        raise CheckpointError(f"{path}: {error}") from error
+    stored = {name: getattr(metadata, name) for name in expected}
+    if stored != expected:
+        differences = ", ".join(
+            f"{name}: file {stored[name]!r} vs this version {expected[name]!r}"
+            for name in expected
+            if stored[name] != expected[name]
+        )
+        raise CheckpointError(
+            f"{path} was trained for another observation/action layout ({differences}); retrain or use a "
+            "matching friday13-env version"
+        )
+    layers = (len(arrays) - 1) // 2
+    try:
+        weights = [arrays[f"w{index}"] for index in range(layers)]
+        biases = [arrays[f"b{index}"] for index in range(layers)]
+        input_scale = arrays["input_scale"]
+    except KeyError as error:
+        raise CheckpointError(f"{path} is missing array {error}") from error
+    sizes = [metadata.observation_size, *metadata.hidden_sizes, metadata.num_actions]
+    shapes_ok = input_scale.shape == (metadata.observation_size,) and layers == len(sizes) - 1
+    shapes_ok = shapes_ok and all(
+        weight.shape == (sizes[i], sizes[i + 1]) and bias.shape == (sizes[i + 1],)
+        for i, (weight, bias) in enumerate(zip(weights, biases, strict=True))
+    )
+    if not shapes_ok:
+        found = [tuple(w.shape) for w in weights]
+        raise CheckpointError(f"{path}: layer shapes {found} do not match the declared sizes {sizes}")
+    if not all(np.all(np.isfinite(array)) for array in [*weights, *biases, input_scale]):
+        raise CheckpointError(f"{path} holds non-finite weights (NaN or inf)")
+    return MLPPolicy(weights, biases, input_scale, metadata)
+
+
+class PolicyAgent:
+    """Plays the legal action with the highest logit (or samples from them if ``greedy=False``)."""
+
+    def __init__(self, policy: MLPPolicy, name: str, seed: int | None = None, greedy: bool = True) -> None:
+        self.policy = policy
+        self.name = name
+        self.greedy = greedy
+        self.rng = np.random.default_rng(seed)
+        self._deck = get_deck(policy.metadata.deck)
+
+    def act(self, observation: Observation) -> int:
+        if deck_of(observation) != self._deck:
+            raise ValueError(
+                f"policy {self.name!r} was trained for the {self._deck.name!r} deck, "
+                f"but this table plays the {deck_of(observation).name!r} deck"
+            )
+        legal = legal_actions(observation)
+        logits = self.policy.logits(observation["observation"])[legal]
+        if self.greedy:
+            return int(legal[int(np.argmax(logits))])
+        probabilities = np.exp(logits - logits.max())
+        probabilities /= probabilities.sum()
+        return int(legal[self.rng.choice(legal.size, p=probabilities)])
+
+
+def load_policy_agent(path: str | Path, seed: int | None = None, greedy: bool = True) -> PolicyAgent:
+    """The agent behind ``friday13_env.agents.load(path)``."""
+    return PolicyAgent(read_policy(path), name=Path(path).stem, seed=seed, greedy=greedy)

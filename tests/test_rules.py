@@ -1,0 +1,637 @@
+"""Hand-written rule scenarios with exact expected values, checked against the rulebook and CONVENTIONS.md.
+
+The first half drives the pure engine (``friday13_env.engine``) through positions built with
+``from_hands``; the second half checks what the AEC environment adds on top: rewards, infos,
+illegal-action handling, the observation and state layouts and the text rendering.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from friday13_env import env, raw_env
+from friday13_env.cards import GERMAN_DECK, STANDARD_DECK, get_deck
+from friday13_env.encoding import MAX_SEATS, state_layout
+from friday13_env.engine import (
+    GameOverError,
+    GameState,
+    IllegalActionError,
+    Rules,
+    deal,
+    deal_sizes,
+    from_hands,
+    new_game,
+    round_points,
+    winners,
+)
+from tests.conftest import action, choose, counts, kind, pile, play_through
+
+STD = STANDARD_DECK
+THREE = Rules(num_players=3)
+FOUR = Rules(num_players=4)
+
+
+def three_player_position(*hands: list[int], **options: object) -> GameState:
+    """A 3-player standard-deck position (no dummy cards) with the given seat hands."""
+    return from_hands(THREE, list(hands), **options)  # type: ignore[arg-type]
+
+
+def play_random_round(state: GameState, rng: np.random.Generator) -> int:
+    """Play the current round to its end with random legal moves; returns the number of plays."""
+    plays = 0
+    while not state.round_over:
+        state.play(choose(state.action_mask(), rng))
+        plays += 1
+    return plays
+
+
+# -- captures ------------------------------------------------------------------------------------
+def test_pile_reaching_exactly_13_captures_nothing() -> None:
+    state = three_player_position(
+        counts(STD, "cat 4"),
+        counts(STD, "mirror 1"),
+        counts(STD, "ladder 1"),
+        piles=[pile(STD, "cat 7", "cat 2"), [], []],
+    )
+    assert state.play(action(STD, "cat 4")) == 0
+    assert state.piles[0] == pile(STD, "cat 7", "cat 2", "cat 4")
+    assert state.pile_totals == [13, 0, 0]
+    assert state.captured == [[0, 0, 0, 0]] * 3
+    assert state.current == 1
+
+
+def test_pile_exceeding_13_is_captured_and_restarted_by_the_played_card() -> None:
+    state = three_player_position(
+        counts(STD, "cat 5"),
+        counts(STD, "mirror 1"),
+        counts(STD, "ladder 1"),
+        piles=[pile(STD, "cat 5", "f13"), pile(STD, "mirror 7"), []],
+    )
+    assert state.play(action(STD, "cat 5")) == 2  # 5 + 4 + 5 = 14 > 13
+    assert state.captured == [[1, 0, 0, 1], [0, 0, 0, 0], [0, 0, 0, 0]]  # by type: cat, mirror, ladder, f13
+    assert state.played == counts(STD, "cat 5", "cat 5", "f13", "mirror 7")
+    assert state.piles == [pile(STD, "cat 5"), pile(STD, "mirror 7"), []]
+    assert state.pile_totals == [5, 7, 0]
+    assert state.hands[0] == [0] * STD.num_kinds
+
+
+def test_friday_card_on_an_empty_pile_starts_it_without_a_fourth_pile() -> None:
+    state = three_player_position(counts(STD, "f13"), counts(STD, "cat 1"), counts(STD, "cat 2"))
+    assert state.play(action(STD, "f13 mirror")) == 0
+    assert state.piles == [[], pile(STD, "f13"), []]
+    assert state.pile_totals == [0, 4, 0]
+
+
+def test_friday_card_on_a_full_pile_of_another_type_captures_it() -> None:
+    state = three_player_position(
+        counts(STD, "mirror 1"),
+        counts(STD, "f13"),
+        counts(STD, "ladder 1"),
+        piles=[pile(STD, "cat 7", "cat 2", "f13"), [], []],
+        current=1,
+    )
+    assert state.pile_totals == [13, 0, 0]
+    assert state.play(action(STD, "f13 cat")) == 3
+    assert state.captured[1] == [2, 0, 0, 1]
+    assert state.piles[0] == pile(STD, "f13")
+    assert state.pile_totals == [4, 0, 0]
+    assert state.current == 2
+
+
+def test_german_zero_card_on_a_pile_at_13_keeps_it_at_13() -> None:
+    rules = Rules(num_players=3, deck=GERMAN_DECK)
+    g = GERMAN_DECK
+    state = from_hands(
+        rules,
+        [counts(g, "ladder 0"), counts(g, "cat 1"), counts(g, "cat 2")],
+        piles=[[], [], pile(g, "ladder 7", "ladder 2", "ladder 4")],
+    )
+    assert state.play(action(g, "ladder 0")) == 0
+    assert state.pile_totals == [0, 0, 13]
+    assert state.piles[2] == pile(g, "ladder 7", "ladder 2", "ladder 4", "ladder 0")
+
+
+# -- legal moves ---------------------------------------------------------------------------------
+def test_omen_cards_only_go_on_their_own_pile() -> None:
+    state = three_player_position(
+        counts(STD, "cat 7", "mirror 1", "mirror 1"),
+        counts(STD, "cat 1", "cat 2", "cat 4"),
+        counts(STD, "cat 1", "cat 2", "cat 4"),
+    )
+    assert state.legal_actions() == [kind(STD, "cat 7"), kind(STD, "mirror 1")]
+    expected_mask = [0] * STD.num_actions
+    expected_mask[action(STD, "cat 7")] = expected_mask[action(STD, "mirror 1")] = 1
+    assert state.action_mask() == expected_mask
+
+
+def test_a_friday_card_adds_all_three_friday_actions() -> None:
+    state = three_player_position(
+        counts(STD, "ladder 5", "f13"), counts(STD, "cat 1", "cat 2"), counts(STD, "cat 1", "cat 2")
+    )
+    assert state.legal_actions() == [13, 15, 16, 17]
+    assert [STD.action_name(a) for a in state.legal_actions()] == ["ladder 5", "f13 cat", "f13 mirror", "f13 ladder"]
+    assert state.action_mask() == [0] * 13 + [1, 0, 1, 1, 1]
+
+
+# -- scoring -------------------------------------------------------------------------------------
+def test_rulebook_three_player_scoring_example() -> None:
+    """German rulebook: Michelle 8, Jasmin 10, Tom 11.
+
+    Captured by type (cat, mirror, ladder, f13). Cats 2/5/5: Jasmin and Tom tie, nobody discards;
+    mirrors 4/1/3: Michelle discards; ladders 0/4/3: Jasmin discards.
+    """
+    michelle, jasmin, tom = [2, 4, 0, 3], [5, 1, 4, 2], [5, 3, 3, 0]
+    assert round_points([michelle, jasmin, tom]) == [8, 10, 11]
+
+
+@pytest.mark.parametrize(
+    ("type_counts", "expected"),
+    [
+        ((3, 1, 0), [0, 1, 0]),  # sole majority discards
+        ((2, 2, 1), [2, 2, 1]),  # two tie for the most: nobody discards
+        ((2, 2, 2), [2, 2, 2]),  # three-way tie
+        ((0, 4, 0), [0, 0, 0]),  # alone holding the type: discards
+        ((0, 0, 0), [0, 0, 0]),
+        ((1, 3, 3, 2), [1, 3, 3, 2]),  # 4 players, tie at the top
+        ((1, 0, 2, 1, 1, 0), [1, 0, 0, 1, 1, 0]),  # 6 players
+    ],
+)
+@pytest.mark.parametrize("omen_type", [0, 1, 2])
+def test_majority_discard_per_type(type_counts: tuple[int, ...], expected: list[int], omen_type: int) -> None:
+    captured = [[held if t == omen_type else 0 for t in range(4)] for held in type_counts]
+    assert round_points(captured) == expected
+
+
+def test_friday_cards_score_two_and_are_never_discarded() -> None:
+    # Player 0 holds the most cats and the most Friday cards: the cats go, the Friday cards stay.
+    assert round_points([[2, 0, 0, 4], [1, 0, 0, 0], [0, 0, 0, 1]]) == [8, 1, 2]
+
+
+def test_types_are_scored_independently() -> None:
+    # Cats: player 0 discards; mirrors: player 1 discards; ladders 0/1/1: tie, both keep theirs.
+    assert round_points([[2, 1, 0, 0], [1, 2, 1, 0], [0, 0, 1, 1]]) == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("scores", "expected"), [([10, 8, 8, 12], [1, 2]), ([3, 4, 5], [0]), ([7, 7, 7, 7, 7], [0, 1, 2, 3, 4])]
+)
+def test_winners_share_ties_for_the_lowest_total(scores: list[int], expected: list[int]) -> None:
+    assert winners(scores) == expected
+
+
+# -- dealing and rounds --------------------------------------------------------------------------
+# CONVENTIONS.md's table: hand sizes in deal order (start player first), dummy last with 3 players.
+DEAL_TABLE = {
+    (3, "standard"): [13, 13, 12, 12],
+    (3, "german"): [14, 13, 13, 13],
+    (4, "standard"): [13, 13, 12, 12],
+    (4, "german"): [14, 13, 13, 13],
+    (5, "standard"): [10, 10, 10, 10, 10],
+    (5, "german"): [11, 11, 11, 10, 10],
+    (6, "standard"): [9, 9, 8, 8, 8, 8],
+    (6, "german"): [9, 9, 9, 9, 9, 8],
+}
+
+
+@pytest.mark.parametrize(("num_players", "deck_name"), sorted(DEAL_TABLE))
+def test_deal_sizes_follow_the_conventions_table(num_players: int, deck_name: str) -> None:
+    deck = get_deck(deck_name)
+    rules = Rules(num_players=num_players, deck=deck)
+    table = DEAL_TABLE[num_players, deck_name]
+    assert sum(table) == deck.size
+    assert deal_sizes(rules) == table[:num_players]
+    rng = np.random.default_rng(7)
+    for round_index in range(num_players + 1):  # wraps around once
+        hands = deal(rules, round_index, rng)
+        start = round_index % num_players
+        sizes = [sum(hand) for hand in hands]
+        assert sizes[:num_players] == [table[(seat - start) % num_players] for seat in range(num_players)]
+        assert sizes[num_players:] == table[num_players:]  # the dummy hand, dealt last
+        assert np.sum(hands, axis=0).tolist() == list(deck.kind_counts)
+
+
+def test_deal_is_reproducible_from_the_generator_seed() -> None:
+    first = deal(FOUR, 0, np.random.default_rng(11))
+    assert deal(FOUR, 0, np.random.default_rng(11)) == first
+    assert deal(FOUR, 0, np.random.default_rng(12)) != first
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 5, 6])
+def test_start_player_rotates_and_scores_accumulate_over_four_rounds(num_players: int) -> None:
+    rules = Rules(num_players=num_players)
+    rng = np.random.default_rng(num_players)
+    state = new_game(rules, rng)
+    totals = [0] * num_players
+    table = DEAL_TABLE[num_players, "standard"]
+    for round_index in range(4):
+        start = round_index % num_players
+        assert (state.round, state.current, state.start_player) == (round_index, start, start)
+        sizes = [sum(hand) for hand in state.hands]
+        assert sizes == [table[(seat - round_index) % num_players] for seat in range(num_players)]
+        assert play_random_round(state, rng) == sum(sizes)
+        assert state.legal_actions() == []
+        assert state.action_mask() == [0] * STD.num_actions
+        assert state.last_round_points == round_points(state.captured)
+        totals = [a + b for a, b in zip(totals, state.last_round_points, strict=True)]
+        assert state.scores == totals
+        assert state.game_over == (round_index == 3)
+        if not state.game_over:
+            state.next_round(rng)
+    with pytest.raises(GameOverError, match="no more cards"):
+        state.play(0)
+    with pytest.raises(GameOverError, match="after round 4 of 4"):
+        state.next_round(rng)
+
+
+def test_num_rounds_option_ends_the_game_early() -> None:
+    rng = np.random.default_rng(3)
+    state = new_game(Rules(num_players=5, num_rounds=2), rng)
+    play_random_round(state, rng)
+    assert not state.game_over
+    with pytest.raises(IllegalActionError, match="next_round"):
+        state.play(0)
+    state.next_round(rng)
+    assert (state.round, state.current) == (1, 1)
+    with pytest.raises(RuntimeError, match="still being played"):
+        state.next_round(rng)
+    play_random_round(state, rng)
+    assert state.game_over
+
+
+def test_round_ends_exactly_when_the_last_hand_empties() -> None:
+    state = three_player_position(
+        counts(STD, "cat 1", "cat 7"), counts(STD, "cat 2", "f13"), counts(STD, "mirror 7", "mirror 7")
+    )
+    moves = ["cat 7", "cat 2", "mirror 7", "cat 1", "f13 cat"]
+    for move in moves:
+        state.play(action(STD, move))
+        assert not state.round_over
+    assert state.play(action(STD, "mirror 7")) == 1  # 7 + 7 = 14: player 2 takes its own mirror 7
+    assert state.round_over and not state.game_over
+    assert state.last_round_points == [0, 0, 0]  # player 2 alone holds mirrors: discarded
+    # cat pile: 7, 2, 1 = 10, then f13 makes 14 > 13: player 1 took the three cats.
+    assert state.captured == [[0, 0, 0, 0], [3, 0, 0, 0], [0, 1, 0, 0]]
+
+
+# -- copies and errors ---------------------------------------------------------------------------
+def snapshot(state: GameState) -> dict[str, object]:
+    """Every slot of a state, deep-copied through ``repr`` (all fields are builtins)."""
+    return {name: repr(getattr(state, name)) for name in GameState.__slots__}
+
+
+def test_copy_is_independent_of_the_original() -> None:
+    rng = np.random.default_rng(5)
+    state = new_game(Rules(num_players=3), rng)
+    for _ in range(20):
+        state.play(choose(state.action_mask(), rng))
+    before = snapshot(state)
+    copy = state.copy()
+    assert snapshot(copy) == before
+    play_random_round(copy, rng)
+    copy.next_round(rng)
+    copy.hands[0][0] += 5
+    copy.captured[1][2] += 1
+    copy.played[3] += 1
+    copy.piles[0].append(0)
+    copy.dummy[0] += 1  # type: ignore[index]
+    copy.scores[2] = 99
+    assert snapshot(state) == before
+
+
+def test_illegal_action_names_the_action_and_the_legal_ones() -> None:
+    assert issubclass(IllegalActionError, ValueError)
+    state = three_player_position(
+        counts(STD, "cat 7", "mirror 1"), counts(STD, "cat 1", "cat 2"), counts(STD, "cat 1", "cat 2")
+    )
+    with pytest.raises(IllegalActionError) as error:
+        state.play(action(STD, "cat 4"))
+    message = str(error.value)
+    assert "illegal action 2 (cat 4)" in message
+    assert "legal actions: [4 (cat 7), 5 (mirror 1)]" in message
+    with pytest.raises(IllegalActionError, match=r"17 \(f13 ladder\)"):
+        state.play(17)
+    assert state.hands[0] == counts(STD, "cat 7", "mirror 1")  # nothing was played
+
+
+@pytest.mark.parametrize("bad", [-1, 18, 100])
+def test_out_of_range_actions_are_rejected(bad: int) -> None:
+    state = three_player_position(counts(STD, "f13"), counts(STD, "cat 1"), counts(STD, "cat 2"))
+    with pytest.raises(IllegalActionError, match=rf"action {bad} is out of range: actions are 0\.\.17"):
+        state.play(bad)
+
+
+@pytest.mark.parametrize("bad", [1.0, "3", True, None])
+def test_non_integer_actions_are_rejected(bad: object) -> None:
+    state = three_player_position(counts(STD, "cat 2"), counts(STD, "cat 1"), counts(STD, "cat 2"))
+    with pytest.raises(IllegalActionError, match=r"action must be an int in 0\.\.17"):
+        state.play(bad)  # type: ignore[arg-type]
+
+
+def test_numpy_integer_actions_are_accepted() -> None:
+    state = three_player_position(counts(STD, "cat 2"), counts(STD, "cat 1"), counts(STD, "cat 2"))
+    assert state.play(np.int64(action(STD, "cat 2"))) == 0
+    assert state.pile_totals == [2, 0, 0]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"num_players": 2}, r"\[3, 4, 5, 6\]"),
+        ({"num_players": 7}, r"\[3, 4, 5, 6\]"),
+        ({"num_players": "4"}, r"3\.\.6"),
+        ({"num_players": True}, r"3\.\.6"),
+        ({"deck": "french"}, r"\['german', 'standard'\]"),
+        ({"num_rounds": 0}, r"positive int \(>= 1\)"),
+        ({"num_rounds": 2.5}, "positive int"),
+        ({"reward": "score"}, r"\['points', 'relative', 'win'\]"),
+        ({"render_mode": "rgb_array"}, r"\[None, 'ansi', 'human'\]"),
+    ],
+)
+@pytest.mark.parametrize("factory", [raw_env, env])
+def test_invalid_env_options_name_the_allowed_values(factory: object, options: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        factory(**options)  # type: ignore[operator]
+
+
+def test_rules_rejects_a_deck_that_is_not_a_deck() -> None:
+    with pytest.raises(ValueError, match="deck must be a Deck"):
+        Rules(deck="standard")  # type: ignore[arg-type]
+
+
+def empty() -> list[int]:
+    return [0] * STD.num_kinds
+
+
+ONE_EACH = [counts(STD, "cat 1"), counts(STD, "cat 2"), counts(STD, "cat 4")]
+
+
+@pytest.mark.parametrize(
+    ("hands", "options", "message"),
+    [
+        (ONE_EACH[:2], {}, "expected 3 or 4 hands for 3 players, got 2"),
+        ([*ONE_EACH, empty(), empty()], {}, "expected 3 or 4 hands for 3 players, got 5"),
+        ([*ONE_EACH[:2], [1, 0]], {}, r"a hand needs 16 counts \(one per card kind\), got 2"),
+        ([*ONE_EACH[:2], [-1] + [0] * 15], {}, "a hand cannot hold negative counts"),
+        (ONE_EACH, {"scores": [0, 0]}, "expected 3 scores, got 2"),
+        (ONE_EACH, {"round_index": 4}, r"round_index must be in 0\.\.3, got 4"),
+        (ONE_EACH, {"current": 3}, r"current must be a seat in 0\.\.2, got 3"),
+        (ONE_EACH, {"piles": [[], []]}, "expected 3 piles, got 2"),
+        (ONE_EACH, {"piles": [[16], [], []]}, "pile 0 holds unknown card kind 16"),
+        (ONE_EACH, {"piles": [[], [0], []]}, "cat 1 cannot lie on pile 1"),
+        (ONE_EACH, {"piles": [[4, 4], [], []]}, r"pile totals \[14, 0, 0\] exceed 13"),
+        (ONE_EACH, {"captured": [empty()] * 2}, "expected 3 captured stacks, got 2"),
+        (ONE_EACH, {"captured": [[0] * 4, [0] * 4, [1]]}, "a captured stack needs 4 non-negative counts by type"),
+        (ONE_EACH, {"captured": [[0] * 4, [0] * 4, [0, -1, 0, 0]]}, "a captured stack needs 4 non-negative"),
+        (ONE_EACH, {"played": [0] * 15}, r"a played list needs 16 counts \(one per card kind\), got 15"),
+        ([empty()] * 3, {}, "every hand is empty"),
+        ([counts(STD, "cat 1"), counts(STD, "cat 2", "cat 4"), empty()], {}, r"hand sizes \[1, 2, 0\]"),
+        ([counts(STD, "cat 1", "cat 2", "cat 4"), counts(STD, "cat 2"), empty()], {}, "may differ by at most one"),
+    ],
+)
+def test_from_hands_validates_its_input(hands: list[list[int]], options: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        from_hands(THREE, hands, **options)
+
+
+def test_from_hands_sets_up_a_partial_position() -> None:
+    state = from_hands(
+        FOUR,
+        [counts(STD, "cat 1"), counts(STD, "cat 2", "cat 4"), counts(STD, "f13", "f13"), counts(STD, "ladder 1")],
+        round_index=2,
+        current=1,
+        piles=[pile(STD, "f13", "cat 5"), [], pile(STD, "ladder 7")],
+        captured=[[0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]],
+        scores=[3, 1, 4, 1],
+    )
+    assert (state.round, state.current, state.start_player, state.plays_left) == (2, 1, 2, 6)
+    assert state.pile_totals == [9, 0, 7]
+    assert state.scores == [3, 1, 4, 1]
+    assert state.captured[1] == [0, 1, 0, 0]
+    assert state.played == counts(STD, "f13", "cat 5", "ladder 7")  # defaults to the cards in the piles
+
+
+# -- the AEC environment -------------------------------------------------------------------------
+@pytest.mark.parametrize("reward", ["points", "win", "relative"])
+def test_rewards_and_round_infos_match_an_independent_recount(reward: str) -> None:
+    """Replays each move on a copy of the engine state to recompute round points, then checks the env."""
+    aec = raw_env(num_players=4, reward=reward)
+    aec.reset(seed=21)
+    rng = np.random.default_rng(21)
+    totals = [0, 0, 0, 0]
+    seen = dict.fromkeys(aec.possible_agents, 0.0)  # rewards as the agents see them through last()
+    emitted = dict.fromkeys(aec.possible_agents, 0.0)  # sum of env.rewards over every step
+    round_ends = 0
+    for agent in aec.agent_iter():
+        observation, cumulative, terminated, _, _ = aec.last()
+        seen[agent] += cumulative
+        if terminated:
+            aec.step(None)
+            continue
+        chosen = choose(observation["action_mask"], rng)
+        after = aec.game.copy()  # type: ignore[union-attr]
+        after.play(chosen)
+        aec.step(chosen)
+        for name, value in aec.rewards.items():
+            emitted[name] += value
+        if not after.round_over:
+            assert set(aec.rewards.values()) == {0.0}
+            assert all(info == {} for info in aec.infos.values())
+            continue
+        round_ends += 1
+        points = round_points(after.captured)
+        totals = [a + b for a, b in zip(totals, points, strict=True)]
+        game_over = round_ends == 4
+        for seat, name in enumerate(aec.possible_agents):
+            info = aec.infos[name]
+            assert (info["round_points"], info["total_points"], info["round"]) == (
+                points[seat],
+                totals[seat],
+                round_ends - 1,
+            )
+            assert ("winner" in info) == game_over
+            if reward == "points":
+                expected = -points[seat]
+            elif reward == "relative":
+                expected = sum(points) / 4 - points[seat]
+            else:
+                expected = float(totals[seat] == min(totals)) if game_over else 0.0
+            assert aec.rewards[name] == pytest.approx(expected, abs=1e-12)
+        if reward == "relative":
+            assert sum(aec.rewards.values()) == pytest.approx(0.0, abs=1e-9)
+    assert round_ends == 4
+    assert aec.agents == []
+    assert seen == pytest.approx(emitted)
+    if reward == "points":
+        assert emitted == {name: -float(total) for name, total in zip(aec.possible_agents, totals, strict=True)}
+    if reward == "win":
+        assert sum(emitted.values()) >= 1
+
+
+def test_win_reward_is_shared_by_players_tied_for_the_lowest_total() -> None:
+    aec = raw_env(num_players=3, reward="win")
+    aec.reset(seed=0)
+    aec.game = from_hands(
+        aec.rules,
+        [counts(STD, "cat 1"), counts(STD, "mirror 1"), counts(STD, "ladder 1")],
+        round_index=3,
+        scores=[10, 10, 12],
+    )
+    aec.agent_selection = "player_0"
+    for _ in range(3):
+        aec.step(int(np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"])[0]))
+    assert aec.rewards == {"player_0": 1.0, "player_1": 1.0, "player_2": 0.0}
+    assert [aec.infos[name]["winner"] for name in aec.possible_agents] == [True, True, False]
+    assert all(aec.terminations.values())
+
+
+def test_raw_env_raises_on_an_illegal_action_naming_the_legal_ones() -> None:
+    aec = raw_env(num_players=3)
+    aec.reset(seed=4)
+    legal = aec.game.legal_actions()  # type: ignore[union-attr]
+    illegal = next(a for a in range(STD.num_actions) if a not in legal)
+    with pytest.raises(ValueError, match=re.escape(", ".join(f"{a} ({STD.action_name(a)})" for a in legal))):
+        aec.step(illegal)
+    with pytest.raises(ValueError, match=re.escape(f"legal actions: {legal}")):
+        aec.step(None)
+
+
+def test_wrapped_env_ends_the_game_on_an_illegal_action() -> None:
+    aec = env(num_players=4)
+    aec.reset(seed=4)
+    offender = aec.agent_selection
+    mask = aec.last()[0]["action_mask"]
+    aec.step(int(np.flatnonzero(mask == 0)[0]))
+    assert all(aec.terminations.values())
+    assert aec.rewards == {name: (-1.0 if name == offender else 0.0) for name in aec.possible_agents}
+    final = {}
+    for agent in aec.agent_iter():
+        _, reward, terminated, _, _ = aec.last()
+        assert terminated
+        final[agent] = reward
+        aec.step(None)
+    assert final == {name: (-1.0 if name == offender else 0.0) for name in aec.possible_agents}
+    assert aec.agents == []
+
+
+@pytest.mark.parametrize("bad", [-1, 18, 2.0])
+def test_wrapped_env_rejects_actions_outside_the_action_space(bad: object) -> None:
+    aec = env(num_players=4)
+    aec.reset(seed=4)
+    with pytest.raises(ValueError, match=re.escape("is not in the action space Discrete(18)")):
+        aec.step(bad)  # type: ignore[arg-type]
+    assert not any(aec.terminations.values())
+
+
+def test_raw_env_step_after_the_game_ended_raises() -> None:
+    aec = raw_env(num_players=5, num_rounds=1)
+    aec.reset(seed=8)
+    for _ in play_through(aec, np.random.default_rng(8)):
+        pass
+    assert aec.agents == []
+    with pytest.raises(RuntimeError, match="after the game ended"):
+        aec.step(0)
+
+
+def test_terminated_agents_accept_only_none() -> None:
+    aec = raw_env(num_players=3, num_rounds=1)
+    aec.reset(seed=8)
+    rng = np.random.default_rng(8)
+    while not aec.terminations[aec.agent_selection]:
+        aec.step(choose(aec.observe(aec.agent_selection)["action_mask"], rng))
+    with pytest.raises(ValueError, match="None"):
+        aec.step(0)
+
+
+def play_steps(aec: raw_env, steps: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        aec.step(choose(aec.observe(aec.agent_selection)["action_mask"], rng))
+
+
+@pytest.mark.parametrize(("num_players", "deck_name"), [(3, "german"), (5, "standard"), (6, "german")])
+def test_observation_views_are_player_relative(num_players: int, deck_name: str) -> None:
+    aec = raw_env(num_players=num_players, deck=deck_name)
+    deck = get_deck(deck_name)
+    aec.reset(seed=13)
+    play_steps(aec, deck.size + 7, seed=13)  # into the second round: scores and captures differ
+    game = aec.game
+    assert game is not None and game.round == 1
+    assert len(set(game.scores)) > 1 and len({sum(hand) for hand in game.hands}) > 1
+    kinds = deck.num_kinds
+    padding = MAX_SEATS - num_players
+    for p, agent in enumerate(aec.possible_agents):
+        vector = aec.observe(agent)["observation"]
+        views = aec.layout.views(vector)
+        assert {name: view.shape for name, view in views.items()} == {
+            "hand": (kinds,),
+            "pile_totals": (3,),
+            "pile_cards": (3, kinds),
+            "captured": (MAX_SEATS, 4),
+            "unseen": (kinds,),
+            "hand_sizes": (MAX_SEATS,),
+            "round": (2,),
+            "scores": (MAX_SEATS,),
+            "seat_present": (MAX_SEATS,),
+            "dummy": (1,),
+        }
+        assert vector[:kinds].tolist() == game.hands[p]
+        seats = [(p + k) % num_players for k in range(num_players)]
+        assert views["captured"].tolist() == [game.captured[s] for s in seats] + [[0] * 4] * padding
+        assert views["scores"].tolist() == [game.scores[s] for s in seats] + [0] * padding
+        assert views["hand_sizes"].tolist() == [sum(game.hands[s]) for s in seats] + [0] * padding
+        assert views["seat_present"].tolist() == [1] * num_players + [0] * padding
+        assert views["round"].tolist() == [1, 3]
+        assert views["dummy"].tolist() == [int(num_players == 3)]
+        assert views["pile_totals"].tolist() == game.pile_totals
+        assert views["pile_cards"].tolist() == [[pile_.count(k) for k in range(kinds)] for pile_ in game.piles]
+
+
+def test_only_the_agent_to_move_has_a_nonzero_mask() -> None:
+    aec = raw_env(num_players=4)
+    aec.reset(seed=2)
+    for agent, _ in play_through(aec, np.random.default_rng(2)):
+        for other in aec.possible_agents:
+            mask = aec.observe(other)["action_mask"]
+            expected = aec.game.action_mask() if other == agent else [0] * STD.num_actions  # type: ignore[union-attr]
+            assert mask.dtype == np.int8
+            assert mask.tolist() == expected
+
+
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_state_holds_every_hand(num_players: int) -> None:
+    aec = raw_env(num_players=num_players)
+    aec.reset(seed=6)
+    play_steps(aec, 9, seed=6)
+    game = aec.game
+    assert game is not None
+    views = state_layout(STD).views(aec.state())
+    assert views["hands"].tolist() == game.hands + [empty()] * (MAX_SEATS - num_players)
+    assert views["dummy_hand"].tolist() == (game.dummy if num_players == 3 else empty())
+    assert views["to_move"].tolist() == [int(seat == game.current) for seat in range(MAX_SEATS)]
+    assert views["captured"].tolist()[:num_players] == game.captured
+
+
+def test_ansi_render_shows_piles_the_hand_to_move_and_scores() -> None:
+    aec = raw_env(num_players=3, render_mode="ansi")
+    aec.reset(seed=0)
+    aec.game = from_hands(
+        aec.rules,
+        [counts(STD, "cat 1", "f13"), counts(STD, "cat 7", "mirror 1", "mirror 1"), counts(STD, "ladder 2", "cat 2")],
+        round_index=1,
+        current=1,
+        piles=[pile(STD, "cat 4", "f13", "cat 2"), [], pile(STD, "ladder 5")],
+        scores=[5, 12, 0],
+    )
+    text = aec.render()
+    assert isinstance(text, str)
+    assert re.search(r"black cat\s+total\s+10\b", text)
+    assert re.search(r"broken mirror\s+total\s+0\b", text)
+    assert re.search(r"ladder\s+total\s+5\b", text)
+    hand_line = next(line for line in text.splitlines() if line.startswith("Hand of player_1:"))
+    assert "cat 7" in hand_line and "mirror 1" in hand_line
+    assert "f13" not in hand_line and "ladder" not in hand_line
+    for seat, score in enumerate([5, 12, 0]):
+        assert re.search(rf"^\W*player_{seat}\s.*\s{score}\s*$", text, re.MULTILINE)
