@@ -103,6 +103,11 @@ def observation_layout(deck: Deck) -> Layout:
             *_public_blocks(kinds)[:3],
             Block("unseen", (kinds,), "cards of each kind the observer has not seen this round (other hands + dummy)"),
             *_public_blocks(kinds)[3:],
+            Block(
+                "capture_preview",
+                (deck.num_actions,),
+                "for each action, the cards that playing it now would capture (0 = safe), legal or not",
+            ),
         ]
     )
 
@@ -150,6 +155,7 @@ def _bounds(rules: Rules, layout: Layout) -> np.ndarray:
         "scores": np.full(MAX_SEATS, worst_round * rules.num_rounds),
         "seat_present": np.ones(MAX_SEATS),
         "dummy": np.ones(1),
+        "capture_preview": np.full(deck.num_actions, sum(deck.omen_copies) + deck.friday_count),
     }
     return np.concatenate([np.asarray(high[b.name], dtype=np.float32).reshape(-1) for b in layout.blocks])
 
@@ -187,7 +193,27 @@ def encode_observation(state: GameState, observer: int) -> np.ndarray:
     hand = state.hands[observer]
     piles_part, seats_part = _public_parts(state, observer)
     unseen = [total - held - seen for total, held, seen in zip(deck.kind_counts, hand, state.played, strict=True)]
-    return np.array(hand + piles_part + unseen + seats_part, dtype=np.float32)
+    return np.array(hand + piles_part + unseen + seats_part + capture_preview(state), dtype=np.float32)
+
+
+def capture_preview(state: GameState) -> list[int]:
+    """Per action, how many cards it would capture right now (0 when the pile stays at 13 or below).
+
+    Derivable from ``pile_totals`` and ``pile_cards``, but the comparison of every card value with
+    every pile's room is exactly what a small network learns slowly, so the observation spells it out.
+    """
+    deck = state.rules.deck
+    values = deck.kind_values
+    num_values = deck.num_values
+    preview: list[int] = []
+    rooms = [CAPTURE_LIMIT - total for total in state.pile_totals]
+    sizes = [len(pile) for pile in state.piles]
+    for pile in range(NUM_PILES):
+        room, size = rooms[pile], sizes[pile]
+        preview += [size if values[kind] > room else 0 for kind in range(pile * num_values, (pile + 1) * num_values)]
+    friday_value = deck.friday_value
+    preview += [sizes[pile] if friday_value > rooms[pile] else 0 for pile in range(NUM_PILES)]
+    return preview
 
 
 def encode_state(state: GameState) -> np.ndarray:

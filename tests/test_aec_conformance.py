@@ -90,7 +90,7 @@ def test_pettingzoo_conformance(options: dict[str, Any]) -> None:
 
 # 3V+1 hand, 3 pile totals, 3x(3V+1) pile cards, 6x4 captured, 3V+1 unseen, 6 hand sizes, 2 round,
 # 6 scores, 6 seat flags, 1 dummy flag.
-OBSERVATION_SIZES = {"standard": 128, "german": 143}
+OBSERVATION_SIZES = {"standard": 146, "german": 164}
 
 
 @pytest.mark.parametrize("deck", sorted(DECKS))

@@ -120,8 +120,9 @@ def test_engine_invariants_hold_after_every_step(seed: int, num_players: int, de
             check_mask_is_exactly_the_legal_moves(state)
             player = state.current
             chosen = choose(state.action_mask(), rng)
+            preview = layout.views(encode_observation(state, player))["capture_preview"]
             table.play(player, chosen)
-            state.play(chosen)
+            assert state.play(chosen) == preview[chosen]
             check_table(state, table)
             for observer in range(num_players):
                 views = layout.views(encode_observation(state, observer))

@@ -576,6 +576,7 @@ def test_observation_views_are_player_relative(num_players: int, deck_name: str)
             "scores": (MAX_SEATS,),
             "seat_present": (MAX_SEATS,),
             "dummy": (1,),
+            "capture_preview": (deck.num_actions,),
         }
         assert vector[:kinds].tolist() == game.hands[p]
         seats = [(p + k) % num_players for k in range(num_players)]
@@ -587,6 +588,33 @@ def test_observation_views_are_player_relative(num_players: int, deck_name: str)
         assert views["dummy"].tolist() == [int(num_players == 3)]
         assert views["pile_totals"].tolist() == game.pile_totals
         assert views["pile_cards"].tolist() == [[pile_.count(k) for k in range(kinds)] for pile_ in game.piles]
+
+
+def test_capture_preview_counts_the_cards_each_play_would_take() -> None:
+    # cat pile 7+5 = 12 (2 cards), mirror pile 4 + f13 = 8 (2 cards), ladder empty.
+    state = three_player_position(
+        counts(STD, "cat 1", "cat 2"),
+        counts(STD, "mirror 1"),
+        counts(STD, "ladder 1"),
+        piles=[pile(STD, "cat 7", "cat 5"), pile(STD, "mirror 4", "f13"), []],
+    )
+    aec = raw_env(num_players=3)
+    aec.reset(seed=0)
+    aec.game = state
+    preview = aec.layout.views(aec.observe("player_0")["observation"])["capture_preview"]
+    expected = {
+        "cat 1": 0,  # 13: safe
+        "cat 2": 2, "cat 4": 2, "cat 5": 2, "cat 7": 2,
+        "mirror 1": 0, "mirror 2": 0, "mirror 4": 0, "mirror 5": 0,  # 8 + 5 = 13: safe
+        "mirror 7": 2,
+        "f13 cat": 2, "f13 mirror": 0, "f13 ladder": 0,
+    }  # fmt: skip
+    for name, taken in expected.items():
+        assert preview[action(STD, name)] == taken, name
+    assert preview[action(STD, "ladder 7")] == 0
+    # Every preview matches what the engine then does, for every legal action of this hand.
+    for legal in state.legal_actions():
+        assert state.copy().play(legal) == preview[legal]
 
 
 def test_only_the_agent_to_move_has_a_nonzero_mask() -> None:

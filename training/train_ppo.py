@@ -1,0 +1,336 @@
+"""Train a MaskablePPO policy for Friday the 13th against scripted opponents, optionally with self-play.
+
+Reads top to bottom (CleanRL style): hyperparameters, environment construction, the callbacks that
+checkpoint / evaluate / grow the self-play pool, then the training loop. Every hyperparameter is a
+field of ``Args`` and a command-line flag (``python training/train_ppo.py --help``).
+
+What a run leaves in ``--run-dir`` (default ``runs/<run-name>``):
+  ``last.zip``        the full SB3 model (weights + optimizer), rewritten atomically: ``--resume`` continues it
+  ``progress.json``   timesteps done, snapshot files, learning-curve points; rewritten atomically
+  ``policy.npz``      the exported numpy policy (``friday13_env.agents.load`` plays it without torch)
+  ``snapshots/``      frozen self-play opponents (numpy policies)
+  ``learning_curve.csv`` and TensorBoard logs in ``tb/``
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
+
+import friday13_env  # noqa: F401 - registers the Gymnasium ids
+from friday13_env.agents import make as make_agent
+from friday13_env.cards import get_deck
+from friday13_env.encoding import observation_bounds, observation_layout
+from friday13_env.engine import Rules
+from friday13_env.evaluation import evaluate_agent
+from friday13_env.policy import PolicyAgent, PolicyMetadata, read_policy, save_policy
+
+
+# -- hyperparameters -------------------------------------------------------------------------------
+@dataclass
+class Args:
+    """Every knob of a run; each becomes a ``--flag`` with this default."""
+
+    run_name: str = "ppo_general"
+    run_dir: str = ""  # default: runs/<run_name>
+    seed: int = 0
+    total_timesteps: int = 1_000_000
+    players: list[int] = field(default_factory=lambda: [3, 4, 5, 6])  # drawn per episode
+    deck: str = "standard"
+    opponents: list[str] = field(default_factory=lambda: ["cautious", "majority", "random"])  # pool per seat
+    reward: str = "relative"  # reward mode of the environment (see README)
+    self_play: bool = False  # add frozen snapshots of the learner to the opponent pool
+    snapshot_every: int = 200_000  # timesteps between self-play snapshots
+    max_snapshots: int = 5  # oldest snapshots leave the pool first
+    num_envs: int = 8  # environments stepped per rollout
+    workers: int = 2  # processes for the environments (1 = all in this process)
+    learning_rate: float = 3e-4
+    n_steps: int = 512  # rollout length per environment
+    batch_size: int = 1024
+    n_epochs: int = 4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    hidden_sizes: list[int] = field(default_factory=lambda: [256, 256])
+    activation: str = "relu"  # relu or tanh
+    eval_every: int = 250_000  # timesteps between evaluations against the baselines (0 = never)
+    eval_games: int = 400  # 4-player games per evaluation matchup (duplicate deals, every seat rotation)
+    eval_opponents: list[str] = field(default_factory=lambda: ["cautious", "majority"])
+    checkpoint_every: int = 100_000  # timesteps between checkpoints
+    export: str = ""  # also copy the final numpy policy here (e.g. checkpoints/ppo_general.npz)
+    resume: bool = False  # continue the run in --run-dir from its last checkpoint
+    progress: bool = True  # show a progress bar
+    torch_threads: int = 1
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """Build the CLI from ``Args`` so defaults and flags can never drift apart."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    for spec in dataclasses.fields(Args):
+        default = spec.default_factory() if spec.default_factory is not dataclasses.MISSING else spec.default
+        flag = "--" + spec.name.replace("_", "-")
+        if isinstance(default, bool):
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=f"(default {default})")
+        elif isinstance(default, list):
+            kind = type(default[0])
+            parser.add_argument(flag, nargs="+", type=kind, default=default, help=f"(default {' '.join(map(str, default))})")
+        else:
+            parser.add_argument(flag, type=type(default), default=default, help=f"(default {default!r})")
+    args = Args(**vars(parser.parse_args(argv)))
+    if args.activation not in ("relu", "tanh"):
+        parser.error(f"--activation must be relu or tanh, got {args.activation!r}")
+    if args.batch_size > args.n_steps * args.num_envs:
+        parser.error(f"--batch-size {args.batch_size} exceeds one rollout ({args.n_steps} x {args.num_envs} steps)")
+    for count in args.players:
+        try:
+            Rules(num_players=count)
+        except ValueError as error:
+            parser.error(f"--players: {error}")
+    get_deck(args.deck)
+    return args
+
+
+# -- environments ----------------------------------------------------------------------------------
+class ScaledObservation(gym.ObservationWrapper):
+    """Divide each entry by its upper bound so that every input lies in [0, 1].
+
+    The same ``scale`` is stored in the exported policy, so numpy inference sees identical inputs.
+    """
+
+    def __init__(self, env: gym.Env, scale: np.ndarray) -> None:
+        super().__init__(env)
+        self.scale = scale
+        self.observation_space = gym.spaces.Box(0.0, 1.0, shape=scale.shape, dtype=np.float32)
+
+    def observation(self, observation: np.ndarray) -> np.ndarray:
+        return (observation * self.scale).astype(np.float32)
+
+    def action_masks(self) -> np.ndarray:
+        return self.env.unwrapped.action_masks()
+
+
+TYPICAL_SCORE = 40.0
+"""Scores are scaled by this, not by their theoretical bound (~230), which would squash them."""
+
+
+def input_scale(args: Args) -> np.ndarray:
+    """1 / the largest value of each observation entry at any table size (all sizes share a policy)."""
+    deck = get_deck(args.deck)
+    high = np.max([observation_bounds(Rules(num_players=n, deck=deck)) for n in (3, 4, 5, 6)], axis=0)
+    high[observation_layout(deck).slices["scores"]] = TYPICAL_SCORE
+    return (1.0 / np.maximum(high, 1.0)).astype(np.float32)
+
+
+def make_env(args: Args, rank: int, scale: np.ndarray):  # noqa: ANN201 - SB3 takes a thunk
+    def thunk() -> gym.Env:
+        env = gym.make(
+            "friday13_env/Friday13-v0",
+            num_players=args.players,
+            opponent_pool=args.opponents,
+            deck=args.deck,
+            reward=args.reward,
+            disable_env_checker=True,
+        )
+        env.reset(seed=args.seed * 1_000 + rank)
+        return ScaledObservation(env, scale)
+
+    return thunk
+
+
+def make_vec_env(args: Args, scale: np.ndarray) -> VecEnv:
+    thunks = [make_env(args, rank, scale) for rank in range(args.num_envs)]
+    if args.workers > 1:
+        return VecMonitor(SubprocVecEnv(thunks, start_method="spawn"))
+    return VecMonitor(DummyVecEnv(thunks))
+
+
+# -- exporting the numpy policy --------------------------------------------------------------------
+def export_policy(model: MaskablePPO, args: Args, scale: np.ndarray, path: Path, training: dict[str, Any]) -> None:
+    """Copy the actor's weights out of torch into a safe ``.npz`` checkpoint."""
+    policy = model.policy
+    linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
+    linears.append(policy.action_net)
+    weights = [layer.weight.detach().cpu().numpy().T for layer in linears]
+    biases = [layer.bias.detach().cpu().numpy() for layer in linears]
+    layout = observation_layout(get_deck(args.deck))
+    metadata = PolicyMetadata(
+        deck=args.deck,
+        observation_size=layout.size,
+        observation_blocks=[block.name for block in layout.blocks],
+        num_actions=get_deck(args.deck).num_actions,
+        activation=args.activation,
+        hidden_sizes=list(args.hidden_sizes),
+        description=f"MaskablePPO run {args.run_name!r}",
+        training=training,
+    )
+    save_policy(path, weights, biases, scale, metadata)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    temporary = path.with_suffix(path.suffix + ".tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
+# -- callbacks: checkpoints, evaluation, self-play -------------------------------------------------
+class TrainingCallback(BaseCallback):
+    """Checkpoints, periodic evaluation against the baselines, and the self-play snapshot pool."""
+
+    def __init__(self, args: Args, run_dir: Path, scale: np.ndarray, progress: dict[str, Any]) -> None:
+        super().__init__()
+        self.args = args
+        self.run_dir = run_dir
+        self.scale = scale
+        self.progress = progress
+        self.started = time.time()
+        self.next_checkpoint = self._next(progress["timesteps"], args.checkpoint_every)
+        self.next_eval = self._next(progress["timesteps"], args.eval_every)
+        self.next_snapshot = self._next(progress["timesteps"], args.snapshot_every)
+
+    @staticmethod
+    def _next(done: int, every: int) -> float:
+        return (done // every + 1) * every if every > 0 else float("inf")
+
+    def _on_training_start(self) -> None:
+        if self.args.self_play and self.progress["snapshots"]:
+            self._publish_pool()
+
+    def _on_step(self) -> bool:
+        steps = self.num_timesteps
+        if steps >= self.next_snapshot and self.args.self_play:
+            self.next_snapshot += self.args.snapshot_every
+            self._snapshot(steps)
+        if steps >= self.next_eval:
+            self.next_eval += self.args.eval_every
+            self._evaluate(steps)
+        if steps >= self.next_checkpoint:
+            self.next_checkpoint += self.args.checkpoint_every
+            self.save(steps)
+        return True
+
+    def training_record(self, steps: int) -> dict[str, Any]:
+        return {
+            "timesteps": steps,
+            "wall_time_s": round(self.progress["wall_time_s"] + time.time() - self.started, 1),
+            "args": dataclasses.asdict(self.args),
+        }
+
+    def save(self, steps: int) -> None:
+        """Model, numpy policy and progress, each written to a temporary file and renamed."""
+        temporary = self.run_dir / "last.tmp.zip"
+        self.model.save(temporary)
+        os.replace(temporary, self.run_dir / "last.zip")
+        record = self.training_record(steps)
+        export_policy(self.model, self.args, self.scale, self.run_dir / "policy.npz", record)
+        self.progress.update(timesteps=steps, wall_time_s=record["wall_time_s"])
+        atomic_write_text(self.run_dir / "progress.json", json.dumps(self.progress, indent=1))
+
+    def _current_agent(self, steps: int, name: str) -> PolicyAgent:
+        path = self.run_dir / "snapshots" / f"{name}.npz"
+        export_policy(self.model, self.args, self.scale, path, self.training_record(steps))
+        return PolicyAgent(read_policy(path), name=name)
+
+    def _snapshot(self, steps: int) -> None:
+        name = f"snapshot_{steps}"
+        self._current_agent(steps, name)
+        snapshots = [*self.progress["snapshots"], name][-self.args.max_snapshots :]
+        self.progress["snapshots"] = snapshots
+        self._publish_pool()
+
+    def _publish_pool(self) -> None:
+        paths = [str(self.run_dir / "snapshots" / f"{name}.npz") for name in self.progress["snapshots"]]
+        self.training_env.env_method("set_opponent_pool", [*self.args.opponents, *paths])
+
+    def _evaluate(self, steps: int) -> None:
+        agent = self._current_agent(steps, "eval_current")
+        rates = evaluate_agent(agent, self.args.eval_opponents, self.args.eval_games, num_players=4, seed=12_345)
+        point: dict[str, Any] = {"timesteps": steps}
+        for opponent, rate in rates.items():
+            point[opponent] = rate.mean
+            self.logger.record(f"eval/win_rate_vs_{opponent}", rate.mean)
+        self.progress["curve"].append(point)
+        summary = ", ".join(f"{name} {rate}" for name, rate in rates.items())
+        print(f"[eval @ {steps:,} steps] 4-player win rate vs 3 copies of: {summary}", flush=True)
+        with open(self.run_dir / "learning_curve.csv", "w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=["timesteps", *self.args.eval_opponents])
+            writer.writeheader()
+            writer.writerows(self.progress["curve"])
+
+
+# -- the run ----------------------------------------------------------------------------------------
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    run_dir = Path(args.run_dir or Path("runs") / args.run_name)
+    progress: dict[str, Any] = {"timesteps": 0, "wall_time_s": 0.0, "snapshots": [], "curve": []}
+    if args.resume:
+        if not (run_dir / "last.zip").is_file():
+            sys.exit(f"--resume: no checkpoint at {run_dir / 'last.zip'}; start the run without --resume first")
+        progress = json.loads((run_dir / "progress.json").read_text())
+    elif (run_dir / "last.zip").exists():
+        sys.exit(f"{run_dir} already holds a run: pass --resume to continue it, or choose another --run-name")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(args.torch_threads)
+    scale = input_scale(args)
+    vec_env = make_vec_env(args, scale)
+    activation = torch.nn.ReLU if args.activation == "relu" else torch.nn.Tanh
+    if args.resume:
+        model = MaskablePPO.load(run_dir / "last.zip", env=vec_env, device="cpu")
+        print(f"resuming {run_dir} at {progress['timesteps']:,} timesteps", flush=True)
+    else:
+        model = MaskablePPO(
+            "MlpPolicy",
+            vec_env,
+            learning_rate=args.learning_rate,
+            n_steps=args.n_steps,
+            batch_size=args.batch_size,
+            n_epochs=args.n_epochs,
+            gamma=args.gamma,
+            gae_lambda=args.gae_lambda,
+            clip_range=args.clip_range,
+            ent_coef=args.ent_coef,
+            vf_coef=args.vf_coef,
+            policy_kwargs={"net_arch": dict(pi=args.hidden_sizes, vf=args.hidden_sizes), "activation_fn": activation},
+            tensorboard_log=str(run_dir / "tb"),
+            seed=args.seed,
+            device="cpu",
+            verbose=0,
+        )
+    callback = TrainingCallback(args, run_dir, scale, progress)
+    remaining = args.total_timesteps - progress["timesteps"]
+    if remaining > 0:
+        model.learn(
+            total_timesteps=remaining,
+            callback=CallbackList([callback]),
+            reset_num_timesteps=not args.resume,
+            progress_bar=args.progress,
+            tb_log_name="ppo",
+        )
+    callback.save(model.num_timesteps)
+    vec_env.close()
+    if args.export:
+        export = Path(args.export)
+        export.parent.mkdir(parents=True, exist_ok=True)
+        export.write_bytes((run_dir / "policy.npz").read_bytes())
+        print(f"exported the policy to {export}", flush=True)
+    print(f"done: {model.num_timesteps:,} timesteps; run directory {run_dir}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
