@@ -1,0 +1,304 @@
+"""The evaluation tournament: statistics, duplicate dealing, reproducibility, files and the CLI."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from friday13_env import agents
+from friday13_env.aec import raw_env
+from friday13_env.agents import RandomAgent, legal_actions
+from friday13_env.cards import get_deck
+from friday13_env.encoding import observation_layout
+from friday13_env.engine import Rules, deal
+from friday13_env.evaluation import (
+    AgentSpec,
+    Matchup,
+    evaluate,
+    evaluate_agent,
+    focus_matchups,
+    matrix_matchups,
+    parse_spec,
+)
+from friday13_env.evaluation.duplicate import deal_seed, play_deal, rotations
+from friday13_env.evaluation.report import format_markdown, format_text, plot_win_rates, write_json, write_markdown
+from friday13_env.evaluation.stats import average_ranks, mean_interval, t_quantile, win_shares
+
+REPO = Path(__file__).resolve().parents[1]
+CLI = REPO / "training" / "evaluate.py"
+needs_baselines = pytest.mark.skipif(
+    not {"cautious", "majority"} <= set(agents.names()), reason="the cautious and majority agents are not registered"
+)
+
+
+class LowestAgent:
+    """Always plays the lowest-numbered legal action: deterministic and clearly weaker than random."""
+
+    name = "lowest"
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        return int(legal_actions(observation)[0])
+
+
+class RecordingAgent(LowestAgent):
+    """Remembers the hand it holds at each of its moves, with the round it was in."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.moves: list[tuple[int, tuple[int, ...]]] = []
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        views = observation_layout(get_deck("standard")).views(observation["observation"])
+        self.moves.append((int(views["round"][0]), tuple(int(c) for c in views["hand"])))
+        return super().act(observation)
+
+    def dealt_hands(self) -> list[tuple[int, ...]]:
+        """The hand at the agent's first move of each round: still the full dealt hand."""
+        return [hand for i, (rnd, hand) in enumerate(self.moves) if i == 0 or self.moves[i - 1][0] != rnd]
+
+
+# -- statistics on hand-made outcomes ----------------------------------------------------------
+
+
+def test_shared_wins_are_split_between_the_tied_players() -> None:
+    assert win_shares([10, 7, 7, 12]) == [0.0, 0.5, 0.5, 0.0]
+    assert win_shares([5, 5, 5]) == [1 / 3, 1 / 3, 1 / 3]
+    assert win_shares([9, 3, 4, 5, 6]) == [0.0, 1.0, 0.0, 0.0, 0.0]
+
+
+def test_tied_players_get_the_average_of_their_ranks() -> None:
+    assert average_ranks([10, 7, 7, 12]) == [3.0, 1.5, 1.5, 4.0]
+    assert average_ranks([4, 4, 4, 4]) == [2.5, 2.5, 2.5, 2.5]
+    assert average_ranks([8, 2, 8, 1, 8]) == [4.0, 2.0, 4.0, 1.0, 4.0]
+
+
+def test_t_quantiles_match_closed_forms_and_tables() -> None:
+    assert t_quantile(0.975, 1) == pytest.approx(math.tan(0.475 * math.pi), rel=1e-12)  # Cauchy
+    assert t_quantile(0.975, 2) == pytest.approx(0.95 * math.sqrt(2 / (1 - 0.95**2)), rel=1e-12)
+    assert round(t_quantile(0.975, 3), 3) == 3.182
+    assert round(t_quantile(0.975, 9), 3) == 2.262
+    assert round(t_quantile(0.975, 30), 3) == 2.042
+
+
+def test_interval_is_t_times_standard_error_on_a_known_sample() -> None:
+    estimate = mean_interval([0.0, 1.0, 1.0, 0.0])
+    # s = sqrt(1/3), standard error s / sqrt(4), t(0.975, 3) = 3.1824463...
+    assert estimate.mean == 0.5
+    assert estimate.samples == 4
+    assert estimate.half_width == pytest.approx(0.918693115518, rel=1e-9)
+    assert (estimate.low, estimate.high) == pytest.approx((0.5 - 0.918693115518, 0.5 + 0.918693115518))
+
+
+def test_one_sample_has_no_interval() -> None:
+    estimate = mean_interval([0.25])
+    assert estimate.mean == 0.25 and math.isnan(estimate.half_width)
+    assert estimate.to_dict()["half_width"] is None
+
+
+# -- specs and matchups --------------------------------------------------------------------------
+
+
+def test_spec_options_are_parsed_into_typed_values() -> None:
+    spec = parse_spec("search:budget=200,greedy=true,c=1.5,mode=fast")
+    assert spec == AgentSpec("search", (("budget", 200), ("greedy", True), ("c", 1.5), ("mode", "fast")))
+    assert spec.label == "search:budget=200,greedy=true,c=1.5,mode=fast"
+    assert parse_spec(" random ") == AgentSpec("random")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("random:budget", "bad option 'budget'"),
+        ("random:=3", "bad option '=3'"),
+        ("random:a b=3", "bad option 'a b=3'"),
+        (":budget=3", "no agent name"),
+        ("search:a=1,a=2", "option 'a' is given twice"),
+        ("", "empty agent spec"),
+    ],
+)
+def test_bad_spec_syntax_is_rejected(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        parse_spec(text)
+
+
+def test_unknown_agents_and_options_are_rejected_before_playing() -> None:
+    with pytest.raises(ValueError, match=r"unknown agent 'nosuch'; registered agents: \["):
+        evaluate([Matchup.versus("nosuch", "random")], 4)
+    with pytest.raises(ValueError, match="'random:depth=3' has options the agent does not accept"):
+        evaluate([Matchup.versus("random:depth=3", "random")], 4)
+    with pytest.raises(ValueError, match=r"player count must be one of \[3, 4, 5, 6\], got 7"):
+        evaluate([Matchup.table("random")], 4, 7)
+    with pytest.raises(ValueError, match="cannot be sent to worker processes"):
+        evaluate([Matchup.versus(LowestAgent(), "random")], 4, workers=2)
+
+
+def test_lineups_fill_the_table() -> None:
+    a, b, c = AgentSpec("a"), AgentSpec("b"), AgentSpec("c")
+    assert Matchup.versus(a, b).lineup(5) == (a, b, b, b, b)
+    assert Matchup.table(a, b).lineup(4) == (a, b, a, b)
+    with pytest.raises(ValueError, match="more agents than the 3 seats"):
+        Matchup.table(a, b, c, a).lineup(3)
+    assert [m.label for m in matrix_matchups(["a", "b", "c"])] == [
+        "a vs b",
+        "a vs c",
+        "b vs a",
+        "b vs c",
+        "c vs a",
+        "c vs b",
+    ]
+    with pytest.raises(ValueError, match="at least two different agents"):
+        matrix_matchups(["random", "random"])
+
+
+def test_rotations_skip_repeated_tables() -> None:
+    assert rotations(["A", "B", "B", "B"]) == [0, 1, 2, 3]
+    assert rotations(["A", "B", "A", "B"]) == [0, 1]
+    assert rotations(["A", "A", "A"]) == [0]
+
+
+# -- duplicate dealing ---------------------------------------------------------------------------
+
+
+def test_every_agent_gets_every_seat_of_the_same_deal() -> None:
+    rules = Rules(num_players=4)
+    recorders = [RecordingAgent(f"r{i}") for i in range(4)]
+    seed = deal_seed(3, 4, 0)
+    play_deal(raw_env(num_players=4), recorders, [0, 1, 2, 3], seed)
+    rng = np.random.default_rng(seed)
+    dealt = [deal(rules, round_index, rng) for round_index in range(rules.num_rounds)]
+    for position, recorder in enumerate(recorders):
+        hands = recorder.dealt_hands()
+        assert len(hands) == 4 * rules.num_rounds  # 4 rotations x 4 rounds
+        for shift in range(4):
+            seat = (position + shift) % 4
+            for round_index in range(rules.num_rounds):
+                assert hands[shift * rules.num_rounds + round_index] == tuple(dealt[round_index][seat])
+
+
+def test_deal_counts_are_reported_honestly() -> None:
+    result = evaluate([Matchup.versus(LowestAgent(), "random"), Matchup.table("random")], 10, 4)
+    versus, table = result.matchups
+    assert (versus.deals, versus.games) == (3, 12)  # 4 rotations per deal, rounded up to whole deals
+    assert (table.deals, table.games) == (10, 10)  # four copies of one agent: one distinct rotation
+
+
+def test_win_shares_and_ranks_add_up_over_the_table() -> None:
+    result = evaluate(focus_matchups(LowestAgent(), ["random"]), 40, [3, 5], seed=2)
+    for matchup in result.matchups:
+        n = matchup.num_players
+        focus, copies = matchup.stats("lowest"), matchup.stats("random")
+        assert copies.seats == n - 1
+        assert focus.win_rate.mean + (n - 1) * copies.win_rate.mean == pytest.approx(1.0)
+        assert focus.rank.mean + (n - 1) * copies.rank.mean == pytest.approx(n * (n + 1) / 2)
+
+
+def test_the_statistics_tell_a_weaker_agent_apart() -> None:
+    matchup = evaluate([Matchup.versus("random", LowestAgent())], 240, 6, seed=0).matchups[0]
+    random_stats, lowest_stats = matchup.stats("random"), matchup.stats("lowest")
+    assert random_stats.win_rate.low > 1 / 6
+    assert random_stats.points.high < lowest_stats.points.low
+
+
+def test_quick_evaluation_of_an_agent_object() -> None:
+    rates = evaluate_agent(LowestAgent(), ["random"], num_games=40, num_players=4, seed=1)
+    assert list(rates) == ["random"]
+    assert rates["random"].samples == 10
+    assert 0.0 <= rates["random"].mean <= 1.0
+    assert rates == evaluate_agent(LowestAgent(), ["random"], num_games=40, num_players=4, seed=1)
+
+
+# -- reproducibility -----------------------------------------------------------------------------
+
+
+def test_same_seed_same_results_and_workers_do_not_matter() -> None:
+    matchups = [Matchup.table("random")]
+    one = evaluate(matchups, 12, [3, 4], seed=5, chunk_deals=2)
+    assert one == evaluate(matchups, 12, [3, 4], seed=5, chunk_deals=2)
+    assert one != evaluate(matchups, 12, [3, 4], seed=6, chunk_deals=2)
+    assert one == evaluate(matchups, 12, [3, 4], seed=5, chunk_deals=2, workers=2)
+
+
+@needs_baselines
+def test_workers_do_not_matter_between_different_agents() -> None:
+    matchups = focus_matchups("cautious", ["random", "majority"])
+    assert evaluate(matchups, 16, 4, seed=1, chunk_deals=1) == evaluate(
+        matchups, 16, 4, seed=1, chunk_deals=1, workers=2
+    )
+
+
+def test_agents_do_not_share_random_numbers_with_the_deals() -> None:
+    deals = {deal_seed(0, 4, index) for index in range(100)}
+    assert len(deals) == 100
+    assert deal_seed(0, 4, 7) == deal_seed(0, 4, 7) != deal_seed(0, 5, 7)
+    assert RandomAgent(seed=1).rng.integers(1 << 30) == RandomAgent(seed=1).rng.integers(1 << 30)
+
+
+# -- outputs -------------------------------------------------------------------------------------
+
+
+def test_json_and_markdown_files_hold_the_results(tmp_path: Path) -> None:
+    result = evaluate(focus_matchups(LowestAgent(), ["random"]), 8, [3, 4], seed=0)
+    write_json(result, tmp_path / "r.json")
+    write_markdown(result, tmp_path / "r.md")
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert [(m["num_players"], m["deals"], m["games"]) for m in data["matchups"]] == [(3, 3, 9), (4, 2, 8)]
+    focus = data["matchups"][1]["agents"][0]
+    assert focus["label"] == "lowest"
+    assert focus["win_rate"]["mean"] == result.matchups[1].stats("lowest").win_rate.mean
+    markdown = (tmp_path / "r.md").read_text()
+    assert markdown == format_markdown(result)
+    table_rows = [line for line in markdown.splitlines() if line.startswith("| lowest vs random |")]
+    assert len(table_rows) == 4  # two agents at each of two table sizes
+    assert "| focus | random |" in markdown
+    assert "lowest vs random" in format_text(result)
+
+
+def test_plot_is_written(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    result = evaluate([Matchup.table("random")], 4, [3, 4])
+    plot_win_rates(result, tmp_path / "r.png")
+    assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# -- command line --------------------------------------------------------------------------------
+
+
+def test_cli_runs_end_to_end(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    command = [sys.executable, str(CLI), "--agents", "random", "random", "--games", "8", "--no-progress"]
+    command += ["--players", "3", "4", "--json", str(out / "r.json"), "--markdown", str(out / "r.md")]
+    completed = subprocess.run(command, capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert "3 players (equal seat win rate 0.333)" in completed.stdout
+    assert "16 games (16 deals)" in completed.stdout
+    data = json.loads((out / "r.json").read_text())
+    assert [m["games"] for m in data["matchups"]] == [8, 8]
+    assert (out / "r.md").read_text().startswith("# Evaluation")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--agents", "nosuch"], "unknown agent 'nosuch'"),
+        (["--agents", "random:budget"], "bad option 'budget'"),
+        (["--agents", "random", "--players", "7"], "player count must be one of [3, 4, 5, 6], got 7"),
+        (["--focus", "random"], "--focus needs --vs"),
+        (["--agents", "random", "--matrix"], "at least two different agents"),
+        (["--agents", "random", "--games", "0"], "num_games must be a positive int, got 0"),
+    ],
+)
+def test_cli_reports_bad_arguments_clearly(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    module_spec = importlib.util.spec_from_file_location("evaluate_cli", CLI)
+    assert module_spec is not None and module_spec.loader is not None
+    cli = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(cli)
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
