@@ -52,26 +52,26 @@ class Args:
     total_timesteps: int = 1_000_000
     players: list[int] = field(default_factory=lambda: [3, 4, 5, 6])  # drawn per episode
     deck: str = "standard"
-    opponents: list[str] = field(default_factory=lambda: ["cautious", "majority", "random"])  # pool per seat
+    opponents: list[str] = field(default_factory=lambda: ["cautious", "majority"])  # drawn per seat and episode
     reward: str = "relative"  # reward mode of the environment (see README)
     self_play: bool = False  # add frozen snapshots of the learner to the opponent pool
     snapshot_every: int = 200_000  # timesteps between self-play snapshots
     max_snapshots: int = 5  # oldest snapshots leave the pool first
     num_envs: int = 8  # environments stepped per rollout
     workers: int = 2  # processes for the environments (1 = all in this process)
-    learning_rate: float = 3e-4
-    n_steps: int = 512  # rollout length per environment
-    batch_size: int = 1024
-    n_epochs: int = 4
-    gamma: float = 0.995
+    learning_rate: float = 5e-4
+    n_steps: int = 256  # rollout length per environment
+    batch_size: int = 512
+    n_epochs: int = 10
+    gamma: float = 0.99
     gae_lambda: float = 0.95
     clip_range: float = 0.2
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     hidden_sizes: list[int] = field(default_factory=lambda: [256, 256])
     activation: str = "relu"  # relu or tanh
-    eval_every: int = 250_000  # timesteps between evaluations against the baselines (0 = never)
-    eval_games: int = 400  # 4-player games per evaluation matchup (duplicate deals, every seat rotation)
+    eval_every: int = 100_000  # timesteps between evaluations against the baselines (0 = never)
+    eval_games: int = 200  # 4-player games per evaluation matchup (duplicate deals, every seat rotation)
     eval_opponents: list[str] = field(default_factory=lambda: ["cautious", "majority"])
     checkpoint_every: int = 100_000  # timesteps between checkpoints
     export: str = ""  # also copy the final numpy policy here (e.g. checkpoints/ppo_general.npz)

@@ -1,0 +1,8 @@
+"""Friday (Friedemann Friese's solo deck-builder) as an exact single-agent Gymnasium environment.
+
+Modules: ``cards`` (card data), ``state`` (typed state), ``zones`` (piles and life), ``strength``
+(fight arithmetic), ``abilities`` (card abilities), ``levels`` (set-up), ``engine`` (rules state
+machine and scoring), ``actions`` (action table), ``encoding`` (observation), ``render`` (text),
+``scenario`` (hand-built states), ``env`` (:class:`FridayEnv`), ``agents`` (baselines) and
+``evaluation``. See ``docs/friday.md``.
+"""

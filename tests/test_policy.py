@@ -1,0 +1,135 @@
+"""Policy checkpoints: safe loading, clear errors for corrupt or mismatched files, numpy inference."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from friday13_env import agents, raw_env
+from friday13_env.cards import get_deck
+from friday13_env.encoding import observation_layout
+from friday13_env.policy import CheckpointError, PolicyMetadata, read_policy, save_policy
+
+SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints" / "ppo_general.npz"
+
+
+def tiny_policy(path: Path, deck: str = "standard", **overrides: object) -> Path:
+    """A random 2-layer policy with correct metadata (fields overridable to build broken files)."""
+    layout = observation_layout(get_deck(deck))
+    num_actions = get_deck(deck).num_actions
+    rng = np.random.default_rng(0)
+    fields = {
+        "deck": deck,
+        "observation_size": layout.size,
+        "observation_blocks": [block.name for block in layout.blocks],
+        "num_actions": num_actions,
+        "activation": "relu",
+        "hidden_sizes": [8],
+    }
+    fields.update(overrides)
+    weights = [rng.normal(size=(layout.size, 8)), rng.normal(size=(8, num_actions))]
+    biases = [np.zeros(8), np.zeros(num_actions)]
+    save_policy(path, weights, biases, np.ones(layout.size), PolicyMetadata(**fields))  # type: ignore[arg-type]
+    return path
+
+
+def test_a_saved_policy_plays_legal_moves_through_the_registry(tmp_path: Path) -> None:
+    agent = agents.make(str(tiny_policy(tmp_path / "tiny.npz")), seed=0)
+    env = raw_env(num_players=5)
+    env.reset(seed=1)
+    for name in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        action = None if terminated or truncated else agent.act(observation)
+        if action is not None:
+            assert observation["action_mask"][action] == 1
+        env.step(action)
+
+
+def test_numpy_forward_pass_is_the_mlp(tmp_path: Path) -> None:
+    policy = read_policy(tiny_policy(tmp_path / "tiny.npz"))
+    x = np.arange(policy.metadata.observation_size, dtype=np.float32) / 100
+    expected = np.maximum(x @ policy.weights[0] + policy.biases[0], 0) @ policy.weights[1] + policy.biases[1]
+    np.testing.assert_allclose(policy.logits(x), expected, rtol=1e-6)
+
+
+def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(CheckpointError, match="no policy checkpoint"):
+        agents.load(tmp_path / "nope.npz")
+
+
+def test_corrupt_file_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "corrupt.npz"
+    path.write_bytes(b"definitely not a zip archive")
+    with pytest.raises(CheckpointError, match="not a readable policy checkpoint"):
+        agents.load(path)
+
+
+def test_truncated_file_is_a_clear_error(tmp_path: Path) -> None:
+    path = tiny_policy(tmp_path / "tiny.npz")
+    path.write_bytes(path.read_bytes()[:200])
+    with pytest.raises(CheckpointError, match="not a readable policy checkpoint"):
+        agents.load(path)
+
+
+def test_pickled_objects_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "pickle.npz"
+    np.savez(path, metadata=np.array([{"evil": "object"}], dtype=object))
+    with pytest.raises(CheckpointError):
+        agents.load(path)
+
+
+def test_file_without_metadata_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "bare.npz"
+    np.savez(path, w0=np.zeros((2, 2)))
+    with pytest.raises(CheckpointError, match="no metadata"):
+        agents.load(path)
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ({"observation_size": 128}, "another observation/action layout"),
+        ({"observation_blocks": ["hand"]}, "another observation/action layout"),
+        ({"num_actions": 21}, "another observation/action layout"),
+        ({"env_version": "friday13_v9"}, "another observation/action layout"),
+        ({"format_version": 99}, "this version reads"),
+        ({"deck": "italian"}, "unknown deck"),
+        ({"activation": "gelu"}, "unknown activation"),
+    ],
+)
+def test_mismatched_metadata_is_refused_with_what_differs(tmp_path: Path, override: dict, message: str) -> None:
+    path = tiny_policy(tmp_path / "tiny.npz")
+    with np.load(path) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    metadata = json.loads(str(arrays["metadata"]))
+    metadata.update(override)
+    arrays["metadata"] = np.array(json.dumps(metadata))
+    np.savez(path, **arrays)
+    with pytest.raises(CheckpointError, match=message):
+        agents.load(path)
+
+
+def test_wrong_layer_shapes_are_refused(tmp_path: Path) -> None:
+    path = tiny_policy(tmp_path / "tiny.npz", hidden_sizes=[16])
+    with pytest.raises(CheckpointError, match="layer shapes"):
+        agents.load(path)
+
+
+def test_a_policy_for_one_deck_refuses_the_other_deck(tmp_path: Path) -> None:
+    agent = agents.load(tiny_policy(tmp_path / "tiny.npz", deck="standard"))
+    env = raw_env(deck="german")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="trained for the 'standard' deck"):
+        agent.act(env.observe(env.agent_selection))
+
+
+@pytest.mark.skipif(not SHIPPED.exists(), reason="no shipped checkpoint in this checkout")
+def test_shipped_checkpoint_beats_random_in_a_quick_seeded_evaluation() -> None:
+    from friday13_env.evaluation import evaluate_agent
+
+    agent = agents.load(SHIPPED)
+    rates = evaluate_agent(agent, ["random"], num_games=40, num_players=4, seed=7)
+    assert rates["random"].low > 0.25  # an equal seat wins 25%

@@ -1,0 +1,75 @@
+"""End-to-end smoke test of ``training/train_ppo.py``: train, checkpoint, resume, reload, play."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from friday13_env import agents, raw_env
+
+pytest.importorskip("sb3_contrib", reason="the training extra is not installed")
+
+SCRIPT = Path(__file__).resolve().parents[1] / "training" / "train_ppo.py"
+
+
+def load_script():  # noqa: ANN201 - a module object
+    spec = importlib.util.spec_from_file_location("train_ppo", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["train_ppo"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+TINY = [
+    "--num-envs", "2", "--workers", "1", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1",
+    "--hidden-sizes", "32", "32", "--eval-every", "512", "--eval-games", "8", "--checkpoint-every", "512",
+    "--self-play", "--snapshot-every", "256", "--max-snapshots", "2", "--no-progress", "--players", "3", "5",
+]  # fmt: skip
+
+
+def test_train_checkpoint_resume_reload_and_play(tmp_path: Path) -> None:
+    train = load_script()
+    run_dir = tmp_path / "run"
+    train.main(["--run-dir", str(run_dir), "--total-timesteps", "1024", *TINY])
+    progress = json.loads((run_dir / "progress.json").read_text())
+    assert progress["timesteps"] == 1024
+    assert [point["timesteps"] for point in progress["curve"]] == [512, 1024]
+    assert progress["snapshots"] == ["snapshot_768", "snapshot_1024"]  # the pool keeps the newest two
+    assert (run_dir / "last.zip").is_file() and (run_dir / "learning_curve.csv").is_file()
+
+    with pytest.raises(SystemExit, match="already holds a run"):
+        train.main(["--run-dir", str(run_dir), "--total-timesteps", "2048", *TINY])
+
+    export = tmp_path / "exported.npz"
+    train.main(["--run-dir", str(run_dir), "--total-timesteps", "1536", "--resume", "--export", str(export), *TINY])
+    progress = json.loads((run_dir / "progress.json").read_text())
+    assert progress["timesteps"] == 1536
+    assert progress["curve"][-1]["timesteps"] == 1536
+    metadata = json.loads(str(np.load(export)["metadata"]))
+    assert metadata["training"]["timesteps"] == 1536
+
+    agent = agents.make(str(export), seed=0)
+    env = raw_env(num_players=4)
+    env.reset(seed=3)
+    plays = 0
+    for _ in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        action = None if terminated or truncated else agent.act(observation)
+        plays += action is not None
+        env.step(action)
+    assert plays == 200  # four rounds of the 50-card deck
+
+
+def test_bad_options_are_rejected_before_training(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    train = load_script()
+    with pytest.raises(SystemExit):
+        train.main(["--run-dir", str(tmp_path / "x"), "--players", "7"])
+    assert "num_players must be one of" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="no checkpoint"):
+        train.main(["--run-dir", str(tmp_path / "missing"), "--resume"])

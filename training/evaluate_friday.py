@@ -1,0 +1,53 @@
+"""Evaluate baseline agents on Friday (the solo deck-builder).
+
+Example::
+
+    python training/evaluate_friday.py --agents random heuristic --levels 1 2 3 4 \\
+        --games 1000 --seed 0 --json friday_eval.json
+
+Prints win rate (Wilson 95% CI) and mean score (Student-t 95% CI) per agent and level. Results are
+deterministic for a given seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from friday13_env.friday.agents import make_agent
+from friday13_env.friday.evaluation import evaluate, format_table, results_to_json
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--agents", nargs="+", default=["random", "heuristic"], choices=["random", "heuristic"]
+    )
+    parser.add_argument("--levels", nargs="+", type=int, default=[1, 2, 3, 4], choices=[1, 2, 3, 4])
+    parser.add_argument("--games", type=int, default=1000, help="games per agent and level")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", default=None, help="write the results to this JSON file")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the evaluation, print the table, optionally save JSON."""
+    args = parse_args(argv)
+    results = []
+    for name in args.agents:
+        for level in args.levels:
+            start = time.perf_counter()
+            results.append(evaluate(make_agent(name, args.seed), level, args.games, args.seed))
+            print(f"{name} level {level}: {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    print(format_table(results))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(results_to_json(results, args.seed), handle, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
