@@ -31,6 +31,8 @@ from friday13_env.encoding import observation_layout
 FORMAT = "friday13-policy"
 FORMAT_VERSION = 1
 ENV_VERSION = "friday13_v0"
+FRIDAY_ENV_VERSION = "Friday-v0"
+"""The solo game's policies use the same format, with ``deck`` left empty."""
 ACTIVATIONS = ("tanh", "relu")
 
 
@@ -55,15 +57,27 @@ class PolicyMetadata:
     training: dict[str, Any] | None = None
 
 
-def expected_metadata_fields(deck_name: str) -> dict[str, Any]:
-    """The layout fields a policy for ``deck_name`` must carry to be usable with this version."""
+def expected_metadata_fields(env_version: str, deck_name: str = "") -> dict[str, Any]:
+    """The layout fields a policy for this environment (and deck) must carry to be usable here."""
+    if env_version == FRIDAY_ENV_VERSION:
+        from friday13_env.friday import actions, encoding
+
+        return {
+            "observation_size": encoding.OBS_SIZE,
+            "observation_blocks": list(encoding.OFFSETS),
+            "num_actions": actions.NUM_ACTIONS,
+            "deck": "",
+        }
+    if env_version != ENV_VERSION:
+        raise ValueError(
+            f"it was trained for environment {env_version!r}; this version plays {[ENV_VERSION, FRIDAY_ENV_VERSION]}"
+        )
     deck = get_deck(deck_name)
     layout = observation_layout(deck)
     return {
         "observation_size": layout.size,
         "observation_blocks": [block.name for block in layout.blocks],
         "num_actions": deck.num_actions,
-        "env_version": ENV_VERSION,
     }
 
 
@@ -114,6 +128,15 @@ class MLPPolicy:
                 hidden = self._activation(hidden)
         return hidden
 
+    def choose(self, observation: np.ndarray, legal: np.ndarray, rng: np.random.Generator | None = None) -> int:
+        """The legal action with the highest logit, or one sampled from the legal softmax with ``rng``."""
+        logits = self.logits(observation)[legal]
+        if rng is None:
+            return int(legal[int(np.argmax(logits))])
+        probabilities = np.exp(logits - logits.max())
+        probabilities /= probabilities.sum()
+        return int(legal[rng.choice(legal.size, p=probabilities)])
+
 
 def _relu(values: np.ndarray) -> np.ndarray:
     return np.maximum(values, 0.0)
@@ -144,7 +167,7 @@ def read_policy(path: str | Path) -> MLPPolicy:
     if metadata.activation not in ACTIVATIONS:
         raise CheckpointError(f"{path}: unknown activation {metadata.activation!r}; allowed: {list(ACTIVATIONS)}")
     try:
-        expected = expected_metadata_fields(metadata.deck)
+        expected = expected_metadata_fields(metadata.env_version, metadata.deck)
     except ValueError as error:
         raise CheckpointError(f"{path}: {error}") from error
     stored = {name: getattr(metadata, name) for name in expected}
@@ -195,15 +218,14 @@ class PolicyAgent:
                 f"policy {self.name!r} was trained for the {self._deck.name!r} deck, "
                 f"but this table plays the {deck_of(observation).name!r} deck"
             )
-        legal = legal_actions(observation)
-        logits = self.policy.logits(observation["observation"])[legal]
-        if self.greedy:
-            return int(legal[int(np.argmax(logits))])
-        probabilities = np.exp(logits - logits.max())
-        probabilities /= probabilities.sum()
-        return int(legal[self.rng.choice(legal.size, p=probabilities)])
+        return self.policy.choose(
+            observation["observation"], legal_actions(observation), None if self.greedy else self.rng
+        )
 
 
 def load_policy_agent(path: str | Path, seed: int | None = None, greedy: bool = True) -> PolicyAgent:
-    """The agent behind ``friday13_env.agents.load(path)``."""
-    return PolicyAgent(read_policy(path), name=Path(path).stem, seed=seed, greedy=greedy)
+    """The agent behind ``friday13_env.agents.load(path)``: a Friday the 13th policy only."""
+    policy = read_policy(path)
+    if policy.metadata.env_version != ENV_VERSION:
+        raise CheckpointError(f"{path} is a {policy.metadata.env_version} policy, not a {ENV_VERSION} one")
+    return PolicyAgent(policy, name=Path(path).stem, seed=seed, greedy=greedy)

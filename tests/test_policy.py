@@ -94,7 +94,7 @@ def test_file_without_metadata_is_refused(tmp_path: Path) -> None:
         ({"observation_size": 128}, "another observation/action layout"),
         ({"observation_blocks": ["hand"]}, "another observation/action layout"),
         ({"num_actions": 21}, "another observation/action layout"),
-        ({"env_version": "friday13_v9"}, "another observation/action layout"),
+        ({"env_version": "friday13_v9"}, "trained for environment 'friday13_v9'"),
         ({"format_version": 99}, "this version reads"),
         ({"deck": "italian"}, "unknown deck"),
         ({"activation": "gelu"}, "unknown activation"),

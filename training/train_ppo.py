@@ -87,10 +87,14 @@ def parse_args(argv: list[str] | None = None) -> Args:
         default = spec.default_factory() if spec.default_factory is not dataclasses.MISSING else spec.default
         flag = "--" + spec.name.replace("_", "-")
         if isinstance(default, bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=f"(default {default})")
+            parser.add_argument(
+                flag, action=argparse.BooleanOptionalAction, default=default, help=f"(default {default})"
+            )
         elif isinstance(default, list):
             kind = type(default[0])
-            parser.add_argument(flag, nargs="+", type=kind, default=default, help=f"(default {' '.join(map(str, default))})")
+            parser.add_argument(
+                flag, nargs="+", type=kind, default=default, help=f"(default {' '.join(map(str, default))})"
+            )
         else:
             parser.add_argument(flag, type=type(default), default=default, help=f"(default {default!r})")
     args = Args(**vars(parser.parse_args(argv)))
