@@ -40,7 +40,7 @@ def test_a_saved_policy_plays_legal_moves_through_the_registry(tmp_path: Path) -
     agent = agents.make(str(tiny_policy(tmp_path / "tiny.npz")), seed=0)
     env = raw_env(num_players=5)
     env.reset(seed=1)
-    for name in env.agent_iter():
+    for _name in env.agent_iter():
         observation, _, terminated, truncated, _ = env.last()
         action = None if terminated or truncated else agent.act(observation)
         if action is not None:

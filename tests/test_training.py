@@ -17,7 +17,7 @@ pytest.importorskip("sb3_contrib", reason="the training extra is not installed")
 SCRIPT = Path(__file__).resolve().parents[1] / "training" / "train_ppo.py"
 
 
-def load_script():  # noqa: ANN201 - a module object
+def load_script():
     spec = importlib.util.spec_from_file_location("train_ppo", SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

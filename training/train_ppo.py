@@ -21,6 +21,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,6 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
 import friday13_env  # noqa: F401 - registers the Gymnasium ids
-from friday13_env.agents import make as make_agent
 from friday13_env.cards import get_deck
 from friday13_env.encoding import observation_bounds, observation_layout
 from friday13_env.engine import Rules
@@ -42,61 +42,65 @@ from friday13_env.policy import PolicyAgent, PolicyMetadata, read_policy, save_p
 
 
 # -- hyperparameters -------------------------------------------------------------------------------
+def option(default: Any, help: str) -> Any:
+    """A dataclass field that carries its ``--help`` text (lists get a fresh copy per instance)."""
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata={"help": help})
+    return field(default=default, metadata={"help": help})
+
+
 @dataclass
 class Args:
-    """Every knob of a run; each becomes a ``--flag`` with this default."""
+    """Every knob of a run; each becomes a ``--flag`` with this default and help."""
 
-    run_name: str = "ppo_general"
-    run_dir: str = ""  # default: runs/<run_name>
-    seed: int = 0
-    total_timesteps: int = 1_000_000
-    players: list[int] = field(default_factory=lambda: [3, 4, 5, 6])  # drawn per episode
-    deck: str = "standard"
-    opponents: list[str] = field(default_factory=lambda: ["cautious", "majority"])  # drawn per seat and episode
-    reward: str = "relative"  # reward mode of the environment (see README)
-    self_play: bool = False  # add frozen snapshots of the learner to the opponent pool
-    snapshot_every: int = 200_000  # timesteps between self-play snapshots
-    max_snapshots: int = 5  # oldest snapshots leave the pool first
-    num_envs: int = 8  # environments stepped per rollout
-    workers: int = 2  # processes for the environments (1 = all in this process)
-    learning_rate: float = 5e-4
-    n_steps: int = 256  # rollout length per environment
-    batch_size: int = 512
-    n_epochs: int = 10
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    hidden_sizes: list[int] = field(default_factory=lambda: [256, 256])
-    activation: str = "relu"  # relu or tanh
-    eval_every: int = 100_000  # timesteps between evaluations against the baselines (0 = never)
-    eval_games: int = 200  # 4-player games per evaluation matchup (duplicate deals, every seat rotation)
-    eval_opponents: list[str] = field(default_factory=lambda: ["cautious", "majority"])
-    checkpoint_every: int = 100_000  # timesteps between checkpoints
-    export: str = ""  # also copy the final numpy policy here (e.g. checkpoints/ppo_general.npz)
-    resume: bool = False  # continue the run in --run-dir from its last checkpoint
-    progress: bool = True  # show a progress bar
-    torch_threads: int = 1
+    run_name: str = option("ppo_general", "name of the run; its directory is runs/<run-name>")
+    run_dir: str = option("", "explicit run directory (overrides --run-name)")
+    seed: int = option(0, "seeds the model, the environments and the evaluations")
+    total_timesteps: int = option(1_000_000, "learner decisions to train for, in all")
+    players: list[int] = option([3, 4, 5, 6], "table sizes, one drawn per episode")
+    deck: str = option("standard", "standard or german")
+    opponents: list[str] = option(["cautious", "majority"], "opponent pool: each seat draws one per episode")
+    reward: str = option("relative", "reward mode of the environment: points, win or relative")
+    self_play: bool = option(False, "add frozen snapshots of the learner to the opponent pool")
+    snapshot_every: int = option(200_000, "timesteps between self-play snapshots")
+    max_snapshots: int = option(5, "self-play snapshots kept in the pool (oldest leave first)")
+    num_envs: int = option(8, "environments stepped per rollout")
+    workers: int = option(2, "processes stepping the environments (1 = all in this process)")
+    learning_rate: float = option(5e-4, "Adam learning rate")
+    n_steps: int = option(256, "rollout length per environment")
+    batch_size: int = option(512, "minibatch size")
+    n_epochs: int = option(10, "passes over each rollout")
+    gamma: float = option(0.99, "discount factor")
+    gae_lambda: float = option(0.95, "GAE lambda")
+    clip_range: float = option(0.2, "PPO clip range")
+    ent_coef: float = option(0.01, "entropy bonus")
+    vf_coef: float = option(0.5, "value loss weight")
+    hidden_sizes: list[int] = option([256, 256], "hidden layer widths of the actor and the critic")
+    activation: str = option("relu", "relu or tanh")
+    eval_every: int = option(100_000, "timesteps between evaluations against the baselines (0 = never)")
+    eval_games: int = option(200, "4-player duplicate-deal games per evaluation opponent")
+    eval_opponents: list[str] = option(["cautious", "majority"], "baselines the periodic evaluation plays")
+    checkpoint_every: int = option(100_000, "timesteps between checkpoints")
+    export: str = option("", "also copy the final numpy policy here, e.g. checkpoints/ppo_general.npz")
+    resume: bool = option(False, "continue the run in the run directory from its last checkpoint")
+    progress: bool = option(True, "show a progress bar")
+    torch_threads: int = option(1, "torch CPU threads of the learner process")
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    """Build the CLI from ``Args`` so defaults and flags can never drift apart."""
+    """Build the CLI from ``Args`` so defaults, flags and help can never drift apart."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     for spec in dataclasses.fields(Args):
         default = spec.default_factory() if spec.default_factory is not dataclasses.MISSING else spec.default
         flag = "--" + spec.name.replace("_", "-")
+        shown = " ".join(map(str, default)) if isinstance(default, list) else repr(default)
+        help_text = f"{spec.metadata['help']} (default: {shown})"
         if isinstance(default, bool):
-            parser.add_argument(
-                flag, action=argparse.BooleanOptionalAction, default=default, help=f"(default {default})"
-            )
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=help_text)
         elif isinstance(default, list):
-            kind = type(default[0])
-            parser.add_argument(
-                flag, nargs="+", type=kind, default=default, help=f"(default {' '.join(map(str, default))})"
-            )
+            parser.add_argument(flag, nargs="+", type=type(default[0]), default=default, help=help_text)
         else:
-            parser.add_argument(flag, type=type(default), default=default, help=f"(default {default!r})")
+            parser.add_argument(flag, type=type(default), default=default, help=help_text)
     args = Args(**vars(parser.parse_args(argv)))
     if args.activation not in ("relu", "tanh"):
         parser.error(f"--activation must be relu or tanh, got {args.activation!r}")
@@ -142,7 +146,7 @@ def input_scale(args: Args) -> np.ndarray:
     return (1.0 / np.maximum(high, 1.0)).astype(np.float32)
 
 
-def make_env(args: Args, rank: int, scale: np.ndarray):  # noqa: ANN201 - SB3 takes a thunk
+def make_env(args: Args, rank: int, scale: np.ndarray) -> Callable[[], gym.Env]:
     def thunk() -> gym.Env:
         env = gym.make(
             "friday13_env/Friday13-v0",
