@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -36,9 +37,12 @@ TINY = [
 def test_train_checkpoint_resume_reload_and_play(tmp_path: Path) -> None:
     train = load_script()
     run_dir = tmp_path / "run"
+    started = time.time()
     train.main(["--run-dir", str(run_dir), "--total-timesteps", "1024", *TINY])
+    elapsed = time.time() - started
     progress = json.loads((run_dir / "progress.json").read_text())
     assert progress["timesteps"] == 1024
+    assert 0 < progress["wall_time_s"] <= elapsed + 0.1  # each checkpoint records time spent, not a running sum
     assert [point["timesteps"] for point in progress["curve"]] == [512, 1024]
     assert progress["snapshots"] == ["snapshot_768", "snapshot_1024"]  # the pool keeps the newest two
     assert (run_dir / "last.zip").is_file() and (run_dir / "learning_curve.csv").is_file()

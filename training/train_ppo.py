@@ -208,6 +208,7 @@ class TrainingCallback(BaseCallback):
         self.scale = scale
         self.progress = progress
         self.started = time.time()
+        self.earlier_wall_time = progress["wall_time_s"]  # spent by the runs this one resumes
         self.next_checkpoint = self._next(progress["timesteps"], args.checkpoint_every)
         self.next_eval = self._next(progress["timesteps"], args.eval_every)
         self.next_snapshot = self._next(progress["timesteps"], args.snapshot_every)
@@ -236,7 +237,7 @@ class TrainingCallback(BaseCallback):
     def training_record(self, steps: int) -> dict[str, Any]:
         return {
             "timesteps": steps,
-            "wall_time_s": round(self.progress["wall_time_s"] + time.time() - self.started, 1),
+            "wall_time_s": round(self.earlier_wall_time + time.time() - self.started, 1),
             "args": dataclasses.asdict(self.args),
         }
 
