@@ -6,13 +6,23 @@ and handed to ``load``, so evaluation and the play CLI accept both without speci
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from friday13_env.agents.base import Agent, RandomAgent
+from friday13_env.agents.heuristics import CautiousAgent, MajorityAgent
+from friday13_env.agents.search import SearchAgent
 
 AgentFactory = Callable[..., Agent]
+
+
+class UnknownOptionError(ValueError, TypeError):
+    """An option the agent does not take: a ``ValueError`` like every bad input here, and a
+    ``TypeError`` like any unexpected keyword argument in Python, so either ``except`` catches it."""
+
+
 _REGISTRY: dict[str, AgentFactory] = {}
 
 
@@ -28,9 +38,25 @@ def names() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def options_of(name: str) -> list[str]:
+    """The keyword options a registered agent accepts (besides ``seed``), sorted."""
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown agent {name!r}; registered agents: {names()}")
+    parameters = inspect.signature(_REGISTRY[name]).parameters.values()
+    keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return sorted(p.name for p in parameters if p.kind in keyword and p.name != "seed")
+
+
 def make(name: str, seed: int | None = None, **options: Any) -> Agent:
-    """A registered agent by name, or a trained agent from a checkpoint path."""
+    """A registered agent by name, or a trained agent from a checkpoint path.
+
+    An option the agent does not take is a ``ValueError`` that lists the ones it does; the agent
+    itself validates the values.
+    """
     if name in _REGISTRY:
+        unknown = sorted(set(options) - set(options_of(name)))
+        if unknown:
+            raise UnknownOptionError(f"agent {name!r} has no option(s) {unknown}; its options: {options_of(name)}")
         return _REGISTRY[name](seed=seed, **options)
     if Path(name).suffix or Path(name).exists():
         if options:
@@ -47,3 +73,6 @@ def load(path: str | Path, seed: int | None = None) -> Agent:
 
 
 register("random", RandomAgent)
+register("cautious", CautiousAgent)
+register("majority", MajorityAgent)
+register("search", SearchAgent)

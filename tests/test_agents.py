@@ -1,0 +1,300 @@
+"""The baseline agents: legal play everywhere, faithful determinisation, and their documented choices.
+
+Hand-built positions are engine states written with card names (see ``conftest``) and handed to
+the agents as the observation of the player to move, exactly what the environment would produce.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from friday13_env import agents
+from friday13_env.aec import raw_env
+from friday13_env.agents import CautiousAgent, MajorityAgent, SearchAgent
+from friday13_env.agents.search import TIEBREAK, WorldSampler
+from friday13_env.agents.table import Table
+from friday13_env.cards import DECKS, STANDARD_DECK
+from friday13_env.encoding import encode_observation, observation_layout
+from friday13_env.engine import GameState, Rules, from_hands
+from tests.conftest import action, counts, pile
+
+SMALL_BUDGET = 300
+"""Enough for one world per move: tests check behaviour, not strength."""
+
+
+def observe(state: GameState) -> dict[str, np.ndarray]:
+    """The observation dict of the player to move, as ``raw_env.observe`` builds it."""
+    return {
+        "observation": encode_observation(state, state.current),
+        "action_mask": np.array(state.action_mask(), dtype=np.int8),
+    }
+
+
+def lineup(num_players: int, seed: int) -> list[agents.Agent]:
+    """The four baselines round the table, starting with a different one for each seed."""
+    names = ["search", "cautious", "majority", "random"]
+    return [
+        agents.make(name, seed=seed + seat, **({"budget": SMALL_BUDGET} if name == "search" else {}))
+        for seat, name in enumerate(names[(seed + i) % 4] for i in range(num_players))
+    ]
+
+
+@pytest.mark.parametrize("deck", sorted(DECKS))
+@pytest.mark.parametrize("num_players", [3, 4, 5, 6])
+def test_every_agent_plays_only_legal_actions(num_players: int, deck: str) -> None:
+    env = raw_env(num_players=num_players, deck=deck)
+    env.reset(seed=num_players)
+    table = lineup(num_players, seed=num_players)
+    moves = 0
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        chosen = table[int(agent.split("_")[1])].act(observation)
+        assert type(chosen) is int
+        assert observation["action_mask"][chosen] == 1
+        env.step(chosen)
+        moves += 1
+    assert moves == env.rules.num_rounds * env.rules.cards_per_round
+
+
+def mid_round_observations(num_players: int, deck: str, seed: int) -> list[dict[str, np.ndarray]]:
+    """Observations of the player to move at every 7th turn of a random round."""
+    env = raw_env(num_players=num_players, deck=deck, num_rounds=1)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    found = []
+    for turn, _ in enumerate(env.agent_iter()):
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        if turn % 7 == 3:
+            found.append(observation)
+        legal = np.flatnonzero(observation["action_mask"])
+        env.step(int(legal[rng.integers(legal.size)]))
+    return found
+
+
+@pytest.mark.parametrize("deck", sorted(DECKS))
+@pytest.mark.parametrize("num_players", [3, 4, 6])
+def test_sampled_worlds_are_consistent_with_the_observation(num_players: int, deck: str) -> None:
+    rng = np.random.default_rng(0)
+    layout = observation_layout(DECKS[deck])
+    for observation in mid_round_observations(num_players, deck, seed=num_players):
+        table = Table.read(observation)
+        sampler = WorldSampler(table)
+        for _ in range(3):
+            world = sampler.sample(rng)
+            assert world.accounting_errors() == []
+            assert world.current == 0
+            assert world.hands[0] == table.hand
+            assert [sum(hand) for hand in world.hands] == table.hand_sizes
+            hidden = [sum(column) for column in zip(*world.hands[1:], strict=True)]
+            if num_players == 3:
+                assert world.dummy is not None
+                assert sum(world.dummy) == sum(table.unseen) - sum(table.hand_sizes[1:])
+                hidden = [a + b for a, b in zip(hidden, world.dummy, strict=True)]
+            else:
+                assert world.dummy is None
+            assert hidden == table.unseen
+            # The world seen from seat 0 is the observation itself, up to the round counter.
+            mine = layout.views(encode_observation(world, 0))
+            theirs = layout.views(observation["observation"])
+            for block in ("hand", "pile_totals", "pile_cards", "captured", "unseen", "hand_sizes", "scores", "dummy"):
+                np.testing.assert_array_equal(mine[block], theirs[block], err_msg=block)
+
+
+def test_worlds_differ_between_samples() -> None:
+    observation = mid_round_observations(4, "standard", seed=1)[0]
+    sampler = WorldSampler(Table.read(observation))
+    rng = np.random.default_rng(0)
+    deals = {tuple(map(tuple, sampler.sample(rng).hands[1:])) for _ in range(5)}
+    assert len(deals) == 5
+
+
+def test_search_is_deterministic_for_a_seed() -> None:
+    observations = mid_round_observations(4, "standard", seed=2)[:4]
+    first = SearchAgent(seed=7, budget=2_000)
+    second = SearchAgent(seed=7, budget=2_000)
+    for observation in observations:
+        table = Table.read(observation)
+        assert first.search(table) == second.search(table)
+
+
+# -- hand-built positions -----------------------------------------------------------------------
+D = STANDARD_DECK
+
+
+def position(
+    hands: list[list[str]],
+    piles: list[list[str]] | None = None,
+    captured: list[list[int]] | None = None,
+    scores: list[int] | None = None,
+) -> dict[str, np.ndarray]:
+    """The observation of player_0 to move, 4 players, in the last round.
+
+    Every card outside the hands counts as played, so the unseen cards are exactly the other
+    hands: the search agent's worlds are then the real position, up to who holds what.
+    """
+    in_hands = [counts(D, *hand) for hand in hands]
+    played = [total - sum(hand[k] for hand in in_hands) for k, total in enumerate(D.kind_counts)]
+    state = from_hands(
+        Rules(num_players=4),
+        in_hands,
+        round_index=3,
+        current=0,
+        piles=[pile(D, *cards) for cards in piles or [[], [], []]],
+        captured=captured,
+        played=played,
+        scores=scores,
+    )
+    return observe(state)
+
+
+FRIDAY_TRAP = position(
+    # The Friday card captures two Friday cards on the cat pile and two ladders (player_1 leads
+    # ladders) on the ladder pile; on the empty mirror pile it is safe, and so is everything after.
+    hands=[["f13"], ["mirror 1"], ["mirror 1"], ["mirror 2"]],
+    piles=[["f13", "f13", "cat 4"], [], ["ladder 5", "ladder 5"]],
+    captured=[[0, 0, 0, 0], [0, 0, 3, 0], [0, 0, 0, 0], [0, 0, 0, 0]],
+)
+
+MAJORITY_GRAB = position(
+    # player_0 and player_2 hold 4 mirrors each: a tie, so both pay 4. The Friday card on the mirror
+    # pile takes 2 more mirrors: player_0's 6 are discarded and it wins the game outright; played
+    # anywhere else (safe) it leaves the tie and loses. No other card can change that.
+    hands=[["f13"], ["ladder 1"], ["ladder 1"], ["ladder 2"]],
+    piles=[[], ["mirror 7", "mirror 5"], []],
+    captured=[[0, 4, 0, 0], [0, 0, 0, 0], [0, 4, 0, 0], [0, 0, 0, 0]],
+    scores=[9, 10, 10, 10],
+)
+
+
+@pytest.mark.parametrize("name", ["cautious", "majority", "search"])
+def test_every_baseline_avoids_an_obvious_capture(name: str) -> None:
+    assert agents.make(name, seed=0).act(FRIDAY_TRAP) == action(D, "f13 mirror")
+
+
+def test_search_values_the_obvious_moves_exactly() -> None:
+    agent = SearchAgent(seed=0, budget=SMALL_BUDGET)
+    # Last round: the win share, plus TIEBREAK times the points relative to the others' mean.
+    # After the safe play everybody ends on 0 points: a four-way shared win. The cat pile costs
+    # 2 Friday cards (its cat is discarded: nobody else holds cats), the ladder pile 2 ladders.
+    assert agent.search(Table.read(FRIDAY_TRAP))[1] == pytest.approx(
+        {action(D, "f13 cat"): -4 * TIEBREAK, action(D, "f13 mirror"): 0.25, action(D, "f13 ladder"): -2 * TIEBREAK}
+    )
+    # Taking the mirrors leaves player_2 alone with 4 points (4/3 above the others' mean).
+    assert agent.search(Table.read(MAJORITY_GRAB)) == (
+        action(D, "f13 mirror"),
+        pytest.approx(
+            {
+                action(D, "f13 cat"): -8 / 3 * TIEBREAK,
+                action(D, "f13 mirror"): 1 + 4 / 3 * TIEBREAK,
+                action(D, "f13 ladder"): -8 / 3 * TIEBREAK,
+            }
+        ),
+    )
+
+
+def test_search_takes_an_obvious_win_that_cautious_misses() -> None:
+    assert SearchAgent(seed=0, budget=SMALL_BUDGET).act(MAJORITY_GRAB) == action(D, "f13 mirror")
+    assert CautiousAgent().act(MAJORITY_GRAB) == action(D, "f13 cat")
+
+
+def test_cautious_dumps_its_highest_safe_card() -> None:
+    # cat 7 captures (cat pile 10); mirror 5 and cat 1 are safe: the 5 goes first.
+    observation = position(
+        hands=[["cat 7", "cat 1", "mirror 5"], ["ladder 1"] * 3, ["ladder 2"] * 3, ["ladder 4"] * 2],
+        piles=[["cat 5", "cat 5"], [], []],
+    )
+    assert CautiousAgent().act(observation) == action(D, "mirror 5")
+
+
+def test_cautious_takes_the_pile_it_pays_least_for() -> None:
+    # Both cards capture. The cat pile holds a Friday card (2 points) and 2 cats; the mirror pile 3
+    # mirrors, but player_0 leads mirrors 6 to 0, so more mirrors are all but free.
+    observation = position(
+        hands=[["cat 5", "mirror 7"], ["ladder 1"], ["ladder 1"], ["ladder 2"]],
+        piles=[["f13", "cat 2", "cat 7"], ["mirror 7", "mirror 4", "mirror 2"], []],
+        captured=[[0, 6, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]],
+    )
+    assert CautiousAgent().act(observation) == action(D, "mirror 7")
+
+
+def test_majority_targets_the_type_its_hand_can_collect() -> None:
+    # Nothing captured yet: the ladders hold the most high cards (ladder 5, 7, 7).
+    observation = position(
+        hands=[
+            ["ladder 5", "ladder 7", "ladder 7", "cat 7", "cat 1", "mirror 1", "mirror 2", "mirror 4"],
+            ["cat 1"] * 2 + ["f13"] * 6,
+            ["cat 2"] * 3 + ["cat 4"] * 2 + ["f13"] * 2 + ["mirror 1"],
+            ["mirror 5"] * 3 + ["mirror 7"] * 3 + ["cat 5"] * 2,
+        ],
+    )
+    assert MajorityAgent().target(Table.read(observation)) == 2
+
+
+def test_majority_keeps_the_type_it_leads() -> None:
+    # Its hand favours ladders, but it already leads cats 3 to 1: cats stay the target.
+    observation = position(
+        hands=[
+            ["ladder 5", "ladder 7", "ladder 7", "cat 1"],
+            ["cat 2"] * 3 + ["mirror 2"],
+            ["cat 4"] * 2 + ["mirror 4"] * 2,
+            ["mirror 1"] * 3 + ["ladder 1"],
+        ],
+        captured=[[3, 0, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]],
+    )
+    assert MajorityAgent().target(Table.read(observation)) == 0
+
+
+def test_majority_grabs_a_clean_target_pile_that_cautious_avoids() -> None:
+    # Ladder pile: three ladders and no Friday card; the ladder 7 takes it and the lead in ladders.
+    observation = position(
+        hands=[["ladder 7", "ladder 5", "cat 1"], ["cat 2"] * 3, ["cat 4"] * 2 + ["mirror 1"], ["mirror 1"] * 2],
+        piles=[[], [], ["ladder 2", "ladder 4", "ladder 5"]],
+    )
+    assert MajorityAgent().act(observation) == action(D, "ladder 7")
+    assert CautiousAgent().act(observation) == action(D, "cat 1")
+
+
+def test_majority_leaves_a_target_pile_with_a_friday_card() -> None:
+    observation = position(
+        hands=[["ladder 7", "ladder 5", "cat 1"], ["cat 2"] * 3, ["cat 4"] * 2 + ["mirror 1"], ["mirror 1"] * 2],
+        piles=[[], [], ["ladder 2", "f13", "ladder 5"]],
+    )
+    assert MajorityAgent().act(observation) == action(D, "cat 1")
+
+
+# -- registry and options -------------------------------------------------------------------------
+def test_make_builds_every_baseline_by_name() -> None:
+    assert agents.names() == ["cautious", "majority", "random", "search"]
+    for name in agents.names():
+        agent = agents.make(name, seed=3)
+        assert isinstance(agent, agents.Agent)
+        assert agent.name == name
+    assert agents.make("search", budget=500, objective="relative").budget == 500
+
+
+def test_unknown_agent_lists_the_registered_names() -> None:
+    with pytest.raises(ValueError, match=r"unknown agent 'nosuch'; registered agents: \['cautious', 'majority'"):
+        agents.make("nosuch")
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "message"),
+    [
+        ("search", {"bugdet": 10}, r"agent 'search' has no option\(s\) \['bugdet'\]; its options: \['budget'"),
+        ("cautious", {"budget": 10}, r"agent 'cautious' has no option\(s\) \['budget'\]; its options: \[\]"),
+        ("search", {"budget": 0}, "budget must be a positive int"),
+        ("search", {"budget": 2.5}, "budget must be a positive int"),
+        ("search", {"objective": "fun"}, r"unknown search objective 'fun'; allowed values: \['rank', 'relative'\]"),
+        ("majority", {"open_min": 0}, "open_min must be an int >= 1"),
+    ],
+)
+def test_bad_options_raise_clearly(name: str, options: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        agents.make(name, **options)
