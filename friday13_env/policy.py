@@ -26,7 +26,8 @@ import numpy as np
 
 from friday13_env.agents.base import Observation, deck_of, legal_actions
 from friday13_env.cards import get_deck
-from friday13_env.encoding import observation_layout
+from friday13_env.encoding import observation_bounds, observation_layout
+from friday13_env.engine import MAX_PLAYERS, MIN_PLAYERS, Rules
 
 FORMAT = "friday13-policy"
 FORMAT_VERSION = 1
@@ -79,6 +80,42 @@ def expected_metadata_fields(env_version: str, deck_name: str = "") -> dict[str,
         "observation_blocks": [block.name for block in layout.blocks],
         "num_actions": deck.num_actions,
     }
+
+
+def friday13_metadata(
+    deck_name: str,
+    activation: str,
+    hidden_sizes: Sequence[int],
+    description: str,
+    training: dict[str, Any] | None = None,
+) -> PolicyMetadata:
+    """Metadata of a Friday the 13th policy, with the layout fields taken from this version."""
+    return PolicyMetadata(
+        deck=deck_name,
+        activation=activation,
+        hidden_sizes=list(hidden_sizes),
+        description=description,
+        training=training,
+        **expected_metadata_fields(ENV_VERSION, deck_name),
+    )
+
+
+TYPICAL_SCORE = 40.0
+"""Scores are scaled by this, not by their theoretical bound (~230), which would squash them."""
+
+
+def observation_scale(deck_name: str) -> np.ndarray:
+    """Per-entry input scale of Friday the 13th policies: 1 / the entry's bound at any table size.
+
+    Every trained policy stores the scale it was trained with (``input_scale``); this is the one
+    the training scripts use, so that one policy sees inputs in [0, 1] at every table size.
+    """
+    deck = get_deck(deck_name)
+    high = np.max(
+        [observation_bounds(Rules(num_players=n, deck=deck)) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)], axis=0
+    )
+    high[observation_layout(deck).slices["scores"]] = TYPICAL_SCORE
+    return (1.0 / np.maximum(high, 1.0)).astype(np.float32)
 
 
 def save_policy(

@@ -35,10 +35,9 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 
 import friday13_env  # noqa: F401 - registers the Gymnasium ids
 from friday13_env.cards import get_deck
-from friday13_env.encoding import observation_bounds, observation_layout
 from friday13_env.engine import Rules
 from friday13_env.evaluation import evaluate_agent
-from friday13_env.policy import PolicyAgent, PolicyMetadata, read_policy, save_policy
+from friday13_env.policy import PolicyAgent, friday13_metadata, observation_scale, read_policy, save_policy
 
 
 # -- hyperparameters -------------------------------------------------------------------------------
@@ -134,18 +133,6 @@ class ScaledObservation(gym.ObservationWrapper):
         return self.env.unwrapped.action_masks()
 
 
-TYPICAL_SCORE = 40.0
-"""Scores are scaled by this, not by their theoretical bound (~230), which would squash them."""
-
-
-def input_scale(args: Args) -> np.ndarray:
-    """1 / the largest value of each observation entry at any table size (all sizes share a policy)."""
-    deck = get_deck(args.deck)
-    high = np.max([observation_bounds(Rules(num_players=n, deck=deck)) for n in (3, 4, 5, 6)], axis=0)
-    high[observation_layout(deck).slices["scores"]] = TYPICAL_SCORE
-    return (1.0 / np.maximum(high, 1.0)).astype(np.float32)
-
-
 def make_env(args: Args, rank: int, scale: np.ndarray) -> Callable[[], gym.Env]:
     def thunk() -> gym.Env:
         env = gym.make(
@@ -177,17 +164,8 @@ def export_policy(model: MaskablePPO, args: Args, scale: np.ndarray, path: Path,
     linears.append(policy.action_net)
     weights = [layer.weight.detach().cpu().numpy().T for layer in linears]
     biases = [layer.bias.detach().cpu().numpy() for layer in linears]
-    layout = observation_layout(get_deck(args.deck))
-    metadata = PolicyMetadata(
-        deck=args.deck,
-        observation_size=layout.size,
-        observation_blocks=[block.name for block in layout.blocks],
-        num_actions=get_deck(args.deck).num_actions,
-        activation=args.activation,
-        hidden_sizes=list(args.hidden_sizes),
-        description=f"MaskablePPO run {args.run_name!r}",
-        training=training,
-    )
+    description = f"MaskablePPO run {args.run_name!r}"
+    metadata = friday13_metadata(args.deck, args.activation, args.hidden_sizes, description, training)
     save_policy(path, weights, biases, scale, metadata)
 
 
@@ -296,7 +274,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f"{run_dir} already holds a run: pass --resume to continue it, or choose another --run-name")
     run_dir.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(args.torch_threads)
-    scale = input_scale(args)
+    scale = observation_scale(args.deck)
     vec_env = make_vec_env(args, scale)
     activation = torch.nn.ReLU if args.activation == "relu" else torch.nn.Tanh
     if args.resume:
