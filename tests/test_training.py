@@ -77,3 +77,29 @@ def test_bad_options_are_rejected_before_training(tmp_path: Path, capsys: pytest
     assert "num_players must be one of" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="no checkpoint"):
         train.main(["--run-dir", str(tmp_path / "missing"), "--resume"])
+
+
+def test_distillation_records_the_teacher_and_exports_a_playable_policy(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("distill_search", SCRIPT.parent / "distill_search.py")
+    assert spec is not None and spec.loader is not None
+    distill = importlib.util.module_from_spec(spec)
+    sys.modules["distill_search"] = distill
+    spec.loader.exec_module(distill)
+    args = distill.parse_args(["--games", "2", "--players", "3", "--search-budget", "300", "--seed", "5"])
+    data = distill.play_games(args, [11, 12])
+    assert data["observations"].shape[0] == data["masks"].shape[0] == data["actions"].shape[0] > 0
+    assert (data["masks"].sum(axis=1) > 1).all()  # forced moves teach nothing and are left out
+    assert all(mask[action] for mask, action in zip(data["masks"], data["actions"], strict=True))
+    repeat = distill.play_games(args, [11, 12])
+    assert all(np.array_equal(data[key], repeat[key]) for key in data)  # seeded teacher, same data
+
+    export = tmp_path / "distilled.npz"
+    distill.main(["--games", "2", "--players", "3", "--search-budget", "300", "--workers", "1", "--epochs", "2",
+                  "--hidden-sizes", "16", "--out-dir", str(tmp_path / "run"), "--export", str(export)])  # fmt: skip
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert 0.0 <= summary["agreement_with_teacher"]["validation"] <= 1.0
+    agent = agents.load(export)
+    env = raw_env(num_players=3)
+    env.reset(seed=0)
+    observation = env.observe(env.agent_selection)
+    assert observation["action_mask"][agent.act(observation)] == 1
