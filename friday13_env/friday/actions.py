@@ -50,21 +50,18 @@ ACTIVATE = SORT_TOP + SORT_SIZE
 TARGET = ACTIVATE + MAX_SLOTS
 NUM_ACTIONS = TARGET + MAX_SLOTS
 
-_PHASE_NAMES: dict[tuple[Phase, int], str] = {
-    (Phase.CHOOSE_HAZARD, HAZARD_A): "fight hazard A",
-    (Phase.CHOOSE_HAZARD, HAZARD_B): "fight hazard B",
-    (Phase.LAST_HAZARD, FIGHT_LAST): "fight the last hazard",
-    (Phase.LAST_HAZARD, SKIP_LAST): "skip the last hazard",
-    (Phase.CHOOSE_PIRATE, PIRATE_A): "fight pirate A first",
-    (Phase.CHOOSE_PIRATE, PIRATE_B): "fight pirate B first",
-    (Phase.FIGHT, DRAW_FREE): "draw a free card",
-    (Phase.EXTRA_DRAW, CONTINUE): "draw the second card",
-    (Phase.EXTRA_DRAW, DONE): "no second card",
-    (Phase.TARGET, DONE): "no second exchange",
-    (Phase.SORT_LOOK, CONTINUE): "look at one more card",
-    (Phase.SORT_LOOK, DONE): "keep all looked-at cards",
-    (Phase.LOSS_DESTROY, DONE): "stop destroying",
+_PHASE_NAMES: dict[Phase, dict[int, str]] = {
+    Phase.CHOOSE_HAZARD: {HAZARD_A: "fight hazard A", HAZARD_B: "fight hazard B"},
+    Phase.LAST_HAZARD: {FIGHT_LAST: "fight the last hazard", SKIP_LAST: "skip the last hazard"},
+    Phase.CHOOSE_PIRATE: {PIRATE_A: "fight pirate A first", PIRATE_B: "fight pirate B first"},
+    Phase.FIGHT: {DRAW_FREE: "draw a free card"},
+    Phase.EXTRA_DRAW: {CONTINUE: "draw the second card", DONE: "no second card"},
+    Phase.TARGET: {DONE: "no second exchange"},
+    Phase.SORT_LOOK: {CONTINUE: "look at one more card", DONE: "keep all looked-at cards"},
+    Phase.LOSS_DESTROY: {DONE: "stop destroying"},
 }
+"""The phase-specific meaning of the phase-relative ids, by phase."""
+
 _NAMES = {
     PRIMARY: "primary",
     SECONDARY: "secondary",
@@ -76,8 +73,8 @@ _NAMES = {
 
 def action_name(action: int, phase: Phase | None = None) -> str:
     """Readable name of an action id, e.g. ``activate slot 3``; more specific when ``phase`` is given."""
-    if phase is not None and (phase, action) in _PHASE_NAMES:
-        return _PHASE_NAMES[phase, action]
+    if phase is not None and action in _PHASE_NAMES.get(phase, {}):
+        return _PHASE_NAMES[phase][action]
     if action in _NAMES:
         return _NAMES[action]
     for base, label, count in (

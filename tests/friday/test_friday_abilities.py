@@ -2,45 +2,21 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from friday13_env.friday import actions as A
-from friday13_env.friday.engine import apply_action, legal_actions
+from friday13_env.friday.engine import legal_actions
 from friday13_env.friday.scenario import build_state, find_card, find_cards
 from friday13_env.friday.state import Phase, Slot
 from friday13_env.friday.strength import fight_target, fight_total
+from tests.friday.helpers import BOOKS, CANNIBALS, DISTRACTED, EATING, FOCUSED, GENIUS, HUNGRY, STUPID, WEAK, WILD, play
 
-WEAK = find_cards("weak")
-FOCUSED = find_cards("focused")
-DISTRACTED = find_cards("distracted")
-GENIUS = find_card("genius")
-EATING = find_card("eating")
-STUPID = find_cards("stupid")
-SCARED = find_cards("scared")
-HUNGRY = find_card("hungry")
-WILD = find_card("vision", 3)  # hazard: wild animals, free 4, values 4/7/11
-CANNIBALS = find_card("weapon", 4)
-RAFT = find_card("food", 0)
-FOOD_1 = find_card("food", 1)
-EQUIPMENT = find_card("equipment")
-EXPERIENCE = find_card("experience", 2)
-REALIZATION = find_card("realization", 1)
-REPEAT = find_card("repeat", 1)
-REPEAT_2 = find_card("repeat", 2)
-MIMICRY = find_card("mimicry", 0)
-BOOKS = find_card("books")
-VISION = find_card("vision", 2)
-STRATEGY_1 = find_card("strategy", 2)
-STRATEGY_2 = find_card("strategy", 0)
-DECEPTION = find_card("deception", 0)
-
-
-def play(state, *moves):
-    """Apply a sequence of legal actions."""
-    rng = np.random.default_rng(0)
-    for move in moves:
-        apply_action(state, move, rng)
-    return state
+SCARED = find_cards("scared")  # aging: highest card = 0
+RAFT = find_card("food", 0)  # hazard side: with the raft to the wreck (the other raft, BOOKS, is a table card here)
+# Knowledge cards, by ability.
+FOOD_1, EQUIPMENT = find_card("food", 1), find_card("equipment")  # +1 life, +2 cards
+EXPERIENCE, REALIZATION = find_card("experience", 2), find_card("realization", 1)  # +1 card, 1x destroy
+REPEAT, MIMICRY = find_card("repeat", 1), find_card("mimicry", 0)  # 1x double, 1x copy
+VISION, DECEPTION = find_card("vision", 2), find_card("deception", 0)  # sort 3 cards, 1x below the stack
+STRATEGY_1, STRATEGY_2 = find_card("strategy", 2), find_card("strategy", 0)  # 1x exchange, 2x exchange
 
 
 def test_plus_one_life_and_used_flag():
@@ -88,9 +64,7 @@ def test_destroy_turns_a_card_face_down_cancels_it_and_removes_it_after_the_figh
 
 
 def test_face_down_cards_cannot_be_targeted_again():
-    state = build_state(
-        hazard=WILD, table=[REALIZATION, STRATEGY_1, Slot(STUPID[0], paid=False, face_down=True)]
-    )
+    state = build_state(hazard=WILD, table=[REALIZATION, STRATEGY_1, Slot(STUPID[0], paid=False, face_down=True)])
     play(state, A.ACTIVATE + 1)
     assert legal_actions(state) == [A.TARGET + 0]
 
@@ -121,9 +95,7 @@ def test_copy_offers_neither_aging_abilities_nor_copy_nor_blank_cards():
 
 
 def test_step_minus_one_uses_the_lower_step_value_and_is_useless_in_green():
-    state = build_state(
-        step=1, hazard=WILD, hazard_stack=[RAFT, CANNIBALS], table=[BOOKS, GENIUS, *FOCUSED[:2]]
-    )
+    state = build_state(step=1, hazard=WILD, hazard_stack=[RAFT, CANNIBALS], table=[BOOKS, GENIUS, *FOCUSED[:2]])
     assert fight_target(state) == 7
     play(state, A.ACTIVATE + 0)
     assert fight_target(state) == 4

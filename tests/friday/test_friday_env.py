@@ -115,9 +115,7 @@ def test_reset_options_change_level():
 def test_decoder_exposes_the_fight():
     genius, weak = find_card("genius"), find_cards("weak")
     wild = find_card("vision", 3)
-    state = build_state(
-        life=12, step=1, hazard=wild, robinson=[weak[0], weak[1]], discard=[weak[2]], table=[genius]
-    )
+    state = build_state(life=12, step=1, hazard=wild, robinson=[weak[0], weak[1]], discard=[weak[2]], table=[genius])
     view = decode(encode(state))
     assert view["life"][0] * 22 == pytest.approx(12)
     assert view["step"].tolist() == [0, 1, 0, 0]

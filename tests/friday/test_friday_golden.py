@@ -1,8 +1,6 @@
 """Golden seeded playthroughs: the stored action sequences must reproduce the stored observations.
 
-Regenerate after an intended rule or encoding change with::
-
-    FRIDAY_REGEN_GOLDEN=1 python -m pytest tests/friday/test_friday_golden.py
+Regenerate after an intended rule or encoding change with ``python -m tests.friday.make_golden``.
 
 The actions were chosen by the baseline agents when the file was made; replaying them needs only the
 environment, so changes to the agents never break this test.
@@ -12,40 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-from pathlib import Path
 
-import pytest
-
-from friday13_env.friday.agents import make_agent
 from friday13_env.friday.env import FridayEnv
+from tests.friday.make_golden import GAMES, GOLDEN_PATH
 
-GOLDEN = Path(__file__).with_name("friday_golden.json")
-GAMES = ({"agent": "heuristic", "level": 1, "seed": 2033}, {"agent": "random", "level": 4, "seed": 7})
-
-
-def record(agent: str, level: int, seed: int) -> dict:
-    """Play a game with an agent and record everything the golden test compares."""
-    env, player = FridayEnv(level=level), make_agent(agent, seed)
-    obs, info = env.reset(seed=seed)
-    digest = hashlib.sha256(obs.tobytes())
-    actions, rewards, done = [], [], False
-    while not done:
-        action = player.act(obs, info["action_mask"])
-        obs, reward, done, _, info = env.step(action)
-        actions.append(action)
-        rewards.append(reward)
-        digest.update(obs.tobytes())
-    return {
-        "agent": agent,
-        "level": level,
-        "seed": seed,
-        "actions": actions,
-        "rewards": rewards,
-        "obs_sha256": digest.hexdigest(),
-        "won": info["won"],
-        "score": info["score"],
-    }
+HOW_TO_UPDATE = (
+    "a golden Friday playthrough no longer reproduces. If this rule or encoding change is intended, "
+    "regenerate tests/friday/friday_golden.json with `python -m tests.friday.make_golden`; otherwise it is a bug."
+)
 
 
 def replay(game: dict) -> dict:
@@ -68,13 +40,8 @@ def replay(game: dict) -> dict:
     }
 
 
-@pytest.mark.skipif(not os.environ.get("FRIDAY_REGEN_GOLDEN"), reason="set FRIDAY_REGEN_GOLDEN=1 to rewrite")
-def test_regenerate_golden():
-    GOLDEN.write_text(json.dumps([record(**g) for g in GAMES], indent=1) + "\n", encoding="utf-8")
-
-
 def test_golden_playthroughs_reproduce():
-    stored = json.loads(GOLDEN.read_text(encoding="utf-8"))
-    assert [{k: g[k] for k in ("agent", "level", "seed")} for g in stored] == list(GAMES)
+    stored = json.loads(GOLDEN_PATH.read_text(encoding="utf-8"))
+    assert [{k: g[k] for k in ("agent", "level", "seed")} for g in stored] == list(GAMES), HOW_TO_UPDATE
     for game in stored:
-        assert replay(game) == game
+        assert replay(game) == game, HOW_TO_UPDATE

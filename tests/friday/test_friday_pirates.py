@@ -2,33 +2,17 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from friday13_env.friday import actions as A
 from friday13_env.friday.cards import PIRATES, PirateAbility
-from friday13_env.friday.engine import apply_action, final_score, legal_actions
+from friday13_env.friday.engine import final_score, legal_actions
 from friday13_env.friday.scenario import build_state, find_card, find_cards
 from friday13_env.friday.state import Phase, Slot
 from friday13_env.friday.strength import fight_target, fight_total
+from tests.friday.helpers import BOOKS, DISTRACTED, FOCUSED, GENIUS, STUPID, WEAK, WILD, play
 
-WEAK = find_cards("weak")
-FOCUSED = find_cards("focused")
-DISTRACTED = find_cards("distracted")
-GENIUS = find_card("genius")
-STUPID = find_cards("stupid")
-CANNIBAL_WEAPONS = find_cards("weapon", 4)
-WILD = find_card("vision", 3)  # wild animals: free 4, red 11
-BOOKS = find_card("books")
+CANNIBAL_WEAPONS = find_cards("weapon", 4)  # both; hazard side: cannibals, free 5, red 14
 NORMAL_20 = 0  # pirate ids (see cards.PIRATES)
 DOUBLE_COST, HALF_COUNT, PLUS_ONE, AGING_VALUE, ALL_HAZARDS = 5, 6, 7, 8, 9
-
-
-def play(state, *moves):
-    """Apply a sequence of legal actions."""
-    rng = np.random.default_rng(0)
-    for move in moves:
-        apply_action(state, move, rng)
-    return state
 
 
 def test_pirate_ids_match_their_abilities():
@@ -42,17 +26,13 @@ def test_pirate_ids_match_their_abilities():
 
 
 def test_choose_pirate_then_the_other_follows_and_winning_both_wins_the_game():
-    state = build_state(
-        step=3, life=6, pirates=[AGING_VALUE, PLUS_ONE], robinson=[GENIUS, WEAK[0]], aging_taken=0
-    )
+    state = build_state(step=3, life=6, pirates=[AGING_VALUE, PLUS_ONE], robinson=[GENIUS, WEAK[0]], aging_taken=0)
     state.phase = Phase.CHOOSE_PIRATE
     assert legal_actions(state) == [A.PIRATE_A, A.PIRATE_B]
     play(state, A.PIRATE_A)  # value 2 x 0 aging cards = 0
     assert (state.fight.pirate, state.fight.free_total, fight_target(state)) == (0, 5, 0)
     play(state, A.DRAW_FREE, A.END_FIGHT)
-    assert state.pirates_defeated == [True, False] and state.fight.pirate == 1, (
-        "the second fight starts at once"
-    )
+    assert state.pirates_defeated == [True, False] and state.fight.pirate == 1, "the second fight starts at once"
     assert state.fight.table == [] and state.discard == [GENIUS]
     assert (state.fight.free_total, fight_target(state)) == (10, 52)
     state.fight.table = [Slot(c, paid=False) for c in [*CANNIBAL_WEAPONS, *FOCUSED, find_card("weapon", 2)]]
@@ -83,9 +63,7 @@ def test_step_minus_one_is_useless_against_pirates():
 
 
 def test_double_cost_pirate_charges_two_life_per_extra_card():
-    state = build_state(
-        step=3, life=5, pirate=1, pirates=[NORMAL_20, DOUBLE_COST], robinson=WEAK + DISTRACTED
-    )
+    state = build_state(step=3, life=5, pirate=1, pirates=[NORMAL_20, DOUBLE_COST], robinson=WEAK + DISTRACTED)
     assert (state.fight.free_total, fight_target(state)) == (7, 16)
     play(state, *[A.DRAW_FREE] * 7, A.BUY)
     assert state.life == 3 and len(state.fight.table) == 8
@@ -100,9 +78,7 @@ def test_half_count_pirate_counts_the_best_half_including_aging_cards():
     )
     assert (state.fight.free_total, fight_target(state)) == (9, 22)
     assert fight_total(state.fight) == -2 + 2 + 1, "3 places: the aging card plus the two best"
-    no_aging = build_state(
-        step=3, pirate=0, pirates=[HALF_COUNT, PLUS_ONE], table=[GENIUS, *FOCUSED[:2], WEAK[0]]
-    )
+    no_aging = build_state(step=3, pirate=0, pirates=[HALF_COUNT, PLUS_ONE], table=[GENIUS, *FOCUSED[:2], WEAK[0]])
     assert fight_total(no_aging.fight) == 3
     negatives = build_state(step=3, pirate=0, pirates=[HALF_COUNT, PLUS_ONE], table=[GENIUS, *DISTRACTED[:3]])
     assert fight_total(negatives.fight) == 2, "empty places are better than negative cards"
@@ -124,9 +100,7 @@ def test_aging_value_pirate_is_fixed_when_its_fight_starts():
 
 
 def test_all_hazards_pirate_sums_the_hazard_discard_pile():
-    state = build_state(
-        step=3, pirate=0, pirates=[ALL_HAZARDS, PLUS_ONE], hazard_discard=[WILD, CANNIBAL_WEAPONS[0]]
-    )
+    state = build_state(step=3, pirate=0, pirates=[ALL_HAZARDS, PLUS_ONE], hazard_discard=[WILD, CANNIBAL_WEAPONS[0]])
     assert (state.fight.free_total, fight_target(state)) == (4 + 5, 11 + 14)
     state.fight.table = [Slot(c, paid=False) for c in (CANNIBAL_WEAPONS[1], GENIUS)]
     state.won, state.phase = False, Phase.GAME_OVER

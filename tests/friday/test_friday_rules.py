@@ -7,32 +7,14 @@ import pytest
 
 from friday13_env.friday import actions as A
 from friday13_env.friday.cards import NUM_CARDS, card_type
-from friday13_env.friday.engine import apply_action, final_score, legal_actions, new_game
-from friday13_env.friday.scenario import build_state, find_card, find_cards
+from friday13_env.friday.engine import final_score, legal_actions, new_game
+from friday13_env.friday.scenario import build_state, find_card
 from friday13_env.friday.state import Phase, Slot
+from tests.friday.helpers import CANNIBALS, DISTRACTED, EATING, FOCUSED, GENIUS, HUNGRY, STUPID, WEAK, WILD, play
 
-WEAK = find_cards("weak")
-FOCUSED = find_cards("focused")
-DISTRACTED = find_cards("distracted")
-GENIUS = find_card("genius")
-EATING = find_card("eating")
-STUPID = find_cards("stupid")
-HUNGRY = find_card("hungry")
-VERY_HUNGRY = find_card("very hungry")
-VERY_TIRED = find_card("very tired")
-SUICIDAL = find_card("suicidal")
-WILD = find_card("vision", 3)  # hazard side: wild animals, free 4, values 4/7/11
+# Aging cards: -2 life, stop, -5 points.
+VERY_HUNGRY, VERY_TIRED, SUICIDAL = (find_card(name) for name in ("very hungry", "very tired", "suicidal"))
 RAFT = find_card("books")  # hazard side: with the raft to the wreck, free 1, values 0/1/3
-CANNIBALS = find_card("weapon", 4)  # hazard side: cannibals, free 5, values 5/9/14
-FURTHER = find_card("vision", 2)  # hazard side: further exploring, free 3, values 2/5/8
-
-
-def play(state, *moves, rng=None):
-    """Apply a sequence of actions (each must be legal)."""
-    rng = rng or np.random.default_rng(0)
-    for move in moves:
-        apply_action(state, move, rng)
-    return state
 
 
 # --------------------------------------------------------------------------- set-up
@@ -160,9 +142,7 @@ def test_winning_turns_the_hazard_into_a_knowledge_card():
 
 
 def test_deliberate_loss_pays_the_difference_and_destroys_1_or_2_per_card():
-    state = build_state(
-        life=10, hazard=WILD, hazard_stack=[RAFT, CANNIBALS], table=[DISTRACTED[0], STUPID[0], WEAK[0]]
-    )
+    state = build_state(life=10, hazard=WILD, hazard_stack=[RAFT, CANNIBALS], table=[DISTRACTED[0], STUPID[0], WEAK[0]])
     play(state, A.END_FIGHT)  # total -3 against 4: pay 7
     assert state.life == 3 and state.phase is Phase.LOSS_DESTROY and state.loss_budget == 7
     assert legal_actions(state) == [A.DONE, A.TARGET + 0, A.TARGET + 1, A.TARGET + 2]
@@ -174,9 +154,7 @@ def test_deliberate_loss_pays_the_difference_and_destroys_1_or_2_per_card():
 
 
 def test_no_extra_sacrifice_and_aging_life_is_separate():
-    state = build_state(
-        life=10, hazard=WILD, hazard_stack=[RAFT, CANNIBALS], table=[GENIUS, FOCUSED[0], HUNGRY]
-    )
+    state = build_state(life=10, hazard=WILD, hazard_stack=[RAFT, CANNIBALS], table=[GENIUS, FOCUSED[0], HUNGRY])
     play(state, A.END_FIGHT)  # total 3 against 4: pay 1, plus 1 for »hungry«
     assert state.life == 8 and state.loss_budget == 1
     assert legal_actions(state) == [A.DONE, A.TARGET + 0, A.TARGET + 1], "the aging card would cost 2"
@@ -201,14 +179,10 @@ def test_paying_down_to_zero_is_fine_but_owing_more_loses():
 
 
 def test_aging_life_is_paid_even_when_winning():
-    state = build_state(
-        life=10, hazard=WILD, hazard_stack=[RAFT, CANNIBALS], table=[GENIUS, *FOCUSED[:2], VERY_HUNGRY]
-    )
+    state = build_state(life=10, hazard=WILD, hazard_stack=[RAFT, CANNIBALS], table=[GENIUS, *FOCUSED[:2], VERY_HUNGRY])
     play(state, A.END_FIGHT)
     assert state.life == 8 and WILD in state.discard
-    broke = build_state(
-        life=1, hazard=WILD, hazard_stack=[RAFT, CANNIBALS], table=[GENIUS, *FOCUSED[:2], VERY_HUNGRY]
-    )
+    broke = build_state(life=1, hazard=WILD, hazard_stack=[RAFT, CANNIBALS], table=[GENIUS, *FOCUSED[:2], VERY_HUNGRY])
     play(broke, A.END_FIGHT)
     assert broke.done and broke.won is False
 
@@ -228,9 +202,7 @@ def test_life_is_capped_at_22_and_by_the_reserve():
 
 
 def test_reshuffle_adds_an_aging_card_only_when_another_card_is_needed():
-    state = build_state(
-        hazard=WILD, robinson=[WEAK[0]], discard=[GENIUS, FOCUSED[0]], aging=[STUPID[0], SUICIDAL]
-    )
+    state = build_state(hazard=WILD, robinson=[WEAK[0]], discard=[GENIUS, FOCUSED[0]], aging=[STUPID[0], SUICIDAL])
     play(state, A.DRAW_FREE)
     assert state.robinson == [] and state.discard == [GENIUS, FOCUSED[0]] and state.aging_taken == 0
     play(state, A.DRAW_FREE)
@@ -255,9 +227,7 @@ def test_nothing_left_to_draw_allows_ending_with_no_card():
 
 def test_illegal_action_names_the_legal_ones_and_game_over_rejects_steps():
     state = build_state(hazard=WILD, robinson=WEAK[:2])
-    with pytest.raises(
-        ValueError, match=r"illegal action 3 in phase FIGHT; legal actions: 0 \(draw a free card\)"
-    ):
+    with pytest.raises(ValueError, match=r"illegal action 3 in phase FIGHT; legal actions: 0 \(draw a free card\)"):
         play(state, A.END_FIGHT)
     lost = build_state(life=0, hazard=WILD, hazard_stack=[RAFT, CANNIBALS], table=[WEAK[0]])
     play(lost, A.END_FIGHT)

@@ -1,0 +1,135 @@
+"""Smoke test of training/train_friday.py end to end, and of loading Friday policy checkpoints."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from friday13_env.friday import encoding
+from friday13_env.friday.agents import PolicyAgent, load_policy, make_agent
+from friday13_env.friday.env import FridayEnv
+from friday13_env.friday.evaluation import play_game
+from friday13_env.policy import (
+    ENV_VERSION,
+    FRIDAY_ENV_VERSION,
+    CheckpointError,
+    PolicyMetadata,
+    expected_metadata_fields,
+    load_policy_agent,
+    save_policy,
+)
+
+pytest.importorskip("sb3_contrib", reason="the training extra is not installed")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load_script(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "training" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+TINY = [
+    "--num-envs", "2", "--workers", "1", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1",
+    "--hidden-sizes", "32", "32", "--eval-every", "512", "--eval-games", "3", "--checkpoint-every", "512",
+    "--no-progress", "--levels", "1", "2",
+]  # fmt: skip
+
+
+def test_train_warm_start_checkpoint_resume_export_and_play(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    train = load_script("train_friday")
+    run_dir = tmp_path / "run"
+    started = time.time()
+    warm = ["--bc-games", "2", "--bc-samples", "2", "--bc-epochs", "2", "--win-bonus", "10"]
+    train.main(["--run-dir", str(run_dir), "--total-timesteps", "1024", *warm, *TINY])
+    progress = json.loads((run_dir / "progress.json").read_text())
+    assert progress["timesteps"] == 1024
+    assert [point["timesteps"] for point in progress["curve"]] == [0, 512, 1024]  # 0: right after the warm start
+    columns = {f"{kind}_level{level}" for kind in ("win_rate", "mean_score") for level in (1, 2)}
+    assert set(progress["curve"][0]) == {"timesteps", *columns}
+    assert progress["warm_start"]["games"] == 2 and progress["warm_start"]["samples"] > 50
+    assert (run_dir / "last.zip").is_file() and (run_dir / "learning_curve.csv").is_file()
+    assert "warm start: cloned 2 heuristic games" in capsys.readouterr().out
+
+    with pytest.raises(SystemExit, match="already holds a run"):
+        train.main(["--run-dir", str(run_dir), "--total-timesteps", "2048", *TINY])
+
+    export = tmp_path / "exported" / "friday.npz"
+    train.main(["--run-dir", str(run_dir), "--total-timesteps", "1536", "--resume", "--export", str(export), *TINY])
+    progress = json.loads((run_dir / "progress.json").read_text())
+    assert progress["timesteps"] == 1536 and progress["curve"][-1]["timesteps"] == 1536
+    assert 0 < progress["wall_time_s"] <= time.time() - started  # real seconds, not a running sum of sums
+    metadata = json.loads(str(np.load(export)["metadata"]))
+    assert metadata["env_version"] == FRIDAY_ENV_VERSION and metadata["training"]["timesteps"] == 1536
+
+    agent = make_agent(str(export), seed=0)
+    assert isinstance(agent, PolicyAgent) and agent.name == "friday"
+    env = FridayEnv(level=1)
+    first = play_game(env, agent, seed=3)
+    assert first[2] > 0 and play_game(env, make_agent(str(export), seed=0), seed=3) == first  # greedy: reproducible
+
+    evaluate_cli = load_script("evaluate_friday")
+    assert evaluate_cli.main(["--agents", str(export), "random", "--levels", "1", "--games", "2"]) == 0
+    assert "friday" in capsys.readouterr().out
+
+
+def test_bad_options_are_rejected_before_training(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    train = load_script("train_friday")
+    with pytest.raises(SystemExit):
+        train.main(["--run-dir", str(tmp_path / "x"), "--levels", "5"])
+    assert "--levels" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="no checkpoint"):
+        train.main(["--run-dir", str(tmp_path / "missing"), "--resume"])
+
+
+def tiny_policy(path: Path, env_version: str, **overrides) -> Path:
+    deck = "standard" if env_version == ENV_VERSION else ""
+    fields = {"deck": deck, **expected_metadata_fields(env_version, deck), **overrides}
+    rng = np.random.default_rng(0)
+    sizes = [fields["observation_size"], 8, fields["num_actions"]]
+    weights = [rng.normal(size=(a, b)).astype(np.float32) for a, b in itertools.pairwise(sizes)]
+    biases = [np.zeros(b, dtype=np.float32) for b in sizes[1:]]
+    metadata = PolicyMetadata(activation="relu", hidden_sizes=[8], env_version=env_version, **fields)
+    save_policy(path, weights, biases, np.ones(sizes[0], dtype=np.float32), metadata)
+    return path
+
+
+def test_a_valid_friday_policy_plays_only_legal_moves(tmp_path: Path) -> None:
+    agent = load_policy(tiny_policy(tmp_path / "ok.npz", FRIDAY_ENV_VERSION), seed=1, greedy=False)
+    env = FridayEnv(level=4)
+    obs, info = env.reset(seed=0)
+    done = False
+    while not done:
+        action = agent.act(obs, info["action_mask"])
+        assert info["action_mask"][action] == 1
+        obs, _, done, _, info = env.step(action)
+
+
+def test_bad_checkpoints_give_clear_errors(tmp_path: Path) -> None:
+    corrupt = tmp_path / "corrupt.npz"
+    corrupt.write_bytes(b"not a zip file at all")
+    with pytest.raises(CheckpointError, match="not a readable policy checkpoint"):
+        make_agent(str(corrupt))
+    with pytest.raises(CheckpointError, match="no policy checkpoint"):
+        make_agent(str(tmp_path / "missing.npz"))
+    friday13 = tiny_policy(tmp_path / "friday13.npz", ENV_VERSION)
+    with pytest.raises(CheckpointError, match=r"Friday the 13th card game.*cannot play Friday"):
+        make_agent(str(friday13))
+    wrong_layout = tiny_policy(tmp_path / "old.npz", FRIDAY_ENV_VERSION, observation_size=encoding.OBS_SIZE - 1)
+    with pytest.raises(CheckpointError, match="another observation/action layout"):
+        make_agent(str(wrong_layout))
+    with pytest.raises(CheckpointError, match="not a friday13_v0"):  # and the other way round
+        load_policy_agent(tiny_policy(tmp_path / "friday.npz", FRIDAY_ENV_VERSION))
+    with pytest.raises(SystemExit):
+        load_script("evaluate_friday").parse_args(["--agents", str(corrupt)])
