@@ -137,6 +137,7 @@ def save_policy(
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
         np.savez(handle, **arrays)
+    os.chmod(handle.name, 0o644)  # temporary files are private; a checkpoint is meant to be shared
     os.replace(handle.name, path)
 
 

@@ -12,7 +12,6 @@ weights.
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -24,41 +23,33 @@ import torch
 
 from friday13_env import agents, raw_env
 from friday13_env.policy import friday13_metadata, observation_scale, save_policy
+from friday13_env.script_args import dataclass_parser, option
 
 GAMES_PER_CHUNK = 10
 
 
 @dataclass
 class Args:
-    """Every knob of a run (see ``--help``)."""
+    """Every knob of a run; each becomes a ``--flag`` with this default and help."""
 
-    games: int = 3000  # self-play games of the search agent
-    players: tuple[int, ...] = (3, 4, 5, 6)  # table sizes, one drawn per game
-    deck: str = "standard"
-    search_budget: int = 6000  # simulated card plays per decision of the teacher (the agent's default is 22000)
-    workers: int = 2
-    seed: int = 0
-    hidden_sizes: tuple[int, ...] = (256, 256)
-    epochs: int = 30
-    batch_size: int = 512
-    learning_rate: float = 1e-3
-    validation: float = 0.1  # share of the games held out to measure agreement with the teacher
-    data: str = ""  # reuse a recorded data set (.npz) instead of playing the games again
-    out_dir: str = "runs/distill"
-    export: str = ""  # also write the policy here, e.g. checkpoints/search_distilled.npz
+    games: int = option(3000, "self-play games of the search agent")
+    players: list[int] = option([3, 4, 5, 6], "table sizes, one drawn per game")
+    deck: str = option("standard", "standard or german")
+    search_budget: int = option(6000, "simulated card plays per decision of the teacher (the agent's default: 22000)")
+    workers: int = option(2, "processes playing the games")
+    seed: int = option(0, "seeds the games, the split and the fit")
+    hidden_sizes: list[int] = option([256, 256], "hidden layer widths")
+    epochs: int = option(30, "passes over the training decisions")
+    batch_size: int = option(512, "minibatch size")
+    learning_rate: float = option(1e-3, "Adam learning rate (cosine-annealed to 0)")
+    validation: float = option(0.1, "share of the games held out to measure agreement with the teacher")
+    data: str = option("", "reuse a recorded data set (.npz) instead of playing the games again")
+    out_dir: str = option("runs/distill", "where the data set, the policy and summary.json go")
+    export: str = option("", "also write the policy here, e.g. checkpoints/search_distilled.npz")
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    defaults = Args()
-    for name, default in asdict(defaults).items():
-        flag = "--" + name.replace("_", "-")
-        if isinstance(default, tuple):
-            parser.add_argument(flag, nargs="+", type=type(default[0]), default=default, help=f"(default {default})")
-        else:
-            parser.add_argument(flag, type=type(default), default=default, help=f"(default {default!r})")
-    values = vars(parser.parse_args(argv))
-    return Args(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+    return Args(**vars(dataclass_parser(Args, __doc__).parse_args(argv)))
 
 
 # -- (1) the teacher's games -------------------------------------------------------------------------

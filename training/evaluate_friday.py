@@ -1,9 +1,11 @@
-"""Evaluate baseline agents on Friday (the solo deck-builder).
+"""Evaluate baseline agents and trained policies on Friday (the solo deck-builder).
 
 Example::
 
     python training/evaluate_friday.py --agents random heuristic --levels 1 2 3 4 \\
         --games 1000 --seed 0 --json friday_eval.json
+
+    python training/evaluate_friday.py --agents random heuristic checkpoints/friday_level1.npz --levels 1
 
 Prints win rate (Wilson 95% CI) and mean score (Student-t 95% CI) per agent and level. Results are
 deterministic for a given seed.
@@ -18,19 +20,29 @@ import time
 
 from friday13_env.friday.agents import make_agent
 from friday13_env.friday.evaluation import evaluate, format_table, results_to_json
+from friday13_env.policy import CheckpointError
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--agents", nargs="+", default=["random", "heuristic"], choices=["random", "heuristic"]
+        "--agents",
+        nargs="+",
+        default=["random", "heuristic"],
+        help="random, heuristic, or the path of a trained policy checkpoint (.npz), e.g. checkpoints/friday_level1.npz",
     )
     parser.add_argument("--levels", nargs="+", type=int, default=[1, 2, 3, 4], choices=[1, 2, 3, 4])
     parser.add_argument("--games", type=int, default=1000, help="games per agent and level")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=None, help="write the results to this JSON file")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    for name in args.agents:
+        try:
+            make_agent(name, args.seed)
+        except (ValueError, CheckpointError) as error:
+            parser.error(f"--agents {name}: {error}")
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,7 +14,6 @@ What a run leaves in ``--run-dir`` (default ``runs/<run-name>``):
 
 from __future__ import annotations
 
-import argparse
 import csv
 import dataclasses
 import json
@@ -22,7 +21,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,16 +37,10 @@ from friday13_env.cards import get_deck
 from friday13_env.engine import Rules
 from friday13_env.evaluation import evaluate_agent
 from friday13_env.policy import PolicyAgent, friday13_metadata, observation_scale, read_policy, save_policy
+from friday13_env.script_args import atomic_write_text, dataclass_parser, option
 
 
 # -- hyperparameters -------------------------------------------------------------------------------
-def option(default: Any, help: str) -> Any:
-    """A dataclass field that carries its ``--help`` text (lists get a fresh copy per instance)."""
-    if isinstance(default, list):
-        return field(default_factory=lambda: list(default), metadata={"help": help})
-    return field(default=default, metadata={"help": help})
-
-
 @dataclass
 class Args:
     """Every knob of a run; each becomes a ``--flag`` with this default and help."""
@@ -88,18 +81,7 @@ class Args:
 
 def parse_args(argv: list[str] | None = None) -> Args:
     """Build the CLI from ``Args`` so defaults, flags and help can never drift apart."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    for spec in dataclasses.fields(Args):
-        default = spec.default_factory() if spec.default_factory is not dataclasses.MISSING else spec.default
-        flag = "--" + spec.name.replace("_", "-")
-        shown = " ".join(map(str, default)) if isinstance(default, list) else repr(default)
-        help_text = f"{spec.metadata['help']} (default: {shown})"
-        if isinstance(default, bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=help_text)
-        elif isinstance(default, list):
-            parser.add_argument(flag, nargs="+", type=type(default[0]), default=default, help=help_text)
-        else:
-            parser.add_argument(flag, type=type(default), default=default, help=help_text)
+    parser = dataclass_parser(Args, __doc__)
     args = Args(**vars(parser.parse_args(argv)))
     if args.activation not in ("relu", "tanh"):
         parser.error(f"--activation must be relu or tanh, got {args.activation!r}")
@@ -167,12 +149,6 @@ def export_policy(model: MaskablePPO, args: Args, scale: np.ndarray, path: Path,
     description = f"MaskablePPO run {args.run_name!r}"
     metadata = friday13_metadata(args.deck, args.activation, args.hidden_sizes, description, training)
     save_policy(path, weights, biases, scale, metadata)
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    temporary = path.with_suffix(path.suffix + ".tmp")
-    temporary.write_text(text)
-    os.replace(temporary, path)
 
 
 # -- callbacks: checkpoints, evaluation, self-play -------------------------------------------------

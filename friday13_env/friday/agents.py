@@ -1,4 +1,4 @@
-"""Baseline agents for Friday: uniform random and a rule-based heuristic.
+"""Agents for Friday: uniform random, a rule-based heuristic, and trained policy checkpoints.
 
 Protocol: ``agent.act(obs, mask) -> int`` with the environment's observation and int8/bool action
 mask, plus ``agent.reset(seed)`` at the start of a game. Agents see only what the environment
@@ -9,7 +9,9 @@ the printed card data of :mod:`friday13_env.friday.cards`; never the engine stat
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -24,6 +26,7 @@ from friday13_env.friday.cards import (
 )
 from friday13_env.friday.encoding import CARD_FEATURES, MAX_HAZARD_VALUE, decode
 from friday13_env.friday.state import Phase
+from friday13_env.policy import FRIDAY_ENV_VERSION, CheckpointError, MLPPolicy, read_policy
 
 
 class Agent(Protocol):
@@ -412,15 +415,61 @@ class HeuristicAgent:
         return A.TARGET + max(candidates, key=lambda t: t.card.badness).slot
 
 
+class PolicyAgent:
+    """Plays a trained Friday policy checkpoint (see :mod:`friday13_env.policy`) with numpy only.
+
+    Greedy by default: the legal action with the highest logit; ``greedy=False`` samples from the
+    softmax over the legal actions with its own seeded generator.
+    """
+
+    def __init__(self, policy: MLPPolicy, name: str = "policy", seed: int | None = None, greedy: bool = True) -> None:
+        if policy.metadata.env_version != FRIDAY_ENV_VERSION:
+            raise CheckpointError(
+                f"policy {name!r} was trained for {policy.metadata.env_version!r}, not {FRIDAY_ENV_VERSION!r}"
+            )
+        self.policy = policy
+        self.name = name
+        self.greedy = greedy
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed the sampling generator (only when a seed is given)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        """The policy's choice among the legal actions."""
+        return self.policy.choose(obs, np.flatnonzero(mask), None if self.greedy else self.rng)
+
+
+def load_policy(path: str | Path, seed: int | None = None, greedy: bool = True) -> PolicyAgent:
+    """A :class:`PolicyAgent` from a ``.npz`` checkpoint; ``CheckpointError`` says what is wrong with a bad file
+    (missing, corrupt, another layout, or a Friday the 13th policy)."""
+    policy = read_policy(path)
+    if policy.metadata.env_version != FRIDAY_ENV_VERSION:
+        raise CheckpointError(
+            f"{path} is a {policy.metadata.env_version!r} policy (the Friday the 13th card game), "
+            f"not a {FRIDAY_ENV_VERSION!r} one: it cannot play Friday"
+        )
+    return PolicyAgent(policy, name=Path(path).stem, seed=seed, greedy=greedy)
+
+
+def is_checkpoint_path(name: str) -> bool:
+    """Whether ``make_agent`` reads ``name`` as a checkpoint path rather than a baseline name."""
+    return name.endswith(".npz") or os.sep in name or "/" in name or Path(name).is_file()
+
+
 def make_agent(name: str, seed: int | None = None) -> Agent:
-    """Agent by name (``random`` or ``heuristic``)."""
+    """Agent by name (``random`` or ``heuristic``) or by the path of a trained policy checkpoint (``.npz``)."""
     agents: dict[str, type[RandomAgent] | type[HeuristicAgent]] = {
         "random": RandomAgent,
         "heuristic": HeuristicAgent,
     }
-    if name not in agents:
-        raise ValueError(f"unknown agent {name!r}; allowed: {sorted(agents)}")
-    return agents[name](seed)
+    if name in agents:
+        return agents[name](seed)
+    if is_checkpoint_path(name):
+        return load_policy(name, seed)
+    raise ValueError(f"unknown agent {name!r}; allowed: {sorted(agents)} or the path of a .npz policy checkpoint")
 
 
-__all__ = ["Agent", "HeuristicAgent", "RandomAgent", "make_agent"]
+__all__ = ["Agent", "HeuristicAgent", "PolicyAgent", "RandomAgent", "load_policy", "make_agent"]

@@ -117,12 +117,13 @@ def evaluate(
 
 def format_table(results: Sequence[LevelResult]) -> str:
     """Readable table: one row per agent and level."""
-    header = f"{'agent':<10} {'level':>5} {'games':>6} {'win rate (95% CI)':>26} {'mean score (95% CI)':>28}"
+    width = max([10, *(len(r.agent) for r in results)])
+    header = f"{'agent':<{width}} {'level':>5} {'games':>6} {'win rate (95% CI)':>26} {'mean score (95% CI)':>28}"
     lines = [header, "-" * len(header)]
     for r in results:
         rate = f"{100 * r.win_rate.value:5.1f}% [{100 * r.win_rate.low:5.1f}, {100 * r.win_rate.high:5.1f}]"
         score = f"{r.mean_score.value:7.2f} [{r.mean_score.low:7.2f}, {r.mean_score.high:7.2f}]"
-        lines.append(f"{r.agent:<10} {r.level:>5} {r.games:>6} {rate:>26} {score:>28}")
+        lines.append(f"{r.agent:<{width}} {r.level:>5} {r.games:>6} {rate:>26} {score:>28}")
     return "\n".join(lines)
 
 

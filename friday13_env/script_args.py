@@ -1,0 +1,45 @@
+"""Command lines built from dataclasses, shared by the training and distillation scripts.
+
+A script declares its hyperparameters once, as a dataclass whose fields carry their help text
+(``option(default, help)``); ``dataclass_parser`` turns that into an argparse parser, so defaults,
+flags and ``--help`` can never drift apart (the CleanRL convention, without extra dependencies).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+from pathlib import Path
+from typing import Any
+
+
+def option(default: Any, help: str) -> Any:
+    """A dataclass field that carries its ``--help`` text (lists get a fresh copy per instance)."""
+    if isinstance(default, list):
+        return dataclasses.field(default_factory=lambda: list(default), metadata={"help": help})
+    return dataclasses.field(default=default, metadata={"help": help})
+
+
+def dataclass_parser(cls: type, description: str | None) -> argparse.ArgumentParser:
+    """One ``--flag`` per field of ``cls``: booleans get ``--x/--no-x``, lists take several values."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    for spec in dataclasses.fields(cls):
+        default = spec.default_factory() if spec.default_factory is not dataclasses.MISSING else spec.default
+        flag = "--" + spec.name.replace("_", "-")
+        shown = " ".join(map(str, default)) if isinstance(default, list) else repr(default)
+        help_text = f"{spec.metadata['help']} (default: {shown})"
+        if isinstance(default, bool):
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=help_text)
+        elif isinstance(default, list):
+            parser.add_argument(flag, nargs="+", type=type(default[0]), default=default, help=help_text)
+        else:
+            parser.add_argument(flag, type=type(default), default=default, help=help_text)
+    return parser
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write through a temporary file and a rename, so a crash never leaves half a file."""
+    temporary = path.with_suffix(path.suffix + ".tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
