@@ -13,7 +13,7 @@ from friday13_env.cards import get_deck
 from friday13_env.encoding import observation_layout
 from friday13_env.policy import CheckpointError, PolicyMetadata, read_policy, save_policy
 
-SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints" / "ppo_general.npz"
+CHECKPOINTS = Path(__file__).resolve().parents[1] / "checkpoints"
 
 
 def tiny_policy(path: Path, deck: str = "standard", **overrides: object) -> Path:
@@ -126,10 +126,10 @@ def test_a_policy_for_one_deck_refuses_the_other_deck(tmp_path: Path) -> None:
         agent.act(env.observe(env.agent_selection))
 
 
-@pytest.mark.skipif(not SHIPPED.exists(), reason="no shipped checkpoint in this checkout")
-def test_shipped_checkpoint_beats_random_in_a_quick_seeded_evaluation() -> None:
+@pytest.mark.parametrize("name", ["ppo_general.npz", "search_distilled.npz"])
+def test_shipped_checkpoint_beats_random_in_a_quick_seeded_evaluation(name: str) -> None:
     from friday13_env.evaluation import evaluate_agent
 
-    agent = agents.load(SHIPPED)
+    agent = agents.load(CHECKPOINTS / name)
     rates = evaluate_agent(agent, ["random"], num_games=40, num_players=4, seed=7)
     assert rates["random"].low > 0.25  # an equal seat wins 25%
