@@ -45,8 +45,7 @@ def targets(state: State, ability: Ability, source: int) -> list[int]:
         return [
             j
             for j in others
-            if copyable(card_type(table[j].card).ability)
-            and usable(state, card_type(table[j].card).ability, source)
+            if copyable(card_type(table[j].card).ability) and usable(state, card_type(table[j].card).ability, source)
         ]
     return others
 

@@ -318,9 +318,7 @@ class HeuristicAgent:
         costs = [row[-1] * MAX_HAZARD_VALUE - row[-2] * 70 * max(mean, 0.0) for row in view["pirates"]]
         return A.PIRATE_A if costs[0] <= costs[1] else A.PIRATE_B
 
-    def _fight(
-        self, view: dict[str, np.ndarray], legal: set[int], table: list[TableCard], mean: float
-    ) -> int:
+    def _fight(self, view: dict[str, np.ndarray], legal: set[int], table: list[TableCard], mean: float) -> int:
         """Main fight decisions, in order of priority."""
         life = view["life"][0] * 22
         winning = self._winning(view)
@@ -354,9 +352,7 @@ class HeuristicAgent:
             return A.END_FIGHT
         return A.BUY
 
-    def _should_buy(
-        self, view: dict[str, np.ndarray], table: list[TableCard], mean: float, life: float
-    ) -> bool:
+    def _should_buy(self, view: dict[str, np.ndarray], table: list[TableCard], mean: float, life: float) -> bool:
         """Buy one more card when winning that way is expected to be cheaper than losing."""
         fight = view["fight"]
         if fight[1] > 0.5:  # pirate: losing is not an option
@@ -371,9 +367,7 @@ class HeuristicAgent:
             return False
         return worth - self._life_cost(life, cards_needed) > cleanup - self._life_cost(life, deficit)
 
-    def _target(
-        self, view: dict[str, np.ndarray], legal: set[int], table: list[TableCard], mean: float
-    ) -> int:
+    def _target(self, view: dict[str, np.ndarray], legal: set[int], table: list[TableCard], mean: float) -> int:
         """Targets of destroy, double, copy, exchange and below."""
         ability = Ability(int(np.argmax(view["pending"][:NUM_ABILITIES])))
         candidates = [t for t in table if A.TARGET + t.slot in legal]

@@ -103,9 +103,7 @@ def start_pirate_fight(state: State, index: int) -> None:
     """Face pirate ``index``; computed values are fixed now, when the fight starts."""
     pirate = PIRATES[state.pirates[index]]
     free, value = pirate_terms(state, pirate)
-    state.fight = Fight(
-        hazard=-1, pirate=index, free_total=free, pirate_value=value, pirate_ability=pirate.ability
-    )
+    state.fight = Fight(hazard=-1, pirate=index, free_total=free, pirate_value=value, pirate_ability=pirate.ability)
     state.phase = Phase.FIGHT
 
 
@@ -114,9 +112,7 @@ def start_pirate_fight(state: State, index: int) -> None:
 
 def stop_active(fight: Fight) -> bool:
     """A face-up »stop« card among the free cards halts free drawing."""
-    return any(
-        not s.paid and not s.face_down and card_type(s.card).ability is Ability.STOP for s in fight.table
-    )
+    return any(not s.paid and not s.face_down and card_type(s.card).ability is Ability.STOP for s in fight.table)
 
 
 def buy_cost(fight: Fight) -> int:
@@ -210,9 +206,7 @@ def loss_targets(state: State) -> list[int]:
     fight = state.fight
     assert fight is not None
     return [
-        j
-        for j, s in enumerate(fight.table)
-        if not s.face_down and card_type(s.card).destroy_cost <= state.loss_budget
+        j for j, s in enumerate(fight.table) if not s.face_down and card_type(s.card).destroy_cost <= state.loss_budget
     ]
 
 

@@ -68,9 +68,7 @@ class FridayEnv(gym.Env[np.ndarray, int]):
         self.observation_space = spaces.Box(-1.0, 1.0, shape=(OBS_SIZE,), dtype=np.float32)
         self.state: State | None = None
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         """Start a new game; ``options={"level": n}`` switches the level for this and later games."""
         super().reset(seed=seed)
         if options and "level" in options:
@@ -88,9 +86,7 @@ class FridayEnv(gym.Env[np.ndarray, int]):
         engine.apply_action(state, int(action), self.np_random)
         reward = 0.0
         if state.done:
-            reward = (
-                float(engine.final_score(state)) if self.reward_mode == "score" else float(bool(state.won))
-            )
+            reward = float(engine.final_score(state)) if self.reward_mode == "score" else float(bool(state.won))
         if self.render_mode == "human":
             self.render()
         return encode(state), reward, state.done, False, self._info()

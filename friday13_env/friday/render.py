@@ -60,7 +60,5 @@ def render_text(state: State) -> str:
     if state.done:
         lines.append(f"Game over: {'won' if state.won else 'lost'}, score {final_score(state)}")
     else:
-        lines.append(
-            "Legal: " + "; ".join(f"{a}={action_name(a, state.phase)}" for a in legal_actions(state))
-        )
+        lines.append("Legal: " + "; ".join(f"{a}={action_name(a, state.phase)}" for a in legal_actions(state)))
     return "\n".join(lines)

@@ -21,9 +21,7 @@ def slot_values(fight: Fight) -> list[int]:
     for slot in fight.table:
         value = 0 if slot.face_down else card_type(slot.card).value
         values.append(2 * value if slot.doubled else value)
-    scared = sum(
-        1 for s in fight.table if not s.face_down and card_type(s.card).ability is Ability.HIGHEST_ZERO
-    )
+    scared = sum(1 for s in fight.table if not s.face_down and card_type(s.card).ability is Ability.HIGHEST_ZERO)
     zeroed: set[int] = set()
     for _ in range(scared):
         candidates = [
@@ -50,17 +48,9 @@ def fight_total(fight: Fight) -> int:
     values = slot_values(fight)
     if fight.pirate_ability is PirateAbility.HALF_COUNT:
         places = (len(values) + 1) // 2
-        forced = [
-            v
-            for v, s in zip(values, fight.table, strict=True)
-            if card_type(s.card).is_aging and not s.face_down
-        ]
+        forced = [v for v, s in zip(values, fight.table, strict=True) if card_type(s.card).is_aging and not s.face_down]
         others = sorted(
-            (
-                v
-                for v, s in zip(values, fight.table, strict=True)
-                if not card_type(s.card).is_aging or s.face_down
-            ),
+            (v for v, s in zip(values, fight.table, strict=True) if not card_type(s.card).is_aging or s.face_down),
             reverse=True,
         )
         return sum(forced) + sum(v for v in others[: max(0, places - len(forced))] if v > 0)
