@@ -82,22 +82,38 @@ def expected_metadata_fields(env_version: str, deck_name: str = "") -> dict[str,
     }
 
 
-def friday13_metadata(
+def policy_metadata(
+    env_version: str,
     deck_name: str,
     activation: str,
     hidden_sizes: Sequence[int],
     description: str,
     training: dict[str, Any] | None = None,
 ) -> PolicyMetadata:
-    """Metadata of a Friday the 13th policy, with the layout fields taken from this version."""
+    """Metadata of a policy for either game, with the layout fields taken from this version."""
     return PolicyMetadata(
-        deck=deck_name,
+        env_version=env_version,
         activation=activation,
         hidden_sizes=list(hidden_sizes),
         description=description,
         training=training,
-        **expected_metadata_fields(ENV_VERSION, deck_name),
+        **{"deck": deck_name, **expected_metadata_fields(env_version, deck_name)},
     )
+
+
+def save_linear_layers(
+    path: str | Path, layers: Sequence[Any], input_scale: np.ndarray, metadata: PolicyMetadata
+) -> None:
+    """Save an MLP given as torch ``Linear`` layers (duck-typed, so this module never imports torch)."""
+    weights = [layer.weight.detach().cpu().numpy().T for layer in layers]
+    biases = [layer.bias.detach().cpu().numpy() for layer in layers]
+    save_policy(path, weights, biases, input_scale, metadata)
+
+
+def sb3_actor_layers(model: Any) -> list[Any]:
+    """The linear layers of a Stable-Baselines3 actor-critic's actor, input to logits."""
+    policy = model.policy
+    return [*(module for module in policy.mlp_extractor.policy_net if hasattr(module, "weight")), policy.action_net]
 
 
 TYPICAL_SCORE = 40.0

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from friday13_env import agents, raw_env
-from friday13_env.policy import friday13_metadata, observation_scale, save_policy
+from friday13_env.policy import ENV_VERSION, observation_scale, policy_metadata, save_linear_layers
 from friday13_env.script_args import dataclass_parser, option
 
 GAMES_PER_CHUNK = 10
@@ -178,13 +178,10 @@ def main(argv: list[str] | None = None) -> None:
         "agreement_with_teacher": agree,
         "wall_time_s": round(time.time() - started, 1),
     }
-    metadata = friday13_metadata(
-        args.deck, "relu", args.hidden_sizes, f"search (budget {args.search_budget}) distilled into an MLP", training
-    )
-    weights = [layer.weight.detach().numpy().T for layer in linears]
-    biases = [layer.bias.detach().numpy() for layer in linears]
+    description = f"search (budget {args.search_budget}) distilled into an MLP"
+    metadata = policy_metadata(ENV_VERSION, args.deck, "relu", args.hidden_sizes, description, training)
     for path in [out_dir / "policy.npz", *([Path(args.export)] if args.export else [])]:
-        save_policy(path, weights, biases, scale, metadata)
+        save_linear_layers(path, linears, scale, metadata)
         print(f"wrote {path}")
     (out_dir / "summary.json").write_text(json.dumps(training, indent=1))
 

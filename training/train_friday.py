@@ -39,12 +39,11 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
 from friday13_env.friday import encoding
-from friday13_env.friday.actions import NUM_ACTIONS
 from friday13_env.friday.agents import HeuristicAgent, load_policy
 from friday13_env.friday.env import FridayEnv
 from friday13_env.friday.evaluation import evaluate, game_seed
 from friday13_env.friday.levels import check_level
-from friday13_env.policy import FRIDAY_ENV_VERSION, PolicyMetadata, save_policy
+from friday13_env.policy import FRIDAY_ENV_VERSION, policy_metadata, save_linear_layers, sb3_actor_layers
 from friday13_env.script_args import atomic_write_text, dataclass_parser, option
 
 
@@ -215,27 +214,9 @@ def behaviour_clone(model: MaskablePPO, data: dict[str, np.ndarray], args: Args)
 # -- exporting the numpy policy --------------------------------------------------------------------
 def export_policy(model: MaskablePPO, args: Args, path: Path, training: dict[str, Any]) -> None:
     """Copy the actor's weights out of torch into a safe ``.npz`` checkpoint (a Friday-v0 policy)."""
-    policy = model.policy
-    linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
-    linears.append(policy.action_net)
-    metadata = PolicyMetadata(
-        deck="",
-        env_version=FRIDAY_ENV_VERSION,
-        observation_size=encoding.OBS_SIZE,
-        observation_blocks=list(encoding.OFFSETS),
-        num_actions=NUM_ACTIONS,
-        activation=args.activation,
-        hidden_sizes=list(args.hidden_sizes),
-        description=f"MaskablePPO run {args.run_name!r} on Friday levels {args.levels}",
-        training=training,
-    )
-    save_policy(
-        path,
-        [layer.weight.detach().cpu().numpy().T for layer in linears],
-        [layer.bias.detach().cpu().numpy() for layer in linears],
-        np.ones(encoding.OBS_SIZE, dtype=np.float32),
-        metadata,
-    )
+    description = f"MaskablePPO run {args.run_name!r} on Friday levels {args.levels}"
+    metadata = policy_metadata(FRIDAY_ENV_VERSION, "", args.activation, args.hidden_sizes, description, training)
+    save_linear_layers(path, sb3_actor_layers(model), np.ones(encoding.OBS_SIZE, dtype=np.float32), metadata)
 
 
 # -- callback: checkpoints and evaluation ----------------------------------------------------------

@@ -36,7 +36,15 @@ import friday13_env  # noqa: F401 - registers the Gymnasium ids
 from friday13_env.cards import get_deck
 from friday13_env.engine import Rules
 from friday13_env.evaluation import evaluate_agent
-from friday13_env.policy import PolicyAgent, friday13_metadata, observation_scale, read_policy, save_policy
+from friday13_env.policy import (
+    ENV_VERSION,
+    PolicyAgent,
+    observation_scale,
+    policy_metadata,
+    read_policy,
+    save_linear_layers,
+    sb3_actor_layers,
+)
 from friday13_env.script_args import atomic_write_text, dataclass_parser, option
 
 
@@ -141,14 +149,9 @@ def make_vec_env(args: Args, scale: np.ndarray) -> VecEnv:
 # -- exporting the numpy policy --------------------------------------------------------------------
 def export_policy(model: MaskablePPO, args: Args, scale: np.ndarray, path: Path, training: dict[str, Any]) -> None:
     """Copy the actor's weights out of torch into a safe ``.npz`` checkpoint."""
-    policy = model.policy
-    linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
-    linears.append(policy.action_net)
-    weights = [layer.weight.detach().cpu().numpy().T for layer in linears]
-    biases = [layer.bias.detach().cpu().numpy() for layer in linears]
     description = f"MaskablePPO run {args.run_name!r}"
-    metadata = friday13_metadata(args.deck, args.activation, args.hidden_sizes, description, training)
-    save_policy(path, weights, biases, scale, metadata)
+    metadata = policy_metadata(ENV_VERSION, args.deck, args.activation, args.hidden_sizes, description, training)
+    save_linear_layers(path, sb3_actor_layers(model), scale, metadata)
 
 
 # -- callbacks: checkpoints, evaluation, self-play -------------------------------------------------
