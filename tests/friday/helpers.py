@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from friday13_env.friday.engine import apply_action
+from friday13_env.friday.env import FridayEnv
 from friday13_env.friday.scenario import find_card, find_cards
 from friday13_env.friday.state import State
 
@@ -28,3 +29,14 @@ def play(state: State, *moves: int) -> State:
     for move in moves:
         apply_action(state, move, rng)
     return state
+
+
+def assert_plays_only_legal_moves(agent: object, level: int, seed: int) -> None:
+    """Play one whole game of ``agent`` at ``level``, checking every chosen action against the mask."""
+    env = FridayEnv(level=level)
+    obs, info = env.reset(seed=seed)
+    done = False
+    while not done:
+        action = agent.act(obs, info["action_mask"])  # type: ignore[attr-defined]
+        assert info["action_mask"][action] == 1
+        obs, _, done, _, info = env.step(action)

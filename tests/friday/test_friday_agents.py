@@ -19,17 +19,12 @@ from friday13_env.friday.evaluation import (
     t_quantile_975,
     wilson_interval,
 )
+from tests.friday.helpers import assert_plays_only_legal_moves
 
 
 @pytest.mark.parametrize("agent", [RandomAgent(0), HeuristicAgent(0, samples=4)])
 def test_agents_only_choose_legal_actions(agent):
-    env = FridayEnv(level=2)
-    obs, info = env.reset(seed=5)
-    done = False
-    while not done:
-        action = agent.act(obs, info["action_mask"])
-        assert info["action_mask"][action] == 1
-        obs, _, done, _, info = env.step(action)
+    assert_plays_only_legal_moves(agent, level=2, seed=5)
 
 
 def test_agents_are_deterministic_given_a_seed():

@@ -25,6 +25,7 @@ from friday13_env.policy import (
     load_policy_agent,
     save_policy,
 )
+from tests.friday.helpers import assert_plays_only_legal_moves
 
 pytest.importorskip("sb3_contrib", reason="the training extra is not installed")
 
@@ -107,13 +108,7 @@ def tiny_policy(path: Path, env_version: str, **overrides) -> Path:
 
 def test_a_valid_friday_policy_plays_only_legal_moves(tmp_path: Path) -> None:
     agent = load_policy(tiny_policy(tmp_path / "ok.npz", FRIDAY_ENV_VERSION), seed=1, greedy=False)
-    env = FridayEnv(level=4)
-    obs, info = env.reset(seed=0)
-    done = False
-    while not done:
-        action = agent.act(obs, info["action_mask"])
-        assert info["action_mask"][action] == 1
-        obs, _, done, _, info = env.step(action)
+    assert_plays_only_legal_moves(agent, level=4, seed=0)
 
 
 def test_bad_checkpoints_give_clear_errors(tmp_path: Path) -> None:
