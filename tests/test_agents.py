@@ -12,12 +12,13 @@ import pytest
 from friday13_env import agents
 from friday13_env.aec import raw_env
 from friday13_env.agents import CautiousAgent, MajorityAgent, SearchAgent
-from friday13_env.agents.search import TIEBREAK, WorldSampler
+from friday13_env.agents.search import TIEBREAK, WorldSampler, play_out
 from friday13_env.agents.table import Table
 from friday13_env.cards import DECKS, STANDARD_DECK
 from friday13_env.encoding import encode_observation, observation_layout
 from friday13_env.engine import GameState, Rules, from_hands
 from tests.conftest import action, counts, pile
+from tests.reference_rollout import rollout as reference_rollout
 
 SMALL_BUDGET = 300
 """Enough for one world per move: tests check behaviour, not strength."""
@@ -78,6 +79,22 @@ def mid_round_observations(num_players: int, deck: str, seed: int) -> list[dict[
     return found
 
 
+def world_state(table: Table, hands: np.ndarray) -> GameState:
+    """One sampled world as an engine state (validated by ``from_hands``), observer in seat 0 to move."""
+    deck = table.deck
+    played = [deck.kind_counts[k] - table.hand[k] - table.unseen[k] for k in range(deck.num_kinds)]
+    seats = hands.tolist()
+    return from_hands(
+        Rules(num_players=table.num_players, deck=deck, num_rounds=table.rounds_left),
+        seats if table.has_dummy else seats[:-1],
+        current=0,
+        piles=[[kind for kind, count in enumerate(pile) for _ in range(count)] for pile in table.pile_counts],
+        captured=table.captured,
+        played=played,
+        scores=table.scores,
+    )
+
+
 @pytest.mark.parametrize("deck", sorted(DECKS))
 @pytest.mark.parametrize("num_players", [3, 4, 6])
 def test_sampled_worlds_are_consistent_with_the_observation(num_players: int, deck: str) -> None:
@@ -85,21 +102,14 @@ def test_sampled_worlds_are_consistent_with_the_observation(num_players: int, de
     layout = observation_layout(DECKS[deck])
     for observation in mid_round_observations(num_players, deck, seed=num_players):
         table = Table.read(observation)
-        sampler = WorldSampler(table)
-        for _ in range(3):
-            world = sampler.sample(rng)
+        for hands in WorldSampler(table).sample(rng, 3):
+            world = world_state(table, hands)
             assert world.accounting_errors() == []
-            assert world.current == 0
             assert world.hands[0] == table.hand
             assert [sum(hand) for hand in world.hands] == table.hand_sizes
-            hidden = [sum(column) for column in zip(*world.hands[1:], strict=True)]
-            if num_players == 3:
-                assert world.dummy is not None
-                assert sum(world.dummy) == sum(table.unseen) - sum(table.hand_sizes[1:])
-                hidden = [a + b for a, b in zip(hidden, world.dummy, strict=True)]
-            else:
-                assert world.dummy is None
-            assert hidden == table.unseen
+            np.testing.assert_array_equal(hands.sum(axis=0), np.add(table.hand, table.unseen))
+            if num_players != 3:
+                assert hands[-1].sum() == 0
             # The world seen from seat 0 is the observation itself, up to the round counter.
             mine = layout.views(encode_observation(world, 0))
             theirs = layout.views(observation["observation"])
@@ -109,10 +119,30 @@ def test_sampled_worlds_are_consistent_with_the_observation(num_players: int, de
 
 def test_worlds_differ_between_samples() -> None:
     observation = mid_round_observations(4, "standard", seed=1)[0]
-    sampler = WorldSampler(Table.read(observation))
-    rng = np.random.default_rng(0)
-    deals = {tuple(map(tuple, sampler.sample(rng).hands[1:])) for _ in range(5)}
-    assert len(deals) == 5
+    hands = WorldSampler(Table.read(observation)).sample(np.random.default_rng(0), 5)
+    assert len({hands[w, 1:].tobytes() for w in range(5)}) == 5
+
+
+@pytest.mark.parametrize("deck", sorted(DECKS))
+@pytest.mark.parametrize("num_players", [3, 4, 5, 6])
+def test_batched_rollouts_match_the_card_by_card_reference(num_players: int, deck: str) -> None:
+    """Every (world, move) pair ends the round with exactly the points of the engine-based rollout."""
+    rng = np.random.default_rng(num_players)
+    checked = 0
+    for observation in mid_round_observations(num_players, deck, seed=10 + num_players):
+        table = Table.read(observation)
+        hands = WorldSampler(table).sample(rng, 4)
+        points = play_out(table, hands[:, :num_players]).reshape(len(table.legal), 4, num_players)
+        for w, world_hands in enumerate(hands):
+            world = world_state(table, world_hands)
+            for a, move in enumerate(table.legal):
+                state = world.copy()
+                state.play(move)
+                reference_rollout(state)
+                assert state.round_over
+                assert points[a, w].tolist() == state.last_round_points
+                checked += 1
+    assert checked > 20
 
 
 def test_search_is_deterministic_for_a_seed() -> None:

@@ -1,0 +1,202 @@
+"""Batched rollouts: many sampled worlds played to the end of the round at once, in numpy.
+
+The search agent spends nearly all of its time finishing rounds with a cheap policy. Played one
+world at a time in Python that costs a few microseconds per card; here every world of a decision
+advances by one card per numpy step. All worlds of a decision start from the same public position
+with the same player to move, and every play moves the turn one seat on, so they stay in lockstep:
+the player to move is one number for the whole batch, and only the hands (and so the choices)
+differ between rows.
+
+A pile is kept as what the rules and the rollout policy need of it: its total, its omen cards
+(all of the pile's own type) and its Friday the 13th cards. The rollout policy is ``majority``'s
+rules working on these arrays; ``tests/reference_rollout.py`` plays the same policy card by card
+on the engine, and the tests check that both finish every world with the same captures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from friday13_env.agents.heuristics import CLEAN_KEEP_MIN, CLEAN_OPEN_MIN
+from friday13_env.cards import CAPTURE_LIMIT, FRIDAY_POINTS, FRIDAY_TYPE, NUM_PILES, OMEN_POINTS, Deck
+
+DTYPE = np.int16
+"""Every count and total fits; small integers keep the batch's memory traffic low."""
+
+_NO_CAPTURE = 30_000
+"""Sort key of a pile the player cannot play on (larger than any real capture's key, within int16)."""
+
+
+@dataclass(frozen=True)
+class DeckArrays:
+    """The deck's per-kind facts as arrays, built once per deck."""
+
+    values: np.ndarray
+    """Value of every card kind (the Friday the 13th kind last)."""
+    omen_values_by_rank: np.ndarray
+    """Value of an omen type's card by rank (value index + 1); rank 0 (no card) reads as -1."""
+    value_ranks: np.ndarray
+    """Rank (value index + 1) of each value index, to find the highest held card with one ``max``."""
+    omen_piles: np.ndarray
+    """The pile (= omen type) of every omen kind."""
+    omen_kind_values: np.ndarray
+    """Value of every omen kind."""
+    kind_piles: np.ndarray
+    """The pile of every kind (the Friday the 13th kind: 0, never used, it chooses its pile)."""
+    pile_first_kind: np.ndarray
+    """The first (lowest) omen kind of each pile's type."""
+    dump_order: np.ndarray
+    """Kinds in the order the policy dumps safe cards: highest value first, omen before Friday."""
+
+    @staticmethod
+    @cache
+    def of(deck: Deck) -> DeckArrays:
+        friday = deck.friday_kind
+        order = sorted(range(deck.num_kinds), key=lambda k: (-deck.kind_values[k], k == friday, k))
+        if list(deck.omen_values) != sorted(deck.omen_values):
+            raise ValueError(f"the rollouts need ascending omen values, deck {deck.name!r} has {deck.omen_values}")
+        return DeckArrays(
+            values=np.array(deck.kind_values, dtype=DTYPE),
+            omen_values_by_rank=np.array((-1, *deck.omen_values), dtype=DTYPE),
+            value_ranks=np.arange(1, deck.num_values + 1, dtype=DTYPE),
+            omen_piles=np.array(deck.kind_types[:friday]),
+            omen_kind_values=np.array(deck.kind_values[:friday], dtype=DTYPE),
+            kind_piles=np.array((*deck.kind_types[:friday], 0)),
+            pile_first_kind=np.arange(NUM_PILES) * deck.num_values,
+            dump_order=np.array(order),
+        )
+
+    @staticmethod
+    @cache
+    def other_seats(num_players: int, me: int) -> np.ndarray:
+        """Every seat but ``me``."""
+        return np.array([seat for seat in range(num_players) if seat != me])
+
+
+class Rollouts:
+    """A batch of positions of one round, all with the same player to move.
+
+    Given as (``R`` rows = positions, ``P`` players, ``K`` card kinds): ``hands`` (R, P, K) card
+    counts, ``totals`` / ``omens`` / ``fridays`` (R, 3) per pile, ``captured`` (R, P, 4) cards taken
+    this round by type. Every row must hold the same number of cards per seat. Kept seat-major and
+    in small integers, so that the player to move's hands are one contiguous block.
+    """
+
+    def __init__(
+        self,
+        deck: Deck,
+        hands: np.ndarray,
+        totals: np.ndarray,
+        omens: np.ndarray,
+        fridays: np.ndarray,
+        captured: np.ndarray,
+        current: int,
+    ) -> None:
+        self.deck = deck
+        self.arrays = DeckArrays.of(deck)
+        self.hands = np.ascontiguousarray(hands.transpose(1, 0, 2), dtype=DTYPE)
+        self.captured = np.ascontiguousarray(captured.transpose(1, 0, 2), dtype=DTYPE)
+        self.totals = np.array(totals, dtype=DTYPE)
+        self.omens = np.array(omens, dtype=DTYPE)
+        self.fridays = np.array(fridays, dtype=DTYPE)
+        self.current = current
+        self.num_players = self.hands.shape[0]
+        self.rows = np.arange(self.hands.shape[1])
+        self.plays_left = int(self.hands[:, 0].sum())
+
+    def play(self, kinds: np.ndarray, piles: np.ndarray) -> None:
+        """The player to move plays ``kinds[r]`` on ``piles[r]`` in every row (legality is the caller's)."""
+        rows, me = self.rows, self.current
+        self.hands[me, rows, kinds] -= 1
+        is_friday = kinds == self.deck.friday_kind
+        value = self.arrays.values[kinds]
+        total = self.totals[rows, piles] + value
+        captures = total > CAPTURE_LIMIT
+        omens = self.omens[rows, piles]
+        fridays = self.fridays[rows, piles]
+        self.captured[me, rows, piles] += np.where(captures, omens, 0)
+        self.captured[me, rows, FRIDAY_TYPE] += np.where(captures, fridays, 0)
+        self.omens[rows, piles] = np.where(captures, 0, omens) + ~is_friday
+        self.fridays[rows, piles] = np.where(captures, 0, fridays) + is_friday
+        self.totals[rows, piles] = np.where(captures, value, total)
+        self.plays_left -= 1
+        self.current = (me + 1) % self.num_players
+
+    def finish(self) -> np.ndarray:
+        """Play the rest of the round with the rollout policy; returns every row's round points (R, P)."""
+        while self.plays_left:
+            self.play(*self.policy())
+        return round_points(self.captured.transpose(1, 0, 2))
+
+    def policy(self) -> tuple[np.ndarray, np.ndarray]:
+        """``majority``'s rules for the player to move, row by row: (card kinds, piles).
+
+        1. Take a clean pile (no Friday card, at least 2 cards) on purpose when that gives the
+           player the lead in the type with at least 3 cards, or keeps its lead with at least 2:
+           with its highest card that goes there, if that card captures.
+        2. Otherwise dump the highest card that captures nothing (a Friday card on the highest pile
+           it fits).
+        3. Otherwise take the pile with the fewest bad-luck points, counting the omen cards as free
+           when taking them gives the sole majority of that type right now (ties: the highest card,
+           then the first pile).
+        """
+        deck, arrays, me = self.deck, self.arrays, self.current
+        friday = deck.friday_kind
+        friday_value = deck.friday_value
+        hand = self.hands[me]
+        rows = self.rows
+        totals, omens, fridays = self.totals, self.omens, self.fridays
+
+        # The highest card each pile can take: its type's highest omen, or a Friday card when that is
+        # at least as high (or the only one). ``rank`` is the highest held value index + 1, 0 for none.
+        held = hand[:, :friday] > 0
+        rank = (held.reshape(-1, NUM_PILES, deck.num_values) * arrays.value_ranks).max(axis=2)
+        has_omen = rank > 0
+        omen_value = arrays.omen_values_by_rank[rank]
+        has_friday = hand[:, friday] > 0
+        use_friday = has_friday[:, None] & (omen_value <= friday_value)
+        top_kind = np.where(use_friday, friday, arrays.pile_first_kind + rank - 1)
+        top_value = np.where(use_friday, friday_value, omen_value)
+        can_play = has_omen | has_friday[:, None]
+
+        mine = self.captured[me, :, :NUM_PILES]
+        others = self.captured[arrays.other_seats(self.num_players, me), :, :NUM_PILES].max(axis=0)
+        lead = mine - others
+
+        # 1. Clean piles taken on purpose.
+        needed = np.where(lead > 0, CLEAN_KEEP_MIN, CLEAN_OPEN_MIN)
+        take = can_play & (fridays == 0) & (omens >= needed) & (lead + omens > 0) & (totals + top_value > CAPTURE_LIMIT)
+        takes = take.any(axis=1)
+        take_pile = np.argmax(take, axis=1)
+
+        # 2. The highest safe card.
+        omen_safe = held & (totals[:, arrays.omen_piles] + arrays.omen_kind_values <= CAPTURE_LIMIT)
+        friday_fits = totals + friday_value <= CAPTURE_LIMIT
+        safe = np.concatenate([omen_safe, (has_friday & friday_fits.any(axis=1))[:, None]], axis=1)
+        safe = safe[:, arrays.dump_order]
+        has_safe = safe.any(axis=1)
+        safe_kind = arrays.dump_order[np.argmax(safe, axis=1)]
+        friday_pile = np.argmax(np.where(friday_fits, totals, -1), axis=1)
+        safe_pile = np.where(safe_kind == friday, friday_pile, arrays.kind_piles[safe_kind])
+
+        # 3. The cheapest forced capture.
+        omen_cost = np.where((omens > 0) & (mine + omens <= others), omens * OMEN_POINTS, 0)
+        cost = FRIDAY_POINTS * fridays + omen_cost
+        capture_pile = np.argmin(np.where(can_play, cost * 100 - top_value, _NO_CAPTURE), axis=1)
+
+        chosen_pile = np.where(takes, take_pile, np.where(has_safe, safe_pile, capture_pile))
+        chosen_kind = np.where(has_safe & ~takes, safe_kind, top_kind[rows, chosen_pile])
+        return chosen_kind, chosen_pile
+
+
+def round_points(captured: np.ndarray) -> np.ndarray:
+    """``engine.round_points`` for a batch: captured (R, P, 4) by type -> points (R, P)."""
+    omen_counts = captured[:, :, :NUM_PILES]
+    most = omen_counts.max(axis=1, keepdims=True)
+    at_most = omen_counts == most
+    discarded = at_most & (at_most.sum(axis=1, keepdims=True) == 1)
+    kept = np.where(discarded, 0, omen_counts).sum(axis=2)
+    return FRIDAY_POINTS * captured[:, :, FRIDAY_TYPE] + OMEN_POINTS * kept
