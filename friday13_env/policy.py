@@ -110,6 +110,26 @@ def save_linear_layers(
     save_policy(path, weights, biases, input_scale, metadata)
 
 
+def load_linear_layers(layers: Sequence[Any], policy: MLPPolicy) -> None:
+    """Copy a policy's weights into torch ``Linear`` layers: the inverse of ``save_linear_layers``.
+
+    Used to start training (e.g. PPO's actor) from an exported policy. torch is imported here, not
+    at module level, so that playing a policy never needs it.
+    """
+    import torch
+
+    if len(layers) != len(policy.weights):
+        raise ValueError(f"the policy has {len(policy.weights)} layers, the network {len(layers)}")
+    with torch.no_grad():
+        for index, (layer, weight, bias) in enumerate(zip(layers, policy.weights, policy.biases, strict=True)):
+            if tuple(layer.weight.shape) != weight.T.shape or tuple(layer.bias.shape) != bias.shape:
+                raise ValueError(
+                    f"layer {index}: the network's weight is {tuple(layer.weight.shape)}, the policy's {weight.T.shape}"
+                )
+            layer.weight.copy_(torch.as_tensor(weight.T))
+            layer.bias.copy_(torch.as_tensor(bias))
+
+
 def sb3_actor_layers(model: Any) -> list[Any]:
     """The linear layers of a Stable-Baselines3 actor-critic's actor, input to logits."""
     policy = model.policy
@@ -275,6 +295,31 @@ class PolicyAgent:
         return self.policy.choose(
             observation["observation"], legal_actions(observation), None if self.greedy else self.rng
         )
+
+
+def read_matching_policy(
+    path: str | Path, *, deck: str, activation: str, hidden_sizes: Sequence[int], env_version: str = ENV_VERSION
+) -> MLPPolicy:
+    """A checkpoint that a training run of this architecture can start from, or a ``CheckpointError``.
+
+    The layout is checked as ``read_policy`` checks it for play; on top of that the environment, the
+    deck, the activation and the hidden sizes must be the run's, and the error says which differ.
+    """
+    policy = read_policy(path)
+    stored = policy.metadata
+    fields = {
+        "env_version": (stored.env_version, env_version),
+        "deck": (stored.deck, deck),
+        "activation": (stored.activation, activation),
+        "hidden_sizes": (list(stored.hidden_sizes), list(hidden_sizes)),
+    }
+    differences = [f"{name}: policy {mine!r} vs run {run!r}" for name, (mine, run) in fields.items() if mine != run]
+    if differences:
+        raise CheckpointError(
+            f"{path} does not fit this run's network ({'; '.join(differences)}); "
+            "give the run the policy's deck, activation and hidden sizes to start from it"
+        )
+    return policy
 
 
 def load_policy_agent(path: str | Path, seed: int | None = None, greedy: bool = True) -> PolicyAgent:

@@ -11,7 +11,15 @@ import pytest
 from friday13_env import agents, raw_env
 from friday13_env.cards import get_deck
 from friday13_env.encoding import observation_layout
-from friday13_env.policy import CheckpointError, PolicyMetadata, read_policy, save_policy
+from friday13_env.policy import (
+    CheckpointError,
+    PolicyMetadata,
+    load_linear_layers,
+    read_matching_policy,
+    read_policy,
+    save_linear_layers,
+    save_policy,
+)
 
 CHECKPOINTS = Path(__file__).resolve().parents[1] / "checkpoints"
 
@@ -53,6 +61,36 @@ def test_numpy_forward_pass_is_the_mlp(tmp_path: Path) -> None:
     x = np.arange(policy.metadata.observation_size, dtype=np.float32) / 100
     expected = np.maximum(x @ policy.weights[0] + policy.biases[0], 0) @ policy.weights[1] + policy.biases[1]
     np.testing.assert_allclose(policy.logits(x), expected, rtol=1e-6)
+
+
+def test_torch_layers_loaded_from_a_policy_compute_its_logits_and_save_back_unchanged(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    policy = read_policy(tiny_policy(tmp_path / "tiny.npz"))
+    size, actions = policy.metadata.observation_size, policy.metadata.num_actions
+    layers = [torch.nn.Linear(size, 8), torch.nn.Linear(8, actions)]
+    load_linear_layers(layers, policy)
+    x = np.arange(size, dtype=np.float32) / 100
+    with torch.no_grad():
+        logits = layers[1](torch.relu(layers[0](torch.as_tensor(x)))).numpy()
+    np.testing.assert_allclose(logits, policy.logits(x), rtol=1e-5, atol=1e-5)
+    save_linear_layers(tmp_path / "again.npz", layers, policy.input_scale, policy.metadata)
+    again = read_policy(tmp_path / "again.npz")
+    assert all(np.array_equal(a, b) for a, b in zip(policy.weights, again.weights, strict=True))
+    with pytest.raises(ValueError, match=r"layer 1: the network's weight is \(5, 8\), the policy's \(18, 8\)"):
+        load_linear_layers([layers[0], torch.nn.Linear(8, 5)], policy)
+    with pytest.raises(ValueError, match="the policy has 2 layers, the network 1"):
+        load_linear_layers(layers[:1], policy)
+
+
+def test_a_policy_to_start_training_from_must_match_the_runs_network(tmp_path: Path) -> None:
+    path = tiny_policy(tmp_path / "tiny.npz")
+    assert read_matching_policy(path, deck="standard", activation="relu", hidden_sizes=[8]).metadata.hidden_sizes == [8]
+    with pytest.raises(
+        CheckpointError, match=r"activation: policy 'relu' vs run 'tanh'; hidden_sizes: policy \[8\] vs run \[8, 8\]\)"
+    ):
+        read_matching_policy(path, deck="standard", activation="tanh", hidden_sizes=[8, 8])
+    with pytest.raises(CheckpointError, match="env_version: policy 'friday13_v0' vs run 'Friday-v0'"):
+        read_matching_policy(path, deck="standard", activation="relu", hidden_sizes=[8], env_version="Friday-v0")
 
 
 def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:

@@ -1,9 +1,10 @@
-"""End-to-end smoke test of ``training/train_ppo.py``: train, checkpoint, resume, reload, play."""
+"""Smoke tests of the training scripts: PPO (train, resume, fine-tune from a policy) and distillation of search."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -12,8 +13,12 @@ import numpy as np
 import pytest
 
 from friday13_env import agents, raw_env
+from friday13_env.cards import get_deck
+from friday13_env.encoding import observation_layout
+from friday13_env.policy import ENV_VERSION, observation_scale, policy_metadata, read_policy, save_policy
 
 pytest.importorskip("sb3_contrib", reason="the training extra is not installed")
+torch = pytest.importorskip("torch")
 
 SCRIPT = Path(__file__).resolve().parents[1] / "training" / "train_ppo.py"
 
@@ -79,27 +84,178 @@ def test_bad_options_are_rejected_before_training(tmp_path: Path, capsys: pytest
         train.main(["--run-dir", str(tmp_path / "missing"), "--resume"])
 
 
-def test_distillation_records_the_teacher_and_exports_a_playable_policy(tmp_path: Path) -> None:
+def load_distill():
     spec = importlib.util.spec_from_file_location("distill_search", SCRIPT.parent / "distill_search.py")
     assert spec is not None and spec.loader is not None
     distill = importlib.util.module_from_spec(spec)
     sys.modules["distill_search"] = distill
     spec.loader.exec_module(distill)
-    args = distill.parse_args(["--games", "2", "--players", "3", "--search-budget", "300", "--seed", "5"])
-    data = distill.play_games(args, [11, 12])
-    assert data["observations"].shape[0] == data["masks"].shape[0] == data["actions"].shape[0] > 0
-    assert (data["masks"].sum(axis=1) > 1).all()  # forced moves teach nothing and are left out
-    assert all(mask[action] for mask, action in zip(data["masks"], data["actions"], strict=True))
-    repeat = distill.play_games(args, [11, 12])
-    assert all(np.array_equal(data[key], repeat[key]) for key in data)  # seeded teacher, same data
+    return distill
 
+
+DISTILL_TINY = ["--players", "3", "--search-budget", "300", "--seed", "5", "--workers", "1", "--no-progress"]
+
+
+def test_distillation_records_every_moves_value_in_chunks_it_reuses(tmp_path: Path) -> None:
+    distill = load_distill()
+    args = distill.parse_args(["--games", "2", *DISTILL_TINY])
+    [job] = distill.chunk_jobs(args, tmp_path, "teacher", [11, 12])
+    data = distill.play_games(job)
+    masks, values, actions = data["masks"].astype(bool), data["values"], data["actions"]
+    assert data["observations"].shape[0] == masks.shape[0] == actions.shape[0] == values.shape[0] > 0
+    assert (masks.sum(axis=1) > 1).all()  # forced moves teach nothing and are left out
+    assert np.array_equal(np.isnan(values), ~masks)  # a value for exactly the legal moves
+    assert (values[np.arange(len(actions)), actions] == 0).all()  # relative to the teacher's move...
+    assert (np.nanmax(values, axis=1) == 0).all()  # ...which is the best one
+    assert (np.nanmin(values, axis=1) < 0).any()
+    repeat = distill.play_games(job)
+    assert all(np.array_equal(data[key], repeat[key], equal_nan=True) for key in data)  # seeded teacher
+
+    assert not distill.is_recorded(job)
+    distill.write_chunk(job, data)
+    assert distill.is_recorded(job)
+    _, stored = distill.read_chunk(Path(job.path))
+    assert np.array_equal(stored["values"], values, equal_nan=True)
+    longer = distill.chunk_jobs(args, tmp_path, "teacher", [11, 12, 13])[0]
+    assert not distill.is_recorded(longer)  # a part-full chunk is played again, whole
+    other_budget = distill.chunk_jobs(distill.parse_args([*DISTILL_TINY, "--search-budget", "400"]), tmp_path,
+                                      "teacher", [11, 12])[0]  # fmt: skip
+    with pytest.raises(ValueError, match=r"recorded with \{'budget': 300\}, this run asks for \{'budget': 400\}"):
+        distill.is_recorded(other_budget)
+
+
+def test_soft_targets_standardise_each_decisions_values() -> None:
+    distill = load_distill()
+    nan = np.nan
+    values = np.array([[0.0, -2.0, nan], [0.0, -2e-4, nan], [0.0, 0.0, 0.0]])
+    masks = np.array([[1, 1, 0], [1, 1, 0], [1, 1, 1]])
+    sharp = 1 / (1 + np.exp(-2.0))  # z = +1 and -1, softmax of (1, -1)
+    expected = [[sharp, 1 - sharp, 0.0], [sharp, 1 - sharp, 0.0], [1 / 3, 1 / 3, 1 / 3]]
+    np.testing.assert_allclose(distill.soft_targets(values, masks, 1.0), expected, rtol=1e-6)
+    sharper = 1 / (1 + np.exp(-4.0))
+    np.testing.assert_allclose(distill.soft_targets(values[:1], masks[:1], 0.5), [[sharper, 1 - sharper, 0]], rtol=1e-6)
+
+
+def test_the_validation_split_keeps_each_game_on_its_side_as_data_grows() -> None:
+    distill = load_distill()
+    games = np.repeat(np.arange(1_000, 1_400), 3)
+    held_out = distill.split_by_game(games, 0.1, seed=0)
+    assert 0.05 < held_out.mean() < 0.15
+    assert np.array_equal(distill.split_by_game(games[:300], 0.1, seed=0), held_out[:300])
+    assert distill.split_by_game(games[:3], 0.1, seed=0).all()  # one game at least is held out
+
+
+def test_distillation_run_fits_exports_and_extends_its_data(tmp_path: Path) -> None:
+    distill = load_distill()
     export = tmp_path / "distilled.npz"
-    distill.main(["--games", "2", "--players", "3", "--search-budget", "300", "--workers", "1", "--epochs", "2",
-                  "--hidden-sizes", "16", "--out-dir", str(tmp_path / "run"), "--export", str(export)])  # fmt: skip
-    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
-    assert 0.0 <= summary["agreement_with_teacher"]["validation"] <= 1.0
+    run = ["--players", "3", "--search-budget", "300", "--workers", "1", "--epochs", "2", "--hidden-sizes", "16",
+           "--eval-games", "4", "--no-progress", "--out-dir", str(tmp_path / "run")]  # fmt: skip
+    summary = distill.main(["--games", "2", *run, "--export", str(export)])
+    chunk = tmp_path / "run" / "chunks" / "teacher_00000.npz"
+    assert distill.read_chunk(chunk)[0]["seeds"] == np.random.SeedSequence(0).generate_state(2).tolist()
+    assert json.loads((tmp_path / "run" / "summary.json").read_text()) == json.loads(json.dumps(summary))
+    assert summary["best_epoch"] in (0, 1, 2) and len(summary["history"]) == 2
+    assert set(summary["evaluation"]) == {"cautious", "majority"}
     agent = agents.load(export)
     env = raw_env(num_players=3)
     env.reset(seed=0)
     observation = env.observe(env.agent_selection)
     assert observation["action_mask"][agent.act(observation)] == 1
+
+    before = chunk.stat().st_mtime_ns
+    summary = distill.main(["--games", "3", *run, "--eval-games", "0"])  # one more game: the chunk is replayed
+    assert distill.read_chunk(chunk)[0]["seeds"] == np.random.SeedSequence(0).generate_state(3).tolist()
+    decisions = sum(summary["decisions"].values())
+    mtime = chunk.stat().st_mtime_ns
+    assert mtime != before
+    summary = distill.main(["--games", "3", *run, "--eval-games", "0"])  # nothing new: reused as it is
+    assert chunk.stat().st_mtime_ns == mtime and sum(summary["decisions"].values()) == decisions
+
+
+def test_dagger_round_plays_the_student_and_labels_its_positions(tmp_path: Path) -> None:
+    distill = load_distill()
+    run = ["--games", "2", "--players", "3", "--search-budget", "300", "--workers", "1", "--epochs", "1",
+           "--hidden-sizes", "16", "--eval-games", "0", "--no-progress", "--out-dir", str(tmp_path / "run"),
+           "--dagger-rounds", "1", "--dagger-games", "1", "--dagger-share", "1"]  # fmt: skip
+    summary = distill.main(run)
+    spec, data = distill.read_chunk(tmp_path / "run" / "chunks" / "dagger1_00000.npz")
+    student = read_policy(tmp_path / "run" / "student_0.npz")
+    assert spec["student_share"] == 1.0 and len(spec["student_sha256"]) == 64
+    assert len(summary["rounds"]) == 2 and len(spec["seeds"]) == 1
+    # every seat is the student: replaying its greedy moves from the deal meets exactly the recorded positions
+    env = raw_env(num_players=3)
+    env.reset(seed=spec["seeds"][0])
+    positions = []
+    for _ in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        legal = np.flatnonzero(observation["action_mask"])
+        if not (terminated or truncated) and legal.size > 1:
+            positions.append(observation["observation"])
+        env.step(None if terminated or truncated else student.choose(observation["observation"], legal))
+    assert np.array_equal(data["observations"], np.array(positions))
+    assert (data["values"][np.arange(len(positions)), data["actions"]] == 0).all()  # labelled by the teacher
+
+
+def tiny_ppo_policy(path: Path, deck: str = "standard", hidden: int = 16) -> Path:
+    """A random policy with the run's observation scale, as ``--init-policy`` would get it."""
+    layout = observation_layout(get_deck(deck))
+    actions = get_deck(deck).num_actions
+    rng = np.random.default_rng(0)
+    metadata = policy_metadata(ENV_VERSION, deck, "relu", [hidden, hidden], "test policy")
+    weights = [rng.normal(size=s) for s in [(layout.size, hidden), (hidden, hidden), (hidden, actions)]]
+    biases = [rng.normal(size=hidden), rng.normal(size=hidden), rng.normal(size=actions)]
+    save_policy(path, weights, biases, observation_scale(deck), metadata)
+    return path
+
+
+def test_init_policy_starts_the_ppo_actor_as_the_numpy_policy(tmp_path: Path) -> None:
+    train = load_script()
+    path = tiny_ppo_policy(tmp_path / "init.npz")
+    args = train.parse_args(["--init-policy", str(path), "--hidden-sizes", "16", "16", "--num-envs", "1",
+                             "--workers", "1", "--batch-size", "128"])  # fmt: skip
+    init = train.initial_policy(args)
+    vec_env = train.make_vec_env(args, init.input_scale)
+    model = train.build_model(args, vec_env, tmp_path / "run", init)
+    env = raw_env(num_players=4)
+    env.reset(seed=2)
+    raw = np.stack([env.observe(agent)["observation"] for agent in env.agents])
+    with torch.no_grad():
+        logits = model.policy.get_distribution(torch.as_tensor(raw * init.input_scale)).distribution.logits.numpy()
+    expected = np.stack([init.logits(row) for row in raw])
+    expected -= np.log(np.exp(expected).sum(axis=1, keepdims=True))  # the distribution's normalised logits
+    np.testing.assert_allclose(logits, expected, rtol=1e-4, atol=1e-4)
+    vec_env.close()
+
+
+def test_critic_warmup_leaves_the_initial_actor_unchanged(tmp_path: Path) -> None:
+    train = load_script()
+    path = tiny_ppo_policy(tmp_path / "init.npz")
+    export = tmp_path / "tuned.npz"
+    common = ["--init-policy", str(path), "--hidden-sizes", "16", "16", "--num-envs", "2", "--workers", "1",
+              "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--eval-every", "0",
+              "--no-progress"]  # fmt: skip
+    train.main(["--run-dir", str(tmp_path / "a"), "--total-timesteps", "128", "--critic-warmup", "128",
+                "--export", str(export), *common])  # fmt: skip
+    initial, tuned = read_policy(path), read_policy(export)
+    assert all(np.array_equal(a, b) for a, b in zip(initial.weights, tuned.weights, strict=True))
+    train.main(["--run-dir", str(tmp_path / "b"), "--total-timesteps", "128", "--export", str(export), *common])
+    tuned = read_policy(export)
+    assert not np.array_equal(initial.weights[0], tuned.weights[0])  # without the warm-up the actor learns
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--hidden-sizes", "32", "32"], r"hidden_sizes: policy \[16, 16\] vs run \[32, 32\]"),
+        (["--hidden-sizes", "16", "16", "--deck", "german"], "deck: policy 'standard' vs run 'german'"),
+        (["--hidden-sizes", "16", "16", "--activation", "tanh"], "activation: policy 'relu' vs run 'tanh'"),
+    ],
+)
+def test_init_policy_that_does_not_fit_the_run_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], message: str
+) -> None:
+    train = load_script()
+    path = tiny_ppo_policy(tmp_path / "init.npz")
+    with pytest.raises(SystemExit):
+        train.parse_args(["--init-policy", str(path), *flags])
+    assert re.search(message, capsys.readouterr().err)

@@ -10,6 +10,11 @@ What a run leaves in ``--run-dir`` (default ``runs/<run-name>``):
   ``policy.npz``      the exported numpy policy (``friday13_env.agents.load`` plays it without torch)
   ``snapshots/``      frozen self-play opponents (numpy policies)
   ``learning_curve.csv`` and TensorBoard logs in ``tb/``
+
+Fine-tuning: ``--init-policy checkpoints/search_distilled.npz`` starts the actor (and the observation
+scale) from an exported policy, which must have this run's deck, activation and hidden sizes; the
+critic starts fresh, and ``--critic-warmup N`` keeps the actor frozen for the first N timesteps so
+that the critic learns the policy's values before its advantages move the actor.
 """
 
 from __future__ import annotations
@@ -38,9 +43,13 @@ from friday13_env.engine import Rules
 from friday13_env.evaluation import evaluate_agent
 from friday13_env.policy import (
     ENV_VERSION,
+    CheckpointError,
+    MLPPolicy,
     PolicyAgent,
+    load_linear_layers,
     observation_scale,
     policy_metadata,
+    read_matching_policy,
     read_policy,
     save_linear_layers,
     sb3_actor_layers,
@@ -77,6 +86,8 @@ class Args:
     vf_coef: float = option(0.5, "value loss weight")
     hidden_sizes: list[int] = option([256, 256], "hidden layer widths of the actor and the critic")
     activation: str = option("relu", "relu or tanh")
+    init_policy: str = option("", "start the actor and the observation scale from this exported policy (.npz)")
+    critic_warmup: int = option(0, "first timesteps in which only the critic learns (the actor stays frozen)")
     eval_every: int = option(100_000, "timesteps between evaluations against the baselines (0 = never)")
     eval_games: int = option(200, "4-player duplicate-deal games per evaluation opponent")
     eval_opponents: list[str] = option(["cautious", "majority"], "baselines the periodic evaluation plays")
@@ -101,7 +112,20 @@ def parse_args(argv: list[str] | None = None) -> Args:
         except ValueError as error:
             parser.error(f"--players: {error}")
     get_deck(args.deck)
+    try:
+        initial_policy(args)
+    except CheckpointError as error:
+        parser.error(f"--init-policy: {error}")
     return args
+
+
+def initial_policy(args: Args) -> MLPPolicy | None:
+    """The policy named by ``--init-policy``, checked against the run's deck and network, or None."""
+    if not args.init_policy:
+        return None
+    return read_matching_policy(
+        args.init_policy, deck=args.deck, activation=args.activation, hidden_sizes=args.hidden_sizes
+    )
 
 
 # -- environments ----------------------------------------------------------------------------------
@@ -146,10 +170,46 @@ def make_vec_env(args: Args, scale: np.ndarray) -> VecEnv:
     return VecMonitor(DummyVecEnv(thunks))
 
 
+# -- the model ------------------------------------------------------------------------------------
+def build_model(args: Args, vec_env: VecEnv, run_dir: Path, init: MLPPolicy | None = None) -> MaskablePPO:
+    """A fresh MaskablePPO; with ``init`` its actor starts as that policy (the critic starts fresh)."""
+    activation = torch.nn.ReLU if args.activation == "relu" else torch.nn.Tanh
+    model = MaskablePPO(
+        "MlpPolicy",
+        vec_env,
+        learning_rate=args.learning_rate,
+        n_steps=args.n_steps,
+        batch_size=args.batch_size,
+        n_epochs=args.n_epochs,
+        gamma=args.gamma,
+        gae_lambda=args.gae_lambda,
+        clip_range=args.clip_range,
+        ent_coef=args.ent_coef,
+        vf_coef=args.vf_coef,
+        policy_kwargs={"net_arch": dict(pi=args.hidden_sizes, vf=args.hidden_sizes), "activation_fn": activation},
+        tensorboard_log=str(run_dir / "tb"),
+        seed=args.seed,
+        device="cpu",
+        verbose=0,
+    )
+    if init is not None:
+        load_linear_layers(sb3_actor_layers(model), init)
+    return model
+
+
+def set_actor_trainable(model: MaskablePPO, trainable: bool) -> None:
+    """Freeze or thaw the actor's weights; frozen, PPO's updates move only the critic."""
+    for layer in sb3_actor_layers(model):
+        for parameter in layer.parameters():
+            parameter.requires_grad_(trainable)
+
+
 # -- exporting the numpy policy --------------------------------------------------------------------
 def export_policy(model: MaskablePPO, args: Args, scale: np.ndarray, path: Path, training: dict[str, Any]) -> None:
     """Copy the actor's weights out of torch into a safe ``.npz`` checkpoint."""
     description = f"MaskablePPO run {args.run_name!r}"
+    if args.init_policy:
+        description += f", started from {Path(args.init_policy).name}"
     metadata = policy_metadata(ENV_VERSION, args.deck, args.activation, args.hidden_sizes, description, training)
     save_linear_layers(path, sb3_actor_layers(model), scale, metadata)
 
@@ -177,6 +237,10 @@ class TrainingCallback(BaseCallback):
     def _on_training_start(self) -> None:
         if self.args.self_play and self.progress["snapshots"]:
             self._publish_pool()
+
+    def _on_rollout_end(self) -> None:
+        """Called between collecting a rollout and training on it: the critic warm-up freezes the actor."""
+        set_actor_trainable(self.model, self.num_timesteps > self.args.critic_warmup)
 
     def _on_step(self) -> bool:
         steps = self.num_timesteps
@@ -253,31 +317,14 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f"{run_dir} already holds a run: pass --resume to continue it, or choose another --run-name")
     run_dir.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(args.torch_threads)
-    scale = observation_scale(args.deck)
+    init = initial_policy(args)
+    scale = observation_scale(args.deck) if init is None else init.input_scale
     vec_env = make_vec_env(args, scale)
-    activation = torch.nn.ReLU if args.activation == "relu" else torch.nn.Tanh
     if args.resume:
         model = MaskablePPO.load(run_dir / "last.zip", env=vec_env, device="cpu")
         print(f"resuming {run_dir} at {progress['timesteps']:,} timesteps", flush=True)
     else:
-        model = MaskablePPO(
-            "MlpPolicy",
-            vec_env,
-            learning_rate=args.learning_rate,
-            n_steps=args.n_steps,
-            batch_size=args.batch_size,
-            n_epochs=args.n_epochs,
-            gamma=args.gamma,
-            gae_lambda=args.gae_lambda,
-            clip_range=args.clip_range,
-            ent_coef=args.ent_coef,
-            vf_coef=args.vf_coef,
-            policy_kwargs={"net_arch": dict(pi=args.hidden_sizes, vf=args.hidden_sizes), "activation_fn": activation},
-            tensorboard_log=str(run_dir / "tb"),
-            seed=args.seed,
-            device="cpu",
-            verbose=0,
-        )
+        model = build_model(args, vec_env, run_dir, init)
     callback = TrainingCallback(args, run_dir, scale, progress)
     remaining = args.total_timesteps - progress["timesteps"]
     if remaining > 0:
