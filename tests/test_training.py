@@ -36,6 +36,7 @@ TINY = [
     "--num-envs", "2", "--workers", "1", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1",
     "--hidden-sizes", "32", "32", "--eval-every", "512", "--eval-games", "8", "--checkpoint-every", "512",
     "--self-play", "--snapshot-every", "256", "--max-snapshots", "2", "--no-progress", "--players", "3", "5",
+    "--init-policy", "", "--critic-warmup", "0",
 ]  # fmt: skip
 
 
@@ -238,7 +239,8 @@ def test_critic_warmup_leaves_the_initial_actor_unchanged(tmp_path: Path) -> Non
                 "--export", str(export), *common])  # fmt: skip
     initial, tuned = read_policy(path), read_policy(export)
     assert all(np.array_equal(a, b) for a, b in zip(initial.weights, tuned.weights, strict=True))
-    train.main(["--run-dir", str(tmp_path / "b"), "--total-timesteps", "128", "--export", str(export), *common])
+    train.main(["--run-dir", str(tmp_path / "b"), "--total-timesteps", "128", "--critic-warmup", "0",
+                "--export", str(export), *common])  # fmt: skip
     tuned = read_policy(export)
     assert not np.array_equal(initial.weights[0], tuned.weights[0])  # without the warm-up the actor learns
 
@@ -259,3 +261,17 @@ def test_init_policy_that_does_not_fit_the_run_is_refused(
     with pytest.raises(SystemExit):
         train.parse_args(["--init-policy", str(path), *flags])
     assert re.search(message, capsys.readouterr().err)
+
+
+def test_the_default_run_starts_from_the_shipped_distilled_policy_from_any_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    train = load_script()
+    monkeypatch.chdir(tmp_path)
+    init = train.initial_policy(train.parse_args([]))
+    shipped = read_policy(SCRIPT.parents[1] / "checkpoints" / "search_distilled.npz")
+    assert all(np.array_equal(a, b) for a, b in zip(init.weights, shipped.weights, strict=True))
+    assert train.initial_policy(train.parse_args(["--init-policy", ""])) is None
+    with pytest.raises(SystemExit):
+        train.parse_args(["--deck", "german"])
+    assert "--init-policy '' trains from scratch" in capsys.readouterr().err
