@@ -33,7 +33,7 @@ def load_script():
 
 
 TINY = [
-    "--num-envs", "2", "--workers", "1", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1",
+    "--num-envs", "2", "--no-subprocess", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1",
     "--hidden-sizes", "32", "32", "--eval-every", "512", "--eval-games", "8", "--checkpoint-every", "512",
     "--self-play", "--snapshot-every", "256", "--max-snapshots", "2", "--no-progress", "--players", "3", "5",
     "--init-policy", "", "--critic-warmup", "0",
@@ -213,7 +213,7 @@ def test_init_policy_starts_the_ppo_actor_as_the_numpy_policy(tmp_path: Path) ->
     train = load_script()
     path = tiny_ppo_policy(tmp_path / "init.npz")
     args = train.parse_args(["--init-policy", str(path), "--hidden-sizes", "16", "16", "--num-envs", "1",
-                             "--workers", "1", "--batch-size", "128"])  # fmt: skip
+                             "--no-subprocess", "--batch-size", "128"])  # fmt: skip
     init = train.initial_policy(args)
     vec_env = train.make_vec_env(args, init.input_scale)
     model = train.build_model(args, vec_env, tmp_path / "run", init)
@@ -232,7 +232,7 @@ def test_critic_warmup_leaves_the_initial_actor_unchanged(tmp_path: Path) -> Non
     train = load_script()
     path = tiny_ppo_policy(tmp_path / "init.npz")
     export = tmp_path / "tuned.npz"
-    common = ["--init-policy", str(path), "--hidden-sizes", "16", "16", "--num-envs", "2", "--workers", "1",
+    common = ["--init-policy", str(path), "--hidden-sizes", "16", "16", "--num-envs", "2", "--no-subprocess",
               "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--eval-every", "0",
               "--no-progress"]  # fmt: skip
     train.main(["--run-dir", str(tmp_path / "a"), "--total-timesteps", "128", "--critic-warmup", "128",

@@ -84,7 +84,9 @@ class Args:
     snapshot_every: int = option(200_000, "timesteps between self-play snapshots")
     max_snapshots: int = option(5, "self-play snapshots kept in the pool (oldest leave first)")
     num_envs: int = option(8, "environments stepped per rollout")
-    workers: int = option(2, "processes stepping the environments (1 = all in this process)")
+    subprocess: bool = option(
+        True, "step every environment in its own process (SubprocVecEnv); --no-subprocess steps all in this one"
+    )
     learning_rate: float = option(1e-4, "Adam learning rate (from scratch: 5e-4)")
     n_steps: int = option(256, "rollout length per environment")
     batch_size: int = option(512, "minibatch size")
@@ -180,7 +182,7 @@ def make_env(args: Args, rank: int, scale: np.ndarray) -> Callable[[], gym.Env]:
 
 def make_vec_env(args: Args, scale: np.ndarray) -> VecEnv:
     thunks = [make_env(args, rank, scale) for rank in range(args.num_envs)]
-    if args.workers > 1:
+    if args.subprocess:
         return VecMonitor(SubprocVecEnv(thunks, start_method="spawn"))
     return VecMonitor(DummyVecEnv(thunks))
 
