@@ -1,6 +1,6 @@
 """Plot a training run's learning curve: win rate against the baselines over training steps.
 
-Usage: ``python training/plot_curve.py runs/ppo_general --out checkpoints/ppo_general_curve.png``.
+Usage: ``python training/plot_curve.py runs/ppo --out docs/ppo_curve.png``.
 Reads the run's ``progress.json`` (written by ``train_ppo.py``), so a resumed run plots as one curve.
 """
 

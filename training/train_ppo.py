@@ -72,7 +72,7 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 class Args:
     """Every knob of a run; each becomes a ``--flag`` with this default and help."""
 
-    run_name: str = option("ppo_general", "name of the run; its directory is runs/<run-name>")
+    run_name: str = option("ppo", "name of the run; its directory is runs/<run-name>")
     run_dir: str = option("", "explicit run directory (overrides --run-name)")
     seed: int = option(0, "seeds the model, the environments and the evaluations")
     total_timesteps: int = option(500_000, "learner decisions to train for, in all")
