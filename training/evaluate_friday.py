@@ -7,8 +7,11 @@ Example::
 
     python training/evaluate_friday.py --agents random heuristic checkpoints/friday_level1.npz --levels 1
 
-Prints win rate (Wilson 95% CI) and mean score (Student-t 95% CI) per agent and level. Results are
-deterministic for a given seed.
+    python training/evaluate_friday.py --agents search --search-budget 8 --levels 1 4 --games 200 \
+        --json results/friday_search.json --markdown results/friday_search.md
+
+Prints win rate (Wilson 95% CI), mean score (Student-t 95% CI) and seconds per decision per agent and
+level; ``--json`` / ``--markdown`` also write them to files. Results are deterministic for a given seed.
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ import json
 import sys
 import time
 
-from friday13_env.friday.agents import make_agent
-from friday13_env.friday.evaluation import evaluate, format_table, results_to_json
+from friday13_env.friday.agents import Agent, make_agent
+from friday13_env.friday.evaluation import evaluate, format_markdown, format_table, results_to_json
 from friday13_env.policy import CheckpointError
 
 
@@ -30,19 +33,28 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--agents",
         nargs="+",
         default=["random", "heuristic"],
-        help="random, heuristic, or the path of a trained policy checkpoint (.npz), e.g. checkpoints/friday_level1.npz",
+        help="random, heuristic, search, or the path of a trained policy checkpoint (.npz), "
+        "e.g. checkpoints/friday_level1.npz",
     )
+    parser.add_argument("--search-budget", type=int, default=8, help="search: sampled futures per candidate move")
     parser.add_argument("--levels", nargs="+", type=int, default=[1, 2, 3, 4], choices=[1, 2, 3, 4])
     parser.add_argument("--games", type=int, default=1000, help="games per agent and level")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=None, help="write the results to this JSON file")
+    parser.add_argument("--markdown", default=None, help="write the results table (Markdown) to this file")
     args = parser.parse_args(argv)
     for name in args.agents:
         try:
-            make_agent(name, args.seed)
+            build_agent(name, args)
         except (ValueError, CheckpointError) as error:
             parser.error(f"--agents {name}: {error}")
     return args
+
+
+def build_agent(name: str, args: argparse.Namespace) -> Agent:
+    """The agent called ``name``, with the command line's options for the agents that take them."""
+    options = {"budget": args.search_budget} if name == "search" else {}
+    return make_agent(name, args.seed, **options)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,12 +64,15 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.agents:
         for level in args.levels:
             start = time.perf_counter()
-            results.append(evaluate(make_agent(name, args.seed), level, args.games, args.seed))
+            results.append(evaluate(build_agent(name, args), level, args.games, args.seed))
             print(f"{name} level {level}: {time.perf_counter() - start:.1f} s", file=sys.stderr)
     print(format_table(results))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(results_to_json(results, args.seed), handle, indent=2)
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as handle:
+            handle.write(format_markdown(results, args.seed) + "\n")
     return 0
 
 

@@ -62,7 +62,7 @@ class Args:
     bc_games: int = option(0, "warm start: behaviour-clone this many heuristic games before PPO (0 = off)")
     bc_epochs: int = option(8, "passes over the heuristic games")
     bc_learning_rate: float = option(1e-3, "Adam learning rate of the warm start")
-    bc_samples: int = option(24, "Monte-Carlo samples of the cloned heuristic (fewer = faster, weaker)")
+    bc_samples: int = option(8, "Monte-Carlo plays per hazard of the cloned heuristic (fewer = faster, weaker)")
     num_envs: int = option(8, "environments stepped per rollout")
     workers: int = option(2, "processes stepping the environments (1 = all in this process)")
     learning_rate: float = option(2e-4, "Adam learning rate")

@@ -8,6 +8,7 @@ Win rates get Wilson score intervals (good at rates near 0 or 1); mean scores ge
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
@@ -39,6 +40,8 @@ class LevelResult:
     win_rate: Interval
     mean_score: Interval
     mean_steps: float
+    ms_per_decision: float
+    """Wall time per decision, agent and environment together (depends on the machine and its load)."""
 
 
 def wilson_interval(successes: int, trials: int, z: float = Z_95) -> Interval:
@@ -97,6 +100,7 @@ def evaluate(
         raise ValueError(f"games must be positive, got {games}")
     env = FridayEnv(level=level)
     wins, scores, steps = 0, [], []
+    start = time.perf_counter()
     for game in range(games):
         won, score, n = play_game(env, agent, game_seed(seed, game))
         wins += won
@@ -112,6 +116,7 @@ def evaluate(
         wilson_interval(wins, games),
         mean_interval(scores),
         float(np.mean(steps)),
+        1000.0 * (time.perf_counter() - start) / max(sum(steps), 1),
     )
 
 
@@ -124,6 +129,21 @@ def format_table(results: Sequence[LevelResult]) -> str:
         rate = f"{100 * r.win_rate.value:5.1f}% [{100 * r.win_rate.low:5.1f}, {100 * r.win_rate.high:5.1f}]"
         score = f"{r.mean_score.value:7.2f} [{r.mean_score.low:7.2f}, {r.mean_score.high:7.2f}]"
         lines.append(f"{r.agent:<{width}} {r.level:>5} {r.games:>6} {rate:>26} {score:>28}")
+    return "\n".join(lines)
+
+
+def format_markdown(results: Sequence[LevelResult], seed: int) -> str:
+    """The results as a Markdown table (for ``results/*.md`` and the docs)."""
+    lines = [
+        f"Seed {seed}; win rate with a 95% Wilson interval, mean score with a 95% Student-t interval.",
+        "",
+        "| agent | level | games | win rate [95% CI] | mean score [95% CI] | ms / decision |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        rate = f"{100 * r.win_rate.value:.1f}% [{100 * r.win_rate.low:.1f}, {100 * r.win_rate.high:.1f}]"
+        score = f"{r.mean_score.value:.2f} [{r.mean_score.low:.2f}, {r.mean_score.high:.2f}]"
+        lines.append(f"| {r.agent} | {r.level} | {r.games} | {rate} | {score} | {r.ms_per_decision:.2f} |")
     return "\n".join(lines)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +37,7 @@ def test_agents_are_deterministic_given_a_seed():
 
 
 def test_unknown_agent_is_rejected():
-    with pytest.raises(ValueError, match=r"unknown agent 'x'; allowed: \['heuristic', 'random'\]"):
+    with pytest.raises(ValueError, match=r"unknown agent 'x'; allowed: \['heuristic', 'random', 'search'\]"):
         make_agent("x")
 
 
@@ -60,7 +61,9 @@ def test_t_quantile_and_mean_interval():
 def test_evaluate_is_reproducible_and_formats():
     first = evaluate(RandomAgent(1), level=3, games=6, seed=4)
     second = evaluate(RandomAgent(1), level=3, games=6, seed=4)
-    assert first == second and first.games == 6 and 0 <= first.wins <= 6
+    untimed = {"ms_per_decision": 0.0}
+    assert replace(first, **untimed) == replace(second, **untimed) and first.games == 6 and 0 <= first.wins <= 6
+    assert first.ms_per_decision > 0
     assert "random" in format_table([first]) and "win rate" in format_table([first])
 
 
@@ -69,8 +72,12 @@ def test_cli_writes_json(tmp_path, capsys):
     spec = importlib.util.spec_from_file_location("evaluate_friday", script)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    out = tmp_path / "eval.json"
-    assert module.main(["--agents", "random", "--levels", "1", "--games", "3", "--json", str(out)]) == 0
+    out, table = tmp_path / "eval.json", tmp_path / "eval.md"
+    argv = ["--agents", "random", "--levels", "1", "--games", "3", "--json", str(out), "--markdown", str(table)]
+    assert module.main(argv) == 0
     data = json.loads(out.read_text())
     assert data["seed"] == 0 and data["results"][0]["games"] == 3
+    rows = table.read_text().splitlines()
+    assert rows[2].startswith("| agent | level | games |")
+    assert rows[4].startswith("| random | 1 | 3 | 0.0% [0.0, 56.1] |")
     assert "random" in capsys.readouterr().out
