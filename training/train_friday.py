@@ -43,6 +43,7 @@ from friday13_env.friday.agents import HeuristicAgent, load_policy
 from friday13_env.friday.env import FridayEnv
 from friday13_env.friday.evaluation import evaluate, game_seed
 from friday13_env.friday.levels import check_level
+from friday13_env.maskable_ppo import new_maskable_ppo
 from friday13_env.policy import FRIDAY_ENV_VERSION, policy_metadata, save_linear_layers, sb3_actor_layers
 from friday13_env.script_args import atomic_write_text, dataclass_parser, option
 
@@ -306,29 +307,11 @@ def main(argv: list[str] | None = None) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(args.torch_threads)
     vec_env = make_vec_env(args)
-    activation = torch.nn.ReLU if args.activation == "relu" else torch.nn.Tanh
     if args.resume:
         model = MaskablePPO.load(run_dir / "last.zip", env=vec_env, device="cpu")
         print(f"resuming {run_dir} at {progress['timesteps']:,} timesteps", flush=True)
     else:
-        model = MaskablePPO(
-            "MlpPolicy",
-            vec_env,
-            learning_rate=args.learning_rate,
-            n_steps=args.n_steps,
-            batch_size=args.batch_size,
-            n_epochs=args.n_epochs,
-            gamma=args.gamma,
-            gae_lambda=args.gae_lambda,
-            clip_range=args.clip_range,
-            ent_coef=args.ent_coef,
-            vf_coef=args.vf_coef,
-            policy_kwargs={"net_arch": dict(pi=args.hidden_sizes, vf=args.hidden_sizes), "activation_fn": activation},
-            tensorboard_log=str(run_dir / "tb"),
-            seed=args.seed,
-            device="cpu",
-            verbose=0,
-        )
+        model = new_maskable_ppo(args, vec_env, run_dir)
     callback = TrainingCallback(args, run_dir, progress)
     if not args.resume and args.bc_games > 0:
         started = time.time()

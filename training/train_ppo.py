@@ -48,6 +48,7 @@ import friday13_env  # noqa: F401 - registers the Gymnasium ids
 from friday13_env.cards import get_deck
 from friday13_env.engine import Rules
 from friday13_env.evaluation import evaluate_agent
+from friday13_env.maskable_ppo import new_maskable_ppo
 from friday13_env.policy import (
     ENV_VERSION,
     CheckpointError,
@@ -190,25 +191,7 @@ def make_vec_env(args: Args, scale: np.ndarray) -> VecEnv:
 # -- the model ------------------------------------------------------------------------------------
 def build_model(args: Args, vec_env: VecEnv, run_dir: Path, init: MLPPolicy | None = None) -> MaskablePPO:
     """A fresh MaskablePPO; with ``init`` its actor starts as that policy (the critic starts fresh)."""
-    activation = torch.nn.ReLU if args.activation == "relu" else torch.nn.Tanh
-    model = MaskablePPO(
-        "MlpPolicy",
-        vec_env,
-        learning_rate=args.learning_rate,
-        n_steps=args.n_steps,
-        batch_size=args.batch_size,
-        n_epochs=args.n_epochs,
-        gamma=args.gamma,
-        gae_lambda=args.gae_lambda,
-        clip_range=args.clip_range,
-        ent_coef=args.ent_coef,
-        vf_coef=args.vf_coef,
-        policy_kwargs={"net_arch": dict(pi=args.hidden_sizes, vf=args.hidden_sizes), "activation_fn": activation},
-        tensorboard_log=str(run_dir / "tb"),
-        seed=args.seed,
-        device="cpu",
-        verbose=0,
-    )
+    model = new_maskable_ppo(args, vec_env, run_dir)
     if init is not None:
         load_linear_layers(sb3_actor_layers(model), init)
     return model
