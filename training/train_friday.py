@@ -23,8 +23,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
-import os
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,7 +41,15 @@ from friday13_env.friday.agents import HeuristicAgent, load_policy
 from friday13_env.friday.env import FridayEnv
 from friday13_env.friday.evaluation import evaluate, game_seed
 from friday13_env.friday.levels import check_level
-from friday13_env.maskable_ppo import new_maskable_ppo
+from friday13_env.maskable_ppo import (
+    export_copy,
+    hyperparameter_error,
+    new_maskable_ppo,
+    next_multiple,
+    open_run,
+    resume_model,
+    save_model,
+)
 from friday13_env.policy import FRIDAY_ENV_VERSION, policy_metadata, save_linear_layers, sb3_actor_layers
 from friday13_env.script_args import atomic_write_text, dataclass_parser, option
 
@@ -90,10 +96,9 @@ def parse_args(argv: list[str] | None = None) -> Args:
     """Build the CLI from ``Args`` so defaults, flags and help can never drift apart."""
     parser = dataclass_parser(Args, __doc__)
     args = Args(**vars(parser.parse_args(argv)))
-    if args.activation not in ("relu", "tanh"):
-        parser.error(f"--activation must be relu or tanh, got {args.activation!r}")
-    if args.batch_size > args.n_steps * args.num_envs:
-        parser.error(f"--batch-size {args.batch_size} exceeds one rollout ({args.n_steps} x {args.num_envs} steps)")
+    error = hyperparameter_error(args)
+    if error:
+        parser.error(error)
     for level in args.levels:
         try:
             check_level(level)
@@ -231,12 +236,8 @@ class TrainingCallback(BaseCallback):
         self.progress = progress
         self.started = time.time()
         self.earlier_wall_time = progress["wall_time_s"]  # of the runs this one resumes
-        self.next_checkpoint = self._next(progress["timesteps"], args.checkpoint_every)
-        self.next_eval = self._next(progress["timesteps"], args.eval_every)
-
-    @staticmethod
-    def _next(done: int, every: int) -> float:
-        return (done // every + 1) * every if every > 0 else float("inf")
+        self.next_checkpoint = next_multiple(progress["timesteps"], args.checkpoint_every)
+        self.next_eval = next_multiple(progress["timesteps"], args.eval_every)
 
     def _on_step(self) -> bool:
         steps = self.num_timesteps
@@ -258,9 +259,7 @@ class TrainingCallback(BaseCallback):
 
     def save(self, steps: int) -> None:
         """Model, numpy policy and progress, each written to a temporary file and renamed."""
-        temporary = self.run_dir / "last.tmp.zip"
-        self.model.save(temporary)
-        os.replace(temporary, self.run_dir / "last.zip")
+        save_model(self.model, self.run_dir)
         record = self.training_record(steps)
         export_policy(self.model, self.args, self.run_dir / "policy.npz", record)
         self.progress.update(timesteps=steps, wall_time_s=record["wall_time_s"])
@@ -297,21 +296,10 @@ class TrainingCallback(BaseCallback):
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     run_dir = Path(args.run_dir or Path("runs") / args.run_name)
-    progress: dict[str, Any] = {"timesteps": 0, "wall_time_s": 0.0, "warm_start": None, "curve": []}
-    if args.resume:
-        if not (run_dir / "last.zip").is_file():
-            sys.exit(f"--resume: no checkpoint at {run_dir / 'last.zip'}; start the run without --resume first")
-        progress = json.loads((run_dir / "progress.json").read_text())
-    elif (run_dir / "last.zip").exists():
-        sys.exit(f"{run_dir} already holds a run: pass --resume to continue it, or choose another --run-name")
-    run_dir.mkdir(parents=True, exist_ok=True)
+    progress = open_run(run_dir, args.resume, {"timesteps": 0, "wall_time_s": 0.0, "warm_start": None, "curve": []})
     torch.set_num_threads(args.torch_threads)
     vec_env = make_vec_env(args)
-    if args.resume:
-        model = MaskablePPO.load(run_dir / "last.zip", env=vec_env, device="cpu")
-        print(f"resuming {run_dir} at {progress['timesteps']:,} timesteps", flush=True)
-    else:
-        model = new_maskable_ppo(args, vec_env, run_dir)
+    model = resume_model(run_dir, vec_env, progress) if args.resume else new_maskable_ppo(args, vec_env, run_dir)
     callback = TrainingCallback(args, run_dir, progress)
     if not args.resume and args.bc_games > 0:
         started = time.time()
@@ -336,11 +324,7 @@ def main(argv: list[str] | None = None) -> None:
         callback.init_callback(model)
     callback.save(model.num_timesteps)
     vec_env.close()
-    if args.export:
-        export = Path(args.export)
-        export.parent.mkdir(parents=True, exist_ok=True)
-        export.write_bytes((run_dir / "policy.npz").read_bytes())
-        print(f"exported the policy to {export}", flush=True)
+    export_copy(run_dir, args.export)
     print(f"done: {model.num_timesteps:,} timesteps; run directory {run_dir}", flush=True)
 
 
