@@ -69,11 +69,11 @@ class DeckArrays:
             dump_order=np.array(order),
         )
 
-    @staticmethod
-    @cache
-    def other_seats(num_players: int, me: int) -> np.ndarray:
-        """Every seat but ``me``."""
-        return np.array([seat for seat in range(num_players) if seat != me])
+
+@cache
+def _other_seats(num_players: int, me: int) -> np.ndarray:
+    """Every seat but ``me``, to index the others' captured cards."""
+    return np.array([seat for seat in range(num_players) if seat != me])
 
 
 class Rollouts:
@@ -163,7 +163,7 @@ class Rollouts:
         can_play = has_omen | has_friday[:, None]
 
         mine = self.captured[me, :, :NUM_PILES]
-        others = self.captured[arrays.other_seats(self.num_players, me), :, :NUM_PILES].max(axis=0)
+        others = self.captured[_other_seats(self.num_players, me), :, :NUM_PILES].max(axis=0)
         lead = mine - others
 
         # 1. Clean piles taken on purpose.
