@@ -14,6 +14,7 @@ import time
 
 from friday13_env import agents, raw_env
 from friday13_env.agents.base import Observation
+from friday13_env.evaluation.specs import parse_spec
 
 
 def positions(count: int, seed: int) -> list[Observation]:
@@ -38,14 +39,19 @@ def positions(count: int, seed: int) -> list[Observation]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--agents", nargs="+", default=["random", "cautious", "majority", "search"])
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        default=["random", "cautious", "majority", "search"],
+        help="agent specs as in training/evaluate.py: a name, a checkpoint path, or name:key=value,...",
+    )
     parser.add_argument("--positions", type=int, default=200, help="decisions timed per agent (default 200)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     observations = positions(args.positions, args.seed)
     timings: dict[str, float] = {}
     for name in args.agents:
-        agent = agents.make(name, seed=args.seed)
+        agent = parse_spec(name).build(seed=args.seed)
         start = time.process_time()
         for observation in observations:
             agent.act(observation)
