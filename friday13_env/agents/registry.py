@@ -38,13 +38,18 @@ def names() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def constructor_options(factory: Callable[..., Any]) -> list[str]:
+    """The keyword options an agent class or factory accepts (besides ``seed``), sorted."""
+    parameters = inspect.signature(factory).parameters.values()
+    keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return sorted(p.name for p in parameters if p.kind in keyword and p.name != "seed")
+
+
 def options_of(name: str) -> list[str]:
     """The keyword options a registered agent accepts (besides ``seed``), sorted."""
     if name not in _REGISTRY:
         raise ValueError(f"unknown agent {name!r}; registered agents: {names()}")
-    parameters = inspect.signature(_REGISTRY[name]).parameters.values()
-    keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    return sorted(p.name for p in parameters if p.kind in keyword and p.name != "seed")
+    return constructor_options(_REGISTRY[name])
 
 
 def make(name: str, seed: int | None = None, **options: Any) -> Agent:

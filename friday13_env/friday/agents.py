@@ -15,6 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
+from friday13_env.agents.registry import constructor_options
 from friday13_env.friday.expert import HeuristicAgent
 from friday13_env.friday.search import SearchAgent
 from friday13_env.policy import FRIDAY_ENV_VERSION, CheckpointError, MLPPolicy, read_policy
@@ -108,6 +109,11 @@ def make_agent(name: str, seed: int | None = None, **options: object) -> Agent:
     ``options`` go to the agent's constructor, e.g. ``make_agent("search", 0, budget=16)``.
     """
     if name in AGENTS:
+        unknown = sorted(set(options) - set(constructor_options(AGENTS[name])))
+        if unknown:
+            raise ValueError(
+                f"agent {name!r} has no option(s) {unknown}; its options: {constructor_options(AGENTS[name])}"
+            )
         return AGENTS[name](seed, **options)  # type: ignore[arg-type]
     if is_checkpoint_path(name):
         return load_policy(name, seed, **options)  # type: ignore[arg-type]

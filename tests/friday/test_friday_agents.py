@@ -41,6 +41,15 @@ def test_unknown_agent_is_rejected():
         make_agent("x")
 
 
+def test_unknown_agent_option_is_rejected_with_the_allowed_ones():
+    expected = (
+        r"agent 'search' has no option\(s\) \['budgit'\]; "
+        r"its options: \['budget', 'horizon', 'margin', 'model', 'rollout_samples'\]"
+    )
+    with pytest.raises(ValueError, match=expected):
+        make_agent("search", 0, budgit=3)
+
+
 def test_wilson_interval_known_values():
     five = wilson_interval(5, 10)
     assert (five.value, round(five.low, 4), round(five.high, 4)) == (0.5, 0.2366, 0.7634)
