@@ -71,7 +71,9 @@ class Args:
     bc_learning_rate: float = option(1e-3, "Adam learning rate of the warm start")
     bc_samples: int = option(8, "Monte-Carlo plays per hazard of the cloned heuristic (fewer = faster, weaker)")
     num_envs: int = option(8, "environments stepped per rollout")
-    workers: int = option(2, "processes stepping the environments (1 = all in this process)")
+    subprocess: bool = option(
+        True, "step every environment in its own process (SubprocVecEnv); --no-subprocess steps all in this one"
+    )
     learning_rate: float = option(2e-4, "Adam learning rate")
     n_steps: int = option(512, "rollout length per environment")
     batch_size: int = option(512, "minibatch size")
@@ -154,7 +156,7 @@ def make_env(args: Args, rank: int) -> Callable[[], gym.Env]:
 
 def make_vec_env(args: Args) -> VecEnv:
     thunks = [make_env(args, rank) for rank in range(args.num_envs)]
-    if args.workers > 1:
+    if args.subprocess:
         return VecMonitor(SubprocVecEnv(thunks, start_method="spawn"))
     return VecMonitor(DummyVecEnv(thunks))
 

@@ -42,7 +42,7 @@ def load_script(name: str):
 
 
 TINY = [
-    "--num-envs", "2", "--workers", "1", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1",
+    "--num-envs", "2", "--no-subprocess", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1",
     "--hidden-sizes", "32", "32", "--eval-every", "512", "--eval-games", "3", "--checkpoint-every", "512",
     "--no-progress", "--levels", "1", "2",
 ]  # fmt: skip
