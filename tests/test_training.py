@@ -49,7 +49,7 @@ def test_train_checkpoint_resume_reload_and_play(tmp_path: Path) -> None:
     progress = json.loads((run_dir / "progress.json").read_text())
     assert progress["timesteps"] == 1024
     assert 0 < progress["wall_time_s"] <= elapsed + 0.1  # each checkpoint records time spent, not a running sum
-    assert [point["timesteps"] for point in progress["curve"]] == [512, 1024]
+    assert [point["timesteps"] for point in progress["curve"]] == [0, 512, 1024]  # 0: the initial policy
     assert progress["snapshots"] == ["snapshot_768", "snapshot_1024"]  # the pool keeps the newest two
     assert (run_dir / "last.zip").is_file() and (run_dir / "learning_curve.csv").is_file()
 
@@ -60,7 +60,7 @@ def test_train_checkpoint_resume_reload_and_play(tmp_path: Path) -> None:
     train.main(["--run-dir", str(run_dir), "--total-timesteps", "1536", "--resume", "--export", str(export), *TINY])
     progress = json.loads((run_dir / "progress.json").read_text())
     assert progress["timesteps"] == 1536
-    assert progress["curve"][-1]["timesteps"] == 1536
+    assert [point["timesteps"] for point in progress["curve"]] == [0, 512, 1024, 1536]  # no second start point
     metadata = json.loads(str(np.load(export)["metadata"]))
     assert metadata["training"]["timesteps"] == 1536
 
