@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+import gymnasium as gym
 import torch
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
 ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
 
@@ -37,6 +39,13 @@ class PPOHyperparameters(Protocol):
     hidden_sizes: list[int]
     activation: str
     seed: int
+
+
+def vectorize(thunks: Sequence[Callable[[], gym.Env]], subprocess: bool) -> VecEnv:
+    """The environments as one monitored VecEnv: each in its own ``spawn`` process, or all in this one."""
+    if subprocess:
+        return VecMonitor(SubprocVecEnv(list(thunks), start_method="spawn"))
+    return VecMonitor(DummyVecEnv(list(thunks)))
 
 
 def new_maskable_ppo(args: PPOHyperparameters, vec_env: VecEnv, run_dir: Path) -> MaskablePPO:

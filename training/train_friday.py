@@ -34,7 +34,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
+from stable_baselines3.common.vec_env import VecEnv
 
 from friday13_env.friday import encoding
 from friday13_env.friday.agents import HeuristicAgent, load_policy
@@ -49,6 +49,7 @@ from friday13_env.maskable_ppo import (
     open_run,
     resume_model,
     save_model,
+    vectorize,
 )
 from friday13_env.policy import FRIDAY_ENV_VERSION, policy_metadata, save_linear_layers, sb3_actor_layers
 from friday13_env.script_args import atomic_write_text, dataclass_parser, option
@@ -155,10 +156,7 @@ def make_env(args: Args, rank: int) -> Callable[[], gym.Env]:
 
 
 def make_vec_env(args: Args) -> VecEnv:
-    thunks = [make_env(args, rank) for rank in range(args.num_envs)]
-    if args.subprocess:
-        return VecMonitor(SubprocVecEnv(thunks, start_method="spawn"))
-    return VecMonitor(DummyVecEnv(thunks))
+    return vectorize([make_env(args, rank) for rank in range(args.num_envs)], args.subprocess)
 
 
 # -- warm start: behaviour cloning of the heuristic ------------------------------------------------

@@ -40,7 +40,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
+from stable_baselines3.common.vec_env import VecEnv
 
 import friday13_env  # noqa: F401 - registers the Gymnasium ids
 from friday13_env.cards import get_deck
@@ -54,6 +54,7 @@ from friday13_env.maskable_ppo import (
     open_run,
     resume_model,
     save_model,
+    vectorize,
 )
 from friday13_env.policy import (
     ENV_VERSION,
@@ -187,10 +188,7 @@ def make_env(args: Args, rank: int, scale: np.ndarray) -> Callable[[], gym.Env]:
 
 
 def make_vec_env(args: Args, scale: np.ndarray) -> VecEnv:
-    thunks = [make_env(args, rank, scale) for rank in range(args.num_envs)]
-    if args.subprocess:
-        return VecMonitor(SubprocVecEnv(thunks, start_method="spawn"))
-    return VecMonitor(DummyVecEnv(thunks))
+    return vectorize([make_env(args, rank, scale) for rank in range(args.num_envs)], args.subprocess)
 
 
 # -- the model ------------------------------------------------------------------------------------
