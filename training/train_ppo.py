@@ -236,8 +236,8 @@ class TrainingCallback(BaseCallback):
     def _on_training_start(self) -> None:
         if self.args.self_play and self.progress["snapshots"]:
             self._publish_pool()
-        if self.args.eval_every and not self.progress["curve"]:
-            self._evaluate(0)  # the curve starts from the initial policy (what a fine-tune starts from)
+        if self.args.eval_every and self.progress["timesteps"] == 0:
+            self._evaluate(0)  # a fresh run's curve starts from the initial policy (what a fine-tune starts from)
 
     def _on_rollout_end(self) -> None:
         """Called between collecting a rollout and training on it: the critic warm-up freezes the actor."""
