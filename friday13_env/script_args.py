@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ def option(default: Any, help: str) -> Any:
 def dataclass_parser(cls: type, description: str | None) -> argparse.ArgumentParser:
     """One ``--flag`` per field of ``cls``: booleans get ``--x/--no-x``, lists take several values."""
     parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    hints = typing.get_type_hints(cls)
     for spec in dataclasses.fields(cls):
         default = spec.default_factory() if spec.default_factory is not dataclasses.MISSING else spec.default
         flag = "--" + spec.name.replace("_", "-")
@@ -32,7 +34,8 @@ def dataclass_parser(cls: type, description: str | None) -> argparse.ArgumentPar
         if isinstance(default, bool):
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=help_text)
         elif isinstance(default, list):
-            parser.add_argument(flag, nargs="+", type=type(default[0]), default=default, help=help_text)
+            (item_type,) = typing.get_args(hints[spec.name])  # from the annotation: a default may be empty
+            parser.add_argument(flag, nargs="+", type=item_type, default=default, help=help_text)
         else:
             parser.add_argument(flag, type=type(default), default=default, help=help_text)
     return parser

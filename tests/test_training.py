@@ -197,6 +197,40 @@ def test_dagger_round_plays_the_student_and_labels_its_positions(tmp_path: Path)
     assert (data["values"][np.arange(len(positions)), data["actions"]] == 0).all()  # labelled by the teacher
 
 
+def test_dagger_against_opponents_labels_only_the_students_seat(tmp_path: Path) -> None:
+    distill = load_distill()
+    run = ["--games", "2", "--players", "3", "--search-budget", "300", "--workers", "1", "--epochs", "1",
+           "--hidden-sizes", "16", "--eval-games", "0", "--no-progress", "--out-dir", str(tmp_path / "run"),
+           "--dagger-rounds", "1", "--dagger-games", "1", "--dagger-opponents", "cautious"]  # fmt: skip
+    distill.main(run)
+    spec, data = distill.read_chunk(tmp_path / "run" / "chunks" / "dagger1_00000.npz")
+    assert spec["opponents"] == ["cautious"] and spec["student_share"] == 0.0
+    student = read_policy(tmp_path / "run" / "student_0.npz")
+
+    def student_positions(student_seat: int) -> list[np.ndarray]:
+        """Replay the deal with the student at one seat and ``cautious`` (deterministic) at the others."""
+        env = raw_env(num_players=3)
+        env.reset(seed=spec["seeds"][0])
+        cautious, positions = agents.make("cautious"), []
+        for agent in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            legal = np.flatnonzero(observation["action_mask"])
+            if terminated or truncated:
+                env.step(None)
+            elif env.possible_agents.index(agent) != student_seat:
+                env.step(cautious.act(observation))
+            else:
+                if legal.size > 1:
+                    positions.append(observation["observation"])
+                env.step(student.choose(observation["observation"], legal))
+        return positions
+
+    replays = [np.array(student_positions(seat)) for seat in range(3)]
+    matches = [seat for seat, positions in enumerate(replays) if np.array_equal(data["observations"], positions)]
+    assert len(matches) == 1  # one seat's positions, all of them, and only those
+    assert (data["values"][np.arange(len(data["actions"])), data["actions"]] == 0).all()  # labelled by the teacher
+
+
 def tiny_ppo_policy(path: Path, deck: str = "standard", hidden: int = 16) -> Path:
     """A random policy with the run's observation scale, as ``--init-policy`` would get it."""
     layout = observation_layout(get_deck(deck))

@@ -65,7 +65,7 @@ import torch
 from tqdm import tqdm
 
 from friday13_env import raw_env
-from friday13_env.agents import legal_actions
+from friday13_env.agents import legal_actions, make
 from friday13_env.agents.search import SearchAgent
 from friday13_env.agents.table import Table
 from friday13_env.cards import get_deck
@@ -111,6 +111,11 @@ class Args:
     dagger_rounds: int = option(0, "DAgger rounds after the first fit (0 = plain distillation)")
     dagger_games: int = option(300, "games per DAgger round")
     dagger_share: float = option(0.5, "probability that a seat of a DAgger game is played by the student")
+    dagger_opponents: list[str] = option(
+        [],
+        "agents the student faces in DAgger games: one student seat, the others drawn from these, and only the"
+        " student's positions searched (empty: the teacher at every seat, the student at --dagger-share of them)",
+    )
     eval_games: int = option(400, "4-player duplicate games against 3 copies of each --eval-opponents (0 = none)")
     eval_opponents: list[str] = option(["cautious", "majority"], "baselines of the quick evaluation")
     data_dir: str = option("", "where the data chunks go (default: <out-dir>/chunks)")
@@ -136,6 +141,8 @@ def parse_args(argv: list[str] | None = None) -> Args:
         get_deck(args.deck)
         for count in args.players:
             Rules(num_players=count)
+        for name in args.dagger_opponents:
+            make(name)
     except ValueError as error:
         parser.error(str(error))
     return args
@@ -154,16 +161,26 @@ class ChunkJob:
     student: str = ""
     """Path of the student policy playing some seats (DAgger), or empty."""
     student_share: float = 0.0
+    opponents: tuple[str, ...] = ()
+    """Agents at the seats other than the student's one (DAgger against them), or empty."""
 
     def spec(self) -> dict[str, Any]:
-        """What identifies the chunk's content: the student by its file's hash, not its path."""
-        spec = {key: value for key, value in asdict(self).items() if key not in ("path", "student")}
+        """What identifies the chunk's content: the student by its file's hash, not its path.
+
+        ``opponents`` appears only when set, so chunks recorded before it existed still match.
+        """
+        spec = {key: value for key, value in asdict(self).items() if key not in ("path", "student", "opponents")}
         spec["student_sha256"] = hashlib.sha256(Path(self.student).read_bytes()).hexdigest() if self.student else ""
+        if self.opponents:
+            spec["opponents"] = list(self.opponents)
         return {"format": CHUNK_FORMAT, **spec, "seeds": list(self.seeds), "players": list(self.players)}
 
 
 def play_games(job: ChunkJob) -> dict[str, np.ndarray]:
     """Search at every seat (the student at some, in DAgger); one row per decision with a choice.
+
+    Against ``job.opponents`` the student holds one seat drawn per game and the others are those
+    agents: only the student's positions are searched and recorded.
 
     Each row: the observation, the mask, the teacher's move, the teacher's mean value of every
     legal move minus the best one (so 0 for its move, NaN for illegal moves) and the game seed.
@@ -174,7 +191,15 @@ def play_games(job: ChunkJob) -> dict[str, np.ndarray]:
         rng = np.random.default_rng(seed)
         num_players = int(rng.choice(job.players))
         teachers = [SearchAgent(seed=int(s), budget=job.budget) for s in rng.integers(2**31, size=num_players)]
-        student_seats = rng.random(num_players) < job.student_share if student else np.zeros(num_players, bool)
+        if job.opponents:
+            student_seats = np.arange(num_players) == rng.integers(num_players)
+            opponents = {
+                int(seat): make(str(rng.choice(job.opponents)), seed=int(rng.integers(2**31)))
+                for seat in np.flatnonzero(~student_seats)
+            }
+        else:
+            student_seats = rng.random(num_players) < job.student_share if student else np.zeros(num_players, bool)
+            opponents = {}
         env = raw_env(num_players=num_players, deck=job.deck)
         env.reset(seed=seed)
         for agent in env.agent_iter():
@@ -184,6 +209,9 @@ def play_games(job: ChunkJob) -> dict[str, np.ndarray]:
                 continue
             legal = legal_actions(observation)
             seat = env.possible_agents.index(agent)
+            if seat in opponents:
+                env.step(opponents[seat].act(observation))
+                continue
             if legal.size == 1:
                 env.step(int(legal[0]))
                 continue
@@ -265,7 +293,8 @@ def chunk_jobs(args: Args, data_dir: Path, tag: str, seeds: list[int], student: 
             deck=args.deck,
             budget=args.search_budget,
             student=student,
-            student_share=args.dagger_share if student else 0.0,
+            student_share=args.dagger_share if student and not args.dagger_opponents else 0.0,
+            opponents=tuple(args.dagger_opponents) if student else (),
         )
         for index, start in enumerate(range(0, len(seeds), GAMES_PER_CHUNK))
     ]
