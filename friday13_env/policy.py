@@ -13,6 +13,7 @@ numpy, not torch.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -201,6 +202,14 @@ class MLPPolicy:
             if index < last:
                 hidden = self._activation(hidden)
         return hidden
+
+    def fingerprint(self) -> str:
+        """SHA-256 of what decides the moves (activation, scale, weights), not of the file: two exports of
+        the same network with other metadata (a run's arguments, its wall time) share a fingerprint."""
+        digest = hashlib.sha256(self.metadata.activation.encode())
+        for array in (self.input_scale, *self.weights, *self.biases):
+            digest.update(np.ascontiguousarray(array, dtype=np.float32).tobytes())
+        return digest.hexdigest()
 
     def choose(self, observation: np.ndarray, legal: np.ndarray, rng: np.random.Generator | None = None) -> int:
         """The legal action with the highest logit, or one sampled from the legal softmax with ``rng``."""

@@ -181,7 +181,7 @@ def test_dagger_round_plays_the_student_and_labels_its_positions(tmp_path: Path)
     summary = distill.main(run)
     spec, data = distill.read_chunk(tmp_path / "run" / "chunks" / "dagger1_00000.npz")
     student = read_policy(tmp_path / "run" / "student_0.npz")
-    assert spec["student_share"] == 1.0 and len(spec["student_sha256"]) == 64
+    assert spec["student_share"] == 1.0 and spec["student_weights_sha256"] == student.fingerprint()
     assert len(summary["rounds"]) == 2 and len(spec["seeds"]) == 1
     # every seat is the student: replaying its greedy moves from the deal meets exactly the recorded positions
     env = raw_env(num_players=3)

@@ -27,6 +27,9 @@ validation agreement is kept and training stops after ``--patience`` epochs with
 **DAgger** (``--dagger-rounds R --dagger-games G``): after each fit, G more games are played in
 which every seat is the current student with probability ``--dagger-share``; the teacher still
 searches (and labels) every position, so its labels cover the positions the student reaches.
+With ``--dagger-opponents cautious majority`` the student instead holds one seat of each DAgger game
+against those agents and only its own positions are searched: the positions of the evaluation
+setting, at a quarter of a teacher game's cost at 4 players.
 
 Measured at small scale (150 games at budget 6000, 256x256, each win rate over 2,000 4-player
 duplicate games on the quick evaluation's deals): soft targets (weight 0.5) beat hard labels alone
@@ -50,7 +53,6 @@ weights.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -165,12 +167,13 @@ class ChunkJob:
     """Agents at the seats other than the student's one (DAgger against them), or empty."""
 
     def spec(self) -> dict[str, Any]:
-        """What identifies the chunk's content: the student by its file's hash, not its path.
+        """What identifies the chunk's content: the student by its weights' fingerprint, not its path or file
+        (a rerun refits the same student into a file with other metadata; its chunks must still match).
 
         ``opponents`` appears only when set, so chunks recorded before it existed still match.
         """
         spec = {key: value for key, value in asdict(self).items() if key not in ("path", "student", "opponents")}
-        spec["student_sha256"] = hashlib.sha256(Path(self.student).read_bytes()).hexdigest() if self.student else ""
+        spec["student_weights_sha256"] = read_policy(self.student).fingerprint() if self.student else ""
         if self.opponents:
             spec["opponents"] = list(self.opponents)
         return {"format": CHUNK_FORMAT, **spec, "seeds": list(self.seeds), "players": list(self.players)}
