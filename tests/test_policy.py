@@ -63,6 +63,16 @@ def test_numpy_forward_pass_is_the_mlp(tmp_path: Path) -> None:
     np.testing.assert_allclose(policy.logits(x), expected, rtol=1e-6)
 
 
+def test_fingerprint_names_the_network_not_the_file(tmp_path: Path) -> None:
+    policy = read_policy(tiny_policy(tmp_path / "a.npz"))
+    relabelled = read_policy(tiny_policy(tmp_path / "b.npz", description="same weights, other notes"))
+    assert (tmp_path / "a.npz").read_bytes() != (tmp_path / "b.npz").read_bytes()
+    assert relabelled.fingerprint() == policy.fingerprint()
+    policy.weights[1][0, 0] += 1e-3
+    assert policy.fingerprint() != relabelled.fingerprint()
+    assert read_policy(tiny_policy(tmp_path / "c.npz", activation="tanh")).fingerprint() != relabelled.fingerprint()
+
+
 def test_torch_layers_loaded_from_a_policy_compute_its_logits_and_save_back_unchanged(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
     policy = read_policy(tiny_policy(tmp_path / "tiny.npz"))
