@@ -170,10 +170,12 @@ class ChunkJob:
         """What identifies the chunk's content: the student by its weights' fingerprint, not its path or file
         (a rerun refits the same student into a file with other metadata; its chunks must still match).
 
-        ``opponents`` appears only when set, so chunks recorded before it existed still match.
+        The student's and the opponents' entries appear only when set, so teacher chunks recorded before
+        they existed still match.
         """
         spec = {key: value for key, value in asdict(self).items() if key not in ("path", "student", "opponents")}
-        spec["student_weights_sha256"] = read_policy(self.student).fingerprint() if self.student else ""
+        if self.student:
+            spec["student_weights_sha256"] = read_policy(self.student).fingerprint()
         if self.opponents:
             spec["opponents"] = list(self.opponents)
         return {"format": CHUNK_FORMAT, **spec, "seeds": list(self.seeds), "players": list(self.players)}
