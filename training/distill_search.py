@@ -310,7 +310,9 @@ def record(jobs: list[ChunkJob], workers: int, progress: bool) -> list[Path]:
     missing = [job for job in jobs if not is_recorded(job)]
     games = sum(len(job.seeds) for job in missing)
     if missing:
-        print(f"playing {games:,} games ({len(jobs) - len(missing)} of {len(jobs)} chunks already recorded)")
+        print(
+            f"playing {games:,} games ({len(jobs) - len(missing)} of {len(jobs)} chunks already recorded)", flush=True
+        )
     with tqdm(total=games, unit="game", disable=not progress or not missing, dynamic_ncols=True) as bar:
         if workers == 1:
             for job in missing:
@@ -484,7 +486,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             jobs = chunk_jobs(args, data_dir, f"dagger{dagger_round}", seeds, str(student))
             paths += record(jobs, args.workers, args.progress)
         data = load_data(paths)
-        print(f"round {dagger_round}: {len(data['actions']):,} decisions from {len(np.unique(data['games'])):,} games")
+        print(
+            f"round {dagger_round}: {len(data['actions']):,} decisions from {len(np.unique(data['games'])):,} games",
+            flush=True,
+        )
         network, report = fit(args, data, scale)
         training = {
             "method": "distillation of the search agent" + (f", DAgger round {dagger_round}" if dagger_round else ""),
