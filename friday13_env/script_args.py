@@ -15,10 +15,14 @@ from pathlib import Path
 from typing import Any
 
 
-def option(default: Any, help: str) -> Any:
-    """A dataclass field that carries its ``--help`` text (lists get a fresh copy per instance)."""
+def option(default: Any, help: str, allow_empty: bool = False) -> Any:
+    """A dataclass field that carries its ``--help`` text (lists get a fresh copy per instance).
+
+    A list flag needs at least one value unless ``allow_empty`` (then the bare flag means ``[]``).
+    """
     if isinstance(default, list):
-        return dataclasses.field(default_factory=lambda: list(default), metadata={"help": help})
+        metadata = {"help": help, "allow_empty": allow_empty}
+        return dataclasses.field(default_factory=lambda: list(default), metadata=metadata)
     return dataclasses.field(default=default, metadata={"help": help})
 
 
@@ -35,7 +39,8 @@ def dataclass_parser(cls: type, description: str | None) -> argparse.ArgumentPar
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=help_text)
         elif isinstance(default, list):
             (item_type,) = typing.get_args(hints[spec.name])  # from the annotation: a default may be empty
-            parser.add_argument(flag, nargs="+", type=item_type, default=default, help=help_text)
+            nargs = "*" if spec.metadata["allow_empty"] else "+"
+            parser.add_argument(flag, nargs=nargs, type=item_type, default=default, help=help_text)
         else:
             parser.add_argument(flag, type=type(default), default=default, help=help_text)
     return parser

@@ -150,7 +150,8 @@ def test_distillation_run_fits_exports_and_extends_its_data(tmp_path: Path) -> N
     distill = load_distill()
     export = tmp_path / "distilled.npz"
     run = ["--players", "3", "--search-budget", "300", "--workers", "1", "--epochs", "2", "--hidden-sizes", "16",
-           "--eval-games", "4", "--no-progress", "--out-dir", str(tmp_path / "run")]  # fmt: skip
+           "--eval-games", "4", "--dagger-rounds", "0", "--no-progress",
+           "--out-dir", str(tmp_path / "run")]  # fmt: skip
     summary = distill.main(["--games", "2", *run, "--export", str(export)])
     chunk = tmp_path / "run" / "chunks" / "teacher_00000.npz"
     assert distill.read_chunk(chunk)[0]["seeds"] == np.random.SeedSequence(0).generate_state(2).tolist()
@@ -177,7 +178,7 @@ def test_dagger_round_plays_the_student_and_labels_its_positions(tmp_path: Path)
     distill = load_distill()
     run = ["--games", "2", "--players", "3", "--search-budget", "300", "--workers", "1", "--epochs", "1",
            "--hidden-sizes", "16", "--eval-games", "0", "--no-progress", "--out-dir", str(tmp_path / "run"),
-           "--dagger-rounds", "1", "--dagger-games", "1", "--dagger-share", "1"]  # fmt: skip
+           "--dagger-rounds", "1", "--dagger-games", "1", "--dagger-share", "1", "--dagger-opponents"]  # fmt: skip
     summary = distill.main(run)
     spec, data = distill.read_chunk(tmp_path / "run" / "chunks" / "dagger1_00000.npz")
     student = read_policy(tmp_path / "run" / "student_0.npz")
