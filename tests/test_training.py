@@ -198,6 +198,31 @@ def test_dagger_round_plays_the_student_and_labels_its_positions(tmp_path: Path)
     assert (data["values"][np.arange(len(positions)), data["actions"]] == 0).all()  # labelled by the teacher
 
 
+def test_more_dagger_rounds_keep_the_students_already_fitted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    distill = load_distill()
+    fitted_rounds = []
+    real_fit = distill.fit
+
+    def counting_fit(args, data, scale):
+        fitted_rounds.append(len(np.unique(data["games"])))
+        return real_fit(args, data, scale)
+
+    monkeypatch.setattr(distill, "fit", counting_fit)
+    run = ["--games", "2", "--players", "3", "--search-budget", "300", "--workers", "1", "--epochs", "1",
+           "--hidden-sizes", "16", "--eval-games", "2", "--no-progress", "--out-dir", str(tmp_path / "run"),
+           "--dagger-games", "1", "--dagger-opponents", "cautious"]  # fmt: skip
+    first = distill.main([*run, "--dagger-rounds", "0"])
+    student_0 = read_policy(tmp_path / "run" / "student_0.npz")
+    assert student_0.metadata.training["evaluation"] == first["evaluation"]  # stored for a later run
+    longer = distill.main([*run, "--dagger-rounds", "1"])
+    assert fitted_rounds == [2, 3]  # round 0 kept, round 1 (2 teacher games + 1 DAgger game) fitted
+    assert longer["rounds"][0] == first["rounds"][0] and longer["args"]["dagger_rounds"] == 1
+    assert read_policy(tmp_path / "run" / "student_0.npz").fingerprint() == student_0.fingerprint()
+    other_fit = ["--dagger-rounds", "1", "--learning-rate", "0.01", "--data-dir", str(tmp_path / "other")]
+    distill.main([*run, *other_fit])  # another fit, so another student and DAgger data: every round again
+    assert fitted_rounds == [2, 3, 2, 3]
+
+
 def test_dagger_against_opponents_labels_only_the_students_seat(tmp_path: Path) -> None:
     distill = load_distill()
     run = ["--games", "2", "--players", "3", "--search-budget", "300", "--workers", "1", "--epochs", "1",

@@ -29,7 +29,10 @@ which every seat is the current student with probability ``--dagger-share``; the
 searches (and labels) every position, so its labels cover the positions the student reaches.
 With ``--dagger-opponents cautious majority`` the student instead holds one seat of each DAgger game
 against those agents and only its own positions are searched: the positions of the evaluation
-setting, at a quarter of a teacher game's cost at 4 players.
+setting, at a quarter of a teacher game's cost at 4 players. Each round's student is kept as
+``<out-dir>/student_<round>.npz`` with its arguments and quick evaluation; a rerun with the same
+data and fit arguments keeps it instead of fitting it again, so a run asked for more rounds (or
+interrupted) only pays for the new ones.
 
 Measured at small scale (150 games at budget 6000, 256x256, each win rate over 2,000 4-player
 duplicate games on the quick evaluation's deals): soft targets (weight 0.5) beat hard labels alone
@@ -84,8 +87,11 @@ from friday13_env.engine import Rules
 from friday13_env.evaluation import evaluate, focus_matchups
 from friday13_env.policy import (
     ENV_VERSION,
+    CheckpointError,
+    load_linear_layers,
     observation_scale,
     policy_metadata,
+    read_matching_policy,
     read_policy,
     save_linear_layers,
 )
@@ -447,6 +453,45 @@ def agreement(
     }
 
 
+RUN_ONLY_ARGS = (
+    "dagger_rounds", "workers", "progress", "export", "out_dir", "data_dir", "eval_games", "eval_opponents",
+    "torch_threads",
+)  # fmt: skip
+"""Arguments that change neither a round's data nor its fit (later rounds are not the round's concern)."""
+
+
+def round_method(dagger_round: int) -> str:
+    return "distillation of the search agent" + (f", DAgger round {dagger_round}" if dagger_round else "")
+
+
+def fit_arguments(args: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in args.items() if key not in RUN_ONLY_ARGS}
+
+
+def recorded_round(args: Args, path: Path, dagger_round: int) -> tuple[torch.nn.Sequential, dict[str, Any]] | None:
+    """The network and training record of this round's student, if an earlier run fitted it from the same
+    data with the same fit arguments; else None (fit it).
+
+    A DAgger run asked for more rounds, or interrupted after some, thus goes on from its last student
+    instead of refitting every earlier round (each fit takes minutes; the data chunks were already reused).
+    The chunks themselves follow from the arguments compared here, and each is checked against its spec.
+    """
+    try:
+        policy = read_matching_policy(path, deck=args.deck, activation="relu", hidden_sizes=args.hidden_sizes)
+    except CheckpointError:
+        return None
+    training = policy.metadata.training or {}
+    stored_args = training.get("args", {})
+    same_fit = fit_arguments(stored_args) == fit_arguments(asdict(args))
+    if training.get("method") != round_method(dagger_round) or not same_fit:
+        return None
+    network = build_network(args.hidden_sizes, policy.metadata.observation_size, policy.metadata.num_actions)
+    load_linear_layers([layer for layer in network if isinstance(layer, torch.nn.Linear)], policy)
+    if (stored_args.get("eval_games"), stored_args.get("eval_opponents")) != (args.eval_games, args.eval_opponents):
+        training.pop("evaluation", None)  # measured on other games: measure again
+    return network, training
+
+
 # -- (3) export and evaluation ---------------------------------------------------------------------
 def export(args: Args, network: torch.nn.Sequential, scale: np.ndarray, path: Path, training: dict) -> None:
     linears = [layer for layer in network if isinstance(layer, torch.nn.Linear)]
@@ -500,19 +545,26 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             f"round {dagger_round}: {len(data['actions']):,} decisions from {len(np.unique(data['games'])):,} games",
             flush=True,
         )
-        network, report = fit(args, data, scale)
-        training = {
-            "method": "distillation of the search agent" + (f", DAgger round {dagger_round}" if dagger_round else ""),
-            "args": asdict(args),
-            **report,
-            "teacher_games_s": record_s,
-            "wall_time_s": round(time.time() - started, 1),
-        }
         policy_path = out_dir / f"student_{dagger_round}.npz"
-        export(args, network, scale, policy_path, training)
-        training["evaluation"] = quick_evaluation(args, policy_path)
+        recorded = recorded_round(args, policy_path, dagger_round)
+        if recorded:
+            print(f"round {dagger_round}: kept {policy_path}, fitted from this data with these arguments", flush=True)
+            network, training = recorded
+        else:
+            network, report = fit(args, data, scale)
+            training = {
+                "method": round_method(dagger_round),
+                "args": asdict(args),
+                **report,
+                "teacher_games_s": record_s,
+                "wall_time_s": round(time.time() - started, 1),
+            }
+            export(args, network, scale, policy_path, training)
+        if "evaluation" not in training:
+            training["evaluation"] = quick_evaluation(args, policy_path)
+            export(args, network, scale, policy_path, training)  # a resumed run keeps the evaluation too
         rounds.append({key: training[key] for key in ("best_epoch", "agreement_with_teacher", "evaluation")})
-    training["rounds"] = rounds
+    training = {**training, "args": asdict(args), "wall_time_s": round(time.time() - started, 1), "rounds": rounds}
     for path in [out_dir / "policy.npz", *([Path(args.export)] if args.export else [])]:
         export(args, network, scale, path, training)
         print(f"wrote {path}")
