@@ -83,6 +83,9 @@ def test_bad_options_are_rejected_before_training(tmp_path: Path, capsys: pytest
     assert "num_players must be one of" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="no checkpoint"):
         train.main(["--run-dir", str(tmp_path / "missing"), "--resume"])
+    with pytest.raises(SystemExit):
+        train.main(["--run-dir", str(tmp_path / "x"), "--init-temperature", "0"])
+    assert "--init-temperature must be positive, got 0.0" in capsys.readouterr().err
 
 
 def load_distill():
@@ -269,11 +272,13 @@ def tiny_ppo_policy(path: Path, deck: str = "standard", hidden: int = 16) -> Pat
     return path
 
 
-def test_init_policy_starts_the_ppo_actor_as_the_numpy_policy(tmp_path: Path) -> None:
+@pytest.mark.parametrize("temperature", [1.0, 0.1])
+def test_init_policy_starts_the_ppo_actor_as_the_numpy_policy(tmp_path: Path, temperature: float) -> None:
     train = load_script()
     path = tiny_ppo_policy(tmp_path / "init.npz")
     args = train.parse_args(["--init-policy", str(path), "--hidden-sizes", "16", "16", "--num-envs", "1",
-                             "--no-subprocess", "--batch-size", "128"])  # fmt: skip
+                             "--no-subprocess", "--batch-size", "128",
+                             "--init-temperature", str(temperature)])  # fmt: skip
     init = train.initial_policy(args)
     vec_env = train.make_vec_env(args, init.input_scale)
     model = train.build_model(args, vec_env, tmp_path / "run", init)
@@ -282,8 +287,9 @@ def test_init_policy_starts_the_ppo_actor_as_the_numpy_policy(tmp_path: Path) ->
     raw = np.stack([env.observe(agent)["observation"] for agent in env.agents])
     with torch.no_grad():
         logits = model.policy.get_distribution(torch.as_tensor(raw * init.input_scale)).distribution.logits.numpy()
-    expected = np.stack([init.logits(row) for row in raw])
-    expected -= np.log(np.exp(expected).sum(axis=1, keepdims=True))  # the distribution's normalised logits
+    expected = np.stack([init.logits(row) for row in raw]) / temperature
+    expected -= expected.max(axis=1, keepdims=True)  # the distribution's normalised logits (log-softmax)
+    expected -= np.log(np.exp(expected).sum(axis=1, keepdims=True))
     np.testing.assert_allclose(logits, expected, rtol=1e-4, atol=1e-4)
     vec_env.close()
 
@@ -298,7 +304,10 @@ def test_critic_warmup_leaves_the_initial_actor_unchanged(tmp_path: Path) -> Non
     train.main(["--run-dir", str(tmp_path / "a"), "--total-timesteps", "128", "--critic-warmup", "128",
                 "--export", str(export), *common])  # fmt: skip
     initial, tuned = read_policy(path), read_policy(export)
-    assert all(np.array_equal(a, b) for a, b in zip(initial.weights, tuned.weights, strict=True))
+    temperature = train.Args().init_temperature  # the default sharpens the start's logits, nothing else
+    assert all(np.array_equal(a, b) for a, b in zip(initial.weights[:-1], tuned.weights[:-1], strict=True))
+    np.testing.assert_allclose(tuned.weights[-1], initial.weights[-1] / temperature, rtol=1e-6)
+    np.testing.assert_allclose(tuned.biases[-1], initial.biases[-1] / temperature, rtol=1e-6)
     train.main(["--run-dir", str(tmp_path / "b"), "--total-timesteps", "128", "--critic-warmup", "0",
                 "--export", str(export), *common])  # fmt: skip
     tuned = read_policy(export)
