@@ -15,7 +15,7 @@ By default a run *fine-tunes* the shipped distilled search policy: ``--init-poli
 (and the observation scale) from ``checkpoints/search_distilled.npz``, the critic starts fresh, and
 ``--critic-warmup`` keeps the actor frozen for the first 30,000 timesteps so that the critic learns
 the policy's values before its advantages move the actor; a small learning rate and entropy bonus
-then improve it without forgetting what it was taught. ``--init-temperature 0.1`` first divides the
+then train it without forgetting what it was taught. ``--init-temperature 0.1`` first divides the
 start's logits by 10 (its greedy moves stay the same): the distilled policy is soft (its likeliest
 legal move gets 0.40 of the probability on average, in 4,656 decisions against ``majority``), so PPO
 would otherwise learn from sampled moves much weaker than those the greedy policy plays; sharpened,
