@@ -17,9 +17,9 @@ By default a run *fine-tunes* the shipped distilled search policy: ``--init-poli
 the policy's values before its advantages move the actor; a small learning rate and entropy bonus
 then train it without forgetting what it was taught. ``--init-temperature 0.1`` first divides the
 start's logits by 10 (its greedy moves stay the same): the distilled policy is soft (its likeliest
-legal move gets 0.40 of the probability on average, in 4,656 decisions against ``majority``), so PPO
-would otherwise learn from sampled moves much weaker than those the greedy policy plays; sharpened,
-the likeliest move gets 0.875. The default 500,000-step run (8-18 minutes on 2 shared cores) ends
+legal move gets 0.41 of the probability on average, ``python -m benchmarks.policy_confidence``), so
+PPO would otherwise learn from sampled moves much weaker than those the greedy policy plays;
+sharpened, the likeliest move gets 0.88. The default 500,000-step run (8-18 minutes on 2 shared cores) ends
 well above ``cautious`` but no stronger than the policy it starts from (checkpoints/README.md).
 The policy to start from must have the run's deck, activation and hidden sizes.
 

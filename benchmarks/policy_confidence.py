@@ -1,0 +1,56 @@
+"""How sharp a policy checkpoint is: the probability its softmax gives to its likeliest legal move.
+
+PPO learns from the moves it samples, while evaluation plays the greedy move. A soft start (a
+distilled policy trained on soft targets) samples far from its greedy play, which is why
+``train_ppo.py --init-temperature`` divides the start's logits first. This prints, for each
+temperature, the mean probability of the likeliest legal move and the mean entropy over the same
+positions ``bench_agents.py`` times (4-player ``cautious`` games, more than one legal move).
+
+Run: ``python -m benchmarks.policy_confidence checkpoints/search_distilled.npz --temperatures 1 0.1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from benchmarks.bench_agents import positions
+from friday13_env.agents.base import legal_actions
+from friday13_env.policy import read_policy
+
+
+def confidence(logits: list[np.ndarray], temperature: float) -> tuple[float, float]:
+    """Mean probability of the likeliest move and mean entropy (nats) of softmax(logits / temperature)."""
+    top, entropy = [], []
+    for row in logits:
+        scaled = row / temperature
+        probabilities = np.exp(scaled - scaled.max())
+        probabilities /= probabilities.sum()
+        top.append(probabilities.max())
+        entropy.append(-(probabilities * np.log(np.maximum(probabilities, 1e-12))).sum())
+    return float(np.mean(top)), float(np.mean(entropy))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("checkpoint", help="a Friday the 13th policy checkpoint (.npz)")
+    parser.add_argument("--temperatures", nargs="+", type=float, default=[1.0, 0.1], help="logit divisors")
+    parser.add_argument("--positions", type=int, default=2000, help="positions to measure on")
+    parser.add_argument("--seed", type=int, default=0, help="seeds the games the positions come from")
+    args = parser.parse_args()
+    if any(temperature <= 0 for temperature in args.temperatures):
+        parser.error(f"--temperatures must be positive, got {args.temperatures}")
+    policy = read_policy(args.checkpoint)
+    legal_logits = [
+        policy.logits(observation["observation"])[legal_actions(observation)]
+        for observation in positions(args.positions, args.seed)
+    ]
+    print(f"{args.checkpoint}: {len(legal_logits)} positions with more than one legal move")
+    for temperature in args.temperatures:
+        top, entropy = confidence(legal_logits, temperature)
+        print(f"temperature {temperature:g}: likeliest legal move {top:.3f}, entropy {entropy:.2f} nats")
+
+
+if __name__ == "__main__":
+    main()
