@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 import time
 from pathlib import Path
 
@@ -16,6 +14,7 @@ from friday13_env import agents, raw_env
 from friday13_env.cards import get_deck
 from friday13_env.encoding import observation_layout
 from friday13_env.policy import ENV_VERSION, observation_scale, policy_metadata, read_policy, save_policy
+from tests.scripts import load_training_script
 
 pytest.importorskip("sb3_contrib", reason="the training extra is not installed")
 torch = pytest.importorskip("torch")
@@ -24,12 +23,7 @@ SCRIPT = Path(__file__).resolve().parents[1] / "training" / "train_ppo.py"
 
 
 def load_script():
-    spec = importlib.util.spec_from_file_location("train_ppo", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["train_ppo"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_training_script("train_ppo")
 
 
 TINY = [
@@ -89,12 +83,7 @@ def test_bad_options_are_rejected_before_training(tmp_path: Path, capsys: pytest
 
 
 def load_distill():
-    spec = importlib.util.spec_from_file_location("distill_search", SCRIPT.parent / "distill_search.py")
-    assert spec is not None and spec.loader is not None
-    distill = importlib.util.module_from_spec(spec)
-    sys.modules["distill_search"] = distill
-    spec.loader.exec_module(distill)
-    return distill
+    return load_training_script("distill_search")
 
 
 DISTILL_TINY = ["--players", "3", "--search-budget", "300", "--seed", "5", "--workers", "1", "--no-progress"]

@@ -86,7 +86,14 @@ from friday13_env.agents.table import Table
 from friday13_env.cards import get_deck
 from friday13_env.encoding import observation_layout
 from friday13_env.engine import Rules
-from friday13_env.evaluation import evaluate, focus_matchups
+from friday13_env.imitation import (
+    agreement,
+    build_network,
+    linear_layers,
+    masked_logits,
+    quick_evaluation,
+    split_by_game,
+)
 from friday13_env.policy import (
     ENV_VERSION,
     CheckpointError,
@@ -102,8 +109,6 @@ from friday13_env.script_args import dataclass_parser, option
 GAMES_PER_CHUNK = 10
 CHUNK_FORMAT = 2
 """Version of the chunk files; 2 = with the teacher's per-move values."""
-EVAL_SEED = 12_345
-"""Deals of the quick evaluation (the PPO script's periodic evaluation uses the same)."""
 
 
 # -- hyperparameters -------------------------------------------------------------------------------
@@ -367,33 +372,6 @@ def soft_targets(values: np.ndarray, masks: np.ndarray, temperature: float) -> n
     return (weights / weights.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
-def build_network(hidden_sizes: list[int], inputs: int, outputs: int) -> torch.nn.Sequential:
-    layers: list[torch.nn.Module] = []
-    for width in hidden_sizes:
-        layers += [torch.nn.Linear(inputs, width), torch.nn.ReLU()]
-        inputs = width
-    layers.append(torch.nn.Linear(inputs, outputs))
-    return torch.nn.Sequential(*layers)
-
-
-def masked_logits(network: torch.nn.Module, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    return network(x).masked_fill(~mask, -1e9)
-
-
-def split_by_game(games: np.ndarray, share: float, seed: int) -> np.ndarray:
-    """True for the rows of the held-out games (at least one game when ``share`` > 0).
-
-    Each game is held out by a draw seeded by (seed, game) alone, so a game stays on its side when
-    more games (or DAgger rounds) are added: figures of runs on growing data stay comparable.
-    """
-    game_ids = np.unique(games)
-    draws = np.array([np.random.default_rng([seed, int(game)]).random() for game in game_ids])
-    held_out = draws < share
-    if share > 0 and not held_out.any():
-        held_out[np.argmin(draws)] = True
-    return np.isin(games, game_ids[held_out])
-
-
 def fit(args: Args, data: dict[str, np.ndarray], scale: np.ndarray) -> tuple[torch.nn.Sequential, dict[str, Any]]:
     """The loss of the module docstring; returns the best-validation-agreement network and its figures."""
     torch.manual_seed(args.seed)
@@ -441,20 +419,6 @@ def fit(args: Args, data: dict[str, np.ndarray], scale: np.ndarray) -> tuple[tor
     return network, report
 
 
-def agreement(
-    network: torch.nn.Module, x: torch.Tensor, mask: torch.Tensor, y: torch.Tensor, is_validation: np.ndarray
-) -> dict[str, float]:
-    """How often the network's greedy move is the teacher's, on the training and held-out games."""
-    network.eval()
-    with torch.no_grad():
-        correct = (masked_logits(network, x, mask).argmax(dim=1) == y).numpy()
-    held_out = correct[is_validation]
-    return {
-        "train": float(correct[~is_validation].mean()),
-        "validation": float(held_out.mean()) if held_out.size else float("nan"),
-    }
-
-
 RUN_ONLY_ARGS = (
     "dagger_rounds", "workers", "progress", "export", "out_dir", "data_dir", "eval_games", "eval_opponents",
     "torch_threads",
@@ -488,7 +452,7 @@ def recorded_round(args: Args, path: Path, dagger_round: int) -> tuple[torch.nn.
     if training.get("method") != round_method(dagger_round) or not same_fit:
         return None
     network = build_network(args.hidden_sizes, policy.metadata.observation_size, policy.metadata.num_actions)
-    load_linear_layers([layer for layer in network if isinstance(layer, torch.nn.Linear)], policy)
+    load_linear_layers(linear_layers(network), policy)
     if (stored_args.get("eval_games"), stored_args.get("eval_opponents")) != (args.eval_games, args.eval_opponents):
         training.pop("evaluation", None)  # measured on other games: measure again
     return network, training
@@ -496,31 +460,10 @@ def recorded_round(args: Args, path: Path, dagger_round: int) -> tuple[torch.nn.
 
 # -- (3) export and evaluation ---------------------------------------------------------------------
 def export(args: Args, network: torch.nn.Sequential, scale: np.ndarray, path: Path, training: dict) -> None:
-    linears = [layer for layer in network if isinstance(layer, torch.nn.Linear)]
+    linears = linear_layers(network)
     description = f"search (budget {args.search_budget}) distilled into an MLP"
     metadata = policy_metadata(ENV_VERSION, args.deck, "relu", args.hidden_sizes, description, training)
     save_linear_layers(path, linears, scale, metadata)
-
-
-def quick_evaluation(args: Args, path: Path) -> dict[str, dict[str, Any]]:
-    """4-player duplicate win rate of the policy against 3 copies of each baseline (equal seat: 0.25)."""
-    if not args.eval_games:
-        return {}
-    result = evaluate(
-        focus_matchups(str(path), args.eval_opponents),
-        args.eval_games,
-        4,
-        seed=EVAL_SEED,
-        workers=args.workers,
-        deck=args.deck,
-        progress=args.progress,
-    )
-    rates = {}
-    for matchup in result.matchups:
-        rate = matchup.stats(str(path)).win_rate
-        rates[matchup.opponents[0]] = {**rate.to_dict(), "games": matchup.games}
-        print(f"vs 3 x {matchup.opponents[0]}: win rate {rate}", flush=True)
-    return rates
 
 
 # -- the run ----------------------------------------------------------------------------------------
@@ -563,7 +506,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             }
             export(args, network, scale, policy_path, training)
         if "evaluation" not in training:
-            training["evaluation"] = quick_evaluation(args, policy_path)
+            training["evaluation"] = quick_evaluation(
+                policy_path,
+                args.eval_opponents,
+                args.eval_games,
+                workers=args.workers,
+                deck=args.deck,
+                progress=args.progress,
+            )
             export(args, network, scale, policy_path, training)  # a resumed run keeps the evaluation too
         rounds.append({key: training[key] for key in ("best_epoch", "agreement_with_teacher", "evaluation")})
     training = {**training, "args": asdict(args), "wall_time_s": round(time.time() - started, 1), "rounds": rounds}

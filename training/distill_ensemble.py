@@ -1,0 +1,396 @@
+"""Distil an ensemble of policies into one MLP that plays as well as the ensemble at the cost of one network.
+
+Reads top to bottom: hyperparameters, (1) the ensemble (the members' logits, each divided by its
+typical spread so that no member outvotes the others by scale alone, then averaged), (2) games in
+which the ensemble holds one seat against scripted opponents, recording its logits at every
+decision with a choice, (3) a supervised fit of one MLP to those logits (cross-entropy to the
+ensemble's softmax over the legal moves), (4) export to the safe ``.npz`` format
+(``friday13_env.agents.load`` plays it) and a quick duplicate evaluation against the baselines.
+
+**Why**: single networks trained here make errors of their own. Averaged, members that differ
+(the distilled ``search`` agent, its PPO fine-tune, PPO runs specialised against ``majority``)
+beat every one of them: at 4 players against 3 x ``majority`` (2,000 duplicate games, seed 1)
+``search_distilled.npz`` won 0.635, ``ppo_finetuned.npz`` 0.622, the four-member ensemble of the
+default ``--teachers`` 0.666 and its distilled student 0.674. An ensemble costs one forward pass
+per member (the four-member one 0.35-0.46 ms per decision, too slow to stay 100x faster than
+``search``); its distilled student costs one (checkpoints/README.md).
+
+**Member scale**: a member's *spread* is the standard deviation of its logits over the legal moves,
+averaged over the positions of ``--calibration-games`` games that the first member plays. PPO
+fine-tunes of a sharpened start have spreads near 11, the distilled policy near 0.9: without this
+the fine-tunes alone would decide.
+
+**Data** is cached in ``<out-dir>/positions.npz`` with its specification (members' weight
+fingerprints, game seeds, table sizes, opponents); a rerun with the same specification reuses it.
+
+Run (the defaults are the recipe of ``checkpoints/ensemble_distilled.npz``; about 10 minutes on
+2 shared cores): ``python training/distill_ensemble.py --export checkpoints/ensemble_distilled.npz``.
+The two specialised members are shipped in ``checkpoints/members/``, with the commands that trained
+them in checkpoints/README.md. Everything is seeded: the same arguments give the same data set and,
+on the same machine, the same weights.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from friday13_env import raw_env
+from friday13_env.agents import legal_actions, make
+from friday13_env.cards import get_deck
+from friday13_env.engine import Rules
+from friday13_env.imitation import (
+    agreement,
+    build_network,
+    linear_layers,
+    masked_logits,
+    quick_evaluation,
+    split_by_game,
+)
+from friday13_env.policy import (
+    ENV_VERSION,
+    CheckpointError,
+    MLPPolicy,
+    load_linear_layers,
+    observation_scale,
+    policy_metadata,
+    read_matching_policy,
+    read_policy,
+    save_linear_layers,
+)
+from friday13_env.script_args import atomic_write_text, dataclass_parser, option
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+"""Where the shipped checkpoints live, so that the default members are found from any directory."""
+GAMES_PER_JOB = 25
+
+
+# -- hyperparameters -------------------------------------------------------------------------------
+@dataclass
+class Args:
+    """Every knob of a run; each becomes a ``--flag`` with this default and help."""
+
+    teachers: list[str] = option(
+        [
+            "checkpoints/search_distilled.npz",
+            "checkpoints/ppo_finetuned.npz",
+            "checkpoints/members/ppo_majority4_seed0.npz",
+            "checkpoints/members/ppo_majority4_seed1.npz",
+        ],
+        "the ensemble's members (.npz policies of one deck; a relative path is looked up from the working"
+        " directory, then from the repository)",
+    )
+    init_policy: str = option(
+        "checkpoints/search_distilled.npz", "start the student from this policy ('' = from scratch)"
+    )
+    games: int = option(3000, "games the ensemble plays (one seat) to record its decisions")
+    players: list[int] = option([3, 4, 4, 5, 6], "table sizes, one drawn per game (repeat one to draw it more)")
+    opponents: list[str] = option(["cautious", "majority"], "agents at the other seats, each drawn per game")
+    calibration_games: int = option(100, "games of the first member whose positions measure each member's spread")
+    deck: str = option("standard", "standard or german")
+    seed: int = option(0, "seeds the games, the split and the fit")
+    workers: int = option(2, "processes playing the games and the evaluation")
+    hidden_sizes: list[int] = option([256, 256], "hidden layer widths of the student")
+    epochs: int = option(15, "passes over the training decisions (cosine schedule length)")
+    batch_size: int = option(512, "minibatch size")
+    learning_rate: float = option(3e-4, "Adam learning rate (cosine-annealed to 0 over --epochs)")
+    validation: float = option(0.08, "share of the games held out to measure agreement with the ensemble")
+    eval_games: int = option(400, "4-player duplicate games against 3 copies of each --eval-opponents (0 = none)")
+    eval_opponents: list[str] = option(["cautious", "majority"], "baselines of the quick evaluation")
+    out_dir: str = option("runs/ensemble", "where positions.npz, policy.npz and summary.json go")
+    export: str = option("", "also write the policy here, e.g. checkpoints/ensemble_distilled.npz")
+    progress: bool = option(True, "show progress bars")
+    torch_threads: int = option(2, "torch CPU threads of the fit")
+
+
+def shipped_path(name: str) -> Path:
+    path = Path(name)
+    if not path.is_absolute() and not path.exists() and (REPOSITORY / path).exists():
+        return REPOSITORY / path
+    return path
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """Build the CLI from ``Args``; bad values (and unreadable or mismatched members) are refused up front."""
+    parser = dataclass_parser(Args, __doc__)
+    args = Args(**vars(parser.parse_args(argv)))
+    for name in ("games", "calibration_games", "workers", "epochs", "batch_size"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if not 0.0 <= args.validation < 1.0:
+        parser.error(f"--validation must lie in [0, 1), got {args.validation}")
+    try:
+        get_deck(args.deck)
+        for count in args.players:
+            Rules(num_players=count)
+        for name in args.opponents:
+            make(name)
+    except ValueError as error:
+        parser.error(str(error))
+    try:
+        members = [read_policy(shipped_path(name)) for name in args.teachers]
+        if args.init_policy:
+            read_matching_policy(
+                shipped_path(args.init_policy), deck=args.deck, activation="relu", hidden_sizes=args.hidden_sizes
+            )
+    except (CheckpointError, FileNotFoundError) as error:
+        parser.error(str(error))
+    for name, member in zip(args.teachers, members, strict=True):
+        if member.metadata.env_version != ENV_VERSION or member.metadata.deck != args.deck:
+            parser.error(
+                f"--teachers: {name} is a {member.metadata.env_version} policy for the {member.metadata.deck!r} deck,"
+                f" this run needs {ENV_VERSION} with the {args.deck!r} deck"
+            )
+    return args
+
+
+# -- (1) the ensemble --------------------------------------------------------------------------------
+class Ensemble:
+    """Weighted mean of the members' logits (the player picks the legal move with the highest mean)."""
+
+    def __init__(self, members: list[MLPPolicy], weights: list[float]) -> None:
+        self.members = members
+        self.weights = weights
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        pairs = zip(self.members, self.weights, strict=True)
+        return np.mean([weight * member.logits(observation) for member, weight in pairs], axis=0)
+
+
+def legal_spread(logits: np.ndarray, masks: np.ndarray) -> float:
+    """Mean over positions of the standard deviation of the legal moves' logits."""
+    legal = masks.astype(bool)
+    return float(np.nanmean(np.nanstd(np.where(legal, logits, np.nan), axis=1)))
+
+
+def member_weights(members: list[MLPPolicy], observations: np.ndarray, masks: np.ndarray) -> list[float]:
+    """1 / each member's spread, times the first member's spread (so the first keeps weight 1)."""
+    spreads = [legal_spread(np.array([member.logits(row) for row in observations]), masks) for member in members]
+    return [spreads[0] / spread for spread in spreads]
+
+
+# -- (2) the ensemble's games ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GamesJob:
+    """Games of one worker: everything it needs to rebuild the player and the table."""
+
+    members: tuple[str, ...]
+    weights: tuple[float, ...]
+    seeds: tuple[int, ...]
+    players: tuple[int, ...]
+    opponents: tuple[str, ...]
+    deck: str
+
+
+def play_games(job: GamesJob) -> dict[str, np.ndarray]:
+    """The ensemble at one seat drawn per game, ``job.opponents`` drawn at the others; one row per decision
+    of the ensemble with more than one legal move: observation, mask, the ensemble's logits, game seed."""
+    ensemble = Ensemble([read_policy(path) for path in job.members], list(job.weights))
+    rows: dict[str, list] = {"observations": [], "masks": [], "logits": [], "games": []}
+    for seed in job.seeds:
+        rng = np.random.default_rng(seed)
+        num_players = int(rng.choice(job.players))
+        seat_of_ensemble = int(rng.integers(num_players))
+        opponents = {
+            seat: make(str(rng.choice(job.opponents)), seed=int(rng.integers(2**31)))
+            for seat in range(num_players)
+            if seat != seat_of_ensemble
+        }
+        env = raw_env(num_players=num_players, deck=job.deck)
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            seat = env.possible_agents.index(agent)
+            if seat in opponents:
+                env.step(opponents[seat].act(observation))
+                continue
+            legal = legal_actions(observation)
+            logits = ensemble.logits(observation["observation"])
+            if legal.size > 1:
+                rows["observations"].append(observation["observation"])
+                rows["masks"].append(observation["action_mask"])
+                rows["logits"].append(logits)
+                rows["games"].append(seed)
+            env.step(int(legal[np.argmax(logits[legal])]))
+    deck = get_deck(job.deck)
+    return {
+        "observations": np.array(rows["observations"], dtype=np.int16).reshape(len(rows["games"]), -1),
+        "masks": np.array(rows["masks"], dtype=np.int8).reshape(-1, deck.num_actions),
+        "logits": np.array(rows["logits"], dtype=np.float32).reshape(-1, deck.num_actions),
+        "games": np.array(rows["games"], dtype=np.int64),
+    }
+
+
+def play_all(jobs: list[GamesJob], workers: int, progress: bool) -> dict[str, np.ndarray]:
+    """Every job, in ``workers`` processes, concatenated in job order (so the data set does not depend on them)."""
+    games = sum(len(job.seeds) for job in jobs)
+    with tqdm(total=games, unit="game", disable=not progress, dynamic_ncols=True) as bar:
+        if workers == 1:
+            parts = []
+            for job in jobs:
+                parts.append(play_games(job))
+                bar.update(len(job.seeds))
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                parts = []
+                for job, part in zip(jobs, pool.map(play_games, jobs), strict=True):
+                    parts.append(part)
+                    bar.update(len(job.seeds))
+    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+
+
+def games_jobs(args: Args, members: list[str], weights: list[float], seeds: list[int]) -> list[GamesJob]:
+    return [
+        GamesJob(
+            members=tuple(members),
+            weights=tuple(weights),
+            seeds=tuple(seeds[start : start + GAMES_PER_JOB]),
+            players=tuple(args.players),
+            opponents=tuple(args.opponents),
+            deck=args.deck,
+        )
+        for start in range(0, len(seeds), GAMES_PER_JOB)
+    ]
+
+
+def recorded_positions(path: Path, spec: dict[str, Any]) -> dict[str, np.ndarray] | None:
+    """The cached data set if it was recorded with exactly this specification, else None."""
+    if not path.is_file():
+        return None
+    with np.load(path, allow_pickle=False) as archive:
+        if json.loads(str(archive["spec"])) != spec:
+            return None
+        return {name: archive[name] for name in archive.files if name != "spec"}
+
+
+def save_positions(path: Path, spec: dict[str, Any], data: dict[str, np.ndarray]) -> None:
+    """Atomically (temporary file + rename): an interrupted run never leaves half a data set."""
+    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
+        np.savez_compressed(handle, spec=np.array(json.dumps(spec)), **data)
+    os.chmod(handle.name, 0o644)  # temporary files are private; a data set is meant to be shared
+    os.replace(handle.name, path)
+
+
+# -- (3) the fit ---------------------------------------------------------------------------------------
+def fit(args: Args, data: dict[str, np.ndarray], scale: np.ndarray) -> tuple[torch.nn.Sequential, dict[str, Any]]:
+    """Cross-entropy to the ensemble's legal softmax; keeps the epoch with the best held-out agreement."""
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    is_validation = split_by_game(data["games"], args.validation, args.seed)
+    x = torch.as_tensor(data["observations"].astype(np.float32) * scale)
+    mask = torch.as_tensor(data["masks"].astype(bool))
+    teacher = torch.as_tensor(data["logits"]).masked_fill(~mask, -1e9)
+    target = torch.softmax(teacher, dim=1)
+    y = teacher.argmax(dim=1)
+    network = build_network(args.hidden_sizes, x.shape[1], mask.shape[1])
+    if args.init_policy:
+        load_linear_layers(linear_layers(network), read_policy(shipped_path(args.init_policy)))
+    optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs)
+    train_index = np.flatnonzero(~is_validation)
+    best: dict[str, Any] = {"epoch": 0, "agreement": agreement(network, x, mask, y, is_validation)}
+    best_state = {name: tensor.clone() for name, tensor in network.state_dict().items()}
+    history = []
+    for epoch in range(1, args.epochs + 1):
+        network.train()
+        order = rng.permutation(train_index)
+        for start in range(0, len(order), args.batch_size):
+            batch = torch.as_tensor(order[start : start + args.batch_size])
+            log_p = torch.log_softmax(masked_logits(network, x[batch], mask[batch]), dim=1)
+            loss = -(target[batch] * log_p).sum(dim=1).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        schedule.step()
+        agree = agreement(network, x, mask, y, is_validation)
+        history.append({"epoch": epoch, **agree})
+        print(f"epoch {epoch}: agreement train {agree['train']:.4f} validation {agree['validation']:.4f}", flush=True)
+        if agree["validation"] > best["agreement"]["validation"]:
+            best = {"epoch": epoch, "agreement": agree}
+            best_state = {name: tensor.clone() for name, tensor in network.state_dict().items()}
+    network.load_state_dict(best_state)
+    report = {
+        "decisions": {"train": int(train_index.size), "validation": int(is_validation.sum())},
+        "best_epoch": best["epoch"],
+        "agreement_with_ensemble": best["agreement"],
+        "history": history,
+    }
+    return network, report
+
+
+# -- the run ----------------------------------------------------------------------------------------
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    args = parse_args(argv)
+    torch.set_num_threads(args.torch_threads)
+    out_dir = Path(args.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    started = time.time()
+    paths = [str(shipped_path(name)) for name in args.teachers]
+    members = [read_policy(path) for path in paths]
+    calibration_seeds = np.random.SeedSequence([args.seed, 1]).generate_state(args.calibration_games).tolist()
+    calibration = play_all(games_jobs(args, paths[:1], [1.0], calibration_seeds), args.workers, progress=False)
+    weights = member_weights(members, calibration["observations"], calibration["masks"])
+    for name, weight in zip(args.teachers, weights, strict=True):
+        print(f"member {name}: weight {weight:.4f}")
+    seeds = np.random.SeedSequence(args.seed).generate_state(args.games).tolist()
+    spec = {
+        "members": [member.fingerprint() for member in members],
+        "weights": weights,
+        "seeds": seeds,
+        "players": args.players,
+        "opponents": args.opponents,
+        "deck": args.deck,
+    }
+    cache = out_dir / "positions.npz"
+    data = recorded_positions(cache, spec)
+    if data is None:
+        print(f"playing {args.games:,} games of the ensemble", flush=True)
+        data = play_all(games_jobs(args, paths, weights, seeds), args.workers, args.progress)
+        save_positions(cache, spec, data)
+    else:
+        print(f"reusing {cache}")
+    record_s = round(time.time() - started, 1)
+    print(f"{len(data['games']):,} decisions from {args.games:,} games", flush=True)
+    scale = observation_scale(args.deck)
+    network, report = fit(args, data, scale)
+    training = {
+        "method": f"distillation of an ensemble of {len(members)} policies",
+        "args": asdict(args),
+        "members": [
+            {"path": name, "weights_sha256": member.fingerprint(), "weight": weight}
+            for name, member, weight in zip(args.teachers, members, weights, strict=True)
+        ],
+        **report,
+        "ensemble_games_s": record_s,
+        "wall_time_s": round(time.time() - started, 1),
+    }
+    description = f"an ensemble of {len(members)} policies distilled into an MLP"
+    metadata = policy_metadata(ENV_VERSION, args.deck, "relu", args.hidden_sizes, description, training)
+    policy_path = out_dir / "policy.npz"
+    save_linear_layers(policy_path, linear_layers(network), scale, metadata)
+    training["evaluation"] = quick_evaluation(
+        policy_path, args.eval_opponents, args.eval_games, workers=args.workers, deck=args.deck, progress=args.progress
+    )
+    metadata = policy_metadata(ENV_VERSION, args.deck, "relu", args.hidden_sizes, description, training)
+    for path in [policy_path, *([Path(args.export)] if args.export else [])]:
+        save_linear_layers(path, linear_layers(network), scale, metadata)
+        print(f"wrote {path}")
+    atomic_write_text(out_dir / "summary.json", json.dumps(training, indent=1))
+    return training
+
+
+if __name__ == "__main__":
+    main()
