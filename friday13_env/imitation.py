@@ -66,6 +66,63 @@ def agreement(
     }
 
 
+def fit_network(
+    network: torch.nn.Sequential,
+    data: tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor],
+    is_validation: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    soft_weight: float,
+    weight_decay: float = 0.0,
+    patience: int = 0,
+) -> dict[str, Any]:
+    """Fit ``network`` in place; keep the epoch with the best held-out agreement, and report the fit.
+
+    ``data`` is (inputs, legal masks, teacher moves, soft targets over the legal moves). The loss is
+    ``(1 - soft_weight) x CE(teacher move) + soft_weight x CE(soft target)``, both over the legal moves;
+    AdamW cosine-annealed over ``epochs``; training stops after ``patience`` epochs without a better
+    held-out agreement (0 = never).
+    """
+    x, mask, y, target = data
+    train_index = np.flatnonzero(~is_validation)
+    optimizer = torch.optim.AdamW(network.parameters(), lr=learning_rate, weight_decay=weight_decay)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)
+    best: dict[str, Any] = {"epoch": 0, "agreement": agreement(network, x, mask, y, is_validation)}
+    best_state = {name: tensor.clone() for name, tensor in network.state_dict().items()}
+    history = []
+    for epoch in range(1, epochs + 1):
+        network.train()
+        order = rng.permutation(train_index)
+        for start in range(0, len(order), batch_size):
+            batch = torch.as_tensor(order[start : start + batch_size])
+            log_p = torch.log_softmax(masked_logits(network, x[batch], mask[batch]), dim=1)
+            hard = torch.nn.functional.nll_loss(log_p, y[batch])
+            soft = -(target[batch] * log_p).sum(dim=1).mean()
+            loss = (1.0 - soft_weight) * hard + soft_weight * soft
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        schedule.step()
+        agree = agreement(network, x, mask, y, is_validation)
+        history.append({"epoch": epoch, **agree})
+        print(f"epoch {epoch}: agreement train {agree['train']:.4f} validation {agree['validation']:.4f}", flush=True)
+        if agree["validation"] > best["agreement"]["validation"]:
+            best = {"epoch": epoch, "agreement": agree}
+            best_state = {name: tensor.clone() for name, tensor in network.state_dict().items()}
+        elif patience and epoch - best["epoch"] >= patience:
+            break
+    network.load_state_dict(best_state)
+    return {
+        "decisions": {"train": int(train_index.size), "validation": int(is_validation.sum())},
+        "best_epoch": best["epoch"],
+        "agreement_with_teacher": best["agreement"],
+        "history": history,
+    }
+
+
 def quick_evaluation(
     path: Path, opponents: list[str], games: int, *, workers: int, deck: str, progress: bool
 ) -> dict[str, dict[str, Any]]:

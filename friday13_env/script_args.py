@@ -51,3 +51,12 @@ def atomic_write_text(path: Path, text: str) -> None:
     temporary = path.with_suffix(path.suffix + ".tmp")
     temporary.write_text(text)
     os.replace(temporary, path)
+
+
+def repository_path(name: str, repository: Path) -> Path:
+    """``name`` as given if it exists there (or is absolute), else the same path under ``repository`` if that
+    exists: so that a script's default pointing at a shipped checkpoint works from any directory."""
+    path = Path(name)
+    if not path.is_absolute() and not path.exists() and (repository / path).exists():
+        return repository / path
+    return path

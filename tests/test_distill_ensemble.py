@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchmarks.bench_agents import positions
 from friday13_env import agents, raw_env
 from friday13_env.policy import read_policy, save_policy
 from tests.scripts import TRAINING, load_training_script
@@ -31,30 +32,13 @@ def sharpened_copy(path: Path, factor: float, out: Path) -> Path:
     return out
 
 
-def positions(games: int) -> tuple[np.ndarray, np.ndarray]:
-    """Observations and masks of every decision with a choice in seeded 4-player games of ``cautious``."""
-    player = agents.make("cautious", seed=0)
-    observations, masks = [], []
-    for seed in range(games):
-        env = raw_env(num_players=4)
-        env.reset(seed=seed)
-        for _ in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            if observation["action_mask"].sum() > 1:
-                observations.append(observation["observation"])
-                masks.append(observation["action_mask"])
-            env.step(player.act(observation))
-    return np.array(observations), np.array(masks)
-
-
 def test_member_weights_undo_a_members_scale_and_the_ensemble_averages_them(script, tmp_path: Path) -> None:
     base = CHECKPOINTS / "search_distilled.npz"
     sharp = read_policy(sharpened_copy(base, 8.0, tmp_path / "sharp.npz"))
     plain = read_policy(base)
-    observations, masks = positions(2)
+    found = positions(300, seed=0)
+    observations = np.array([row["observation"] for row in found])
+    masks = np.array([row["action_mask"] for row in found])
     weights = script.member_weights([plain, sharp], observations, masks)
     np.testing.assert_allclose(weights, [1.0, 0.125], rtol=1e-4)
     ensemble = script.Ensemble([plain, sharp], weights)

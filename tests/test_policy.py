@@ -174,7 +174,17 @@ def test_a_policy_for_one_deck_refuses_the_other_deck(tmp_path: Path) -> None:
         agent.act(env.observe(env.agent_selection))
 
 
-@pytest.mark.parametrize("name", ["ppo_finetuned.npz", "ppo_general.npz", "search_distilled.npz"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ensemble_distilled.npz",
+        "ppo_finetuned.npz",
+        "ppo_general.npz",
+        "search_distilled.npz",
+        "members/ppo_majority4_seed0.npz",
+        "members/ppo_majority4_seed1.npz",
+    ],
+)
 def test_shipped_checkpoint_beats_random_in_a_quick_seeded_evaluation(name: str) -> None:
     from friday13_env.evaluation import evaluate_agent
 

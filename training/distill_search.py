@@ -87,10 +87,9 @@ from friday13_env.cards import get_deck
 from friday13_env.encoding import observation_layout
 from friday13_env.engine import Rules
 from friday13_env.imitation import (
-    agreement,
     build_network,
+    fit_network,
     linear_layers,
-    masked_logits,
     quick_evaluation,
     split_by_game,
 )
@@ -381,41 +380,12 @@ def fit(args: Args, data: dict[str, np.ndarray], scale: np.ndarray) -> tuple[tor
     mask = torch.as_tensor(data["masks"].astype(bool))
     y = torch.as_tensor(data["actions"])
     target = torch.as_tensor(soft_targets(data["values"], data["masks"], args.soft_temperature))
-    train_index = np.flatnonzero(~is_validation)
     network = build_network(args.hidden_sizes, x.shape[1], mask.shape[1])
-    optimizer = torch.optim.AdamW(network.parameters(), lr=args.learning_rate, weight_decay=args.weight_decay)
-    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs)
-    best: dict[str, Any] = {"epoch": 0, "agreement": agreement(network, x, mask, y, is_validation)}
-    best_state = {name: tensor.clone() for name, tensor in network.state_dict().items()}
-    history = []
-    for epoch in range(1, args.epochs + 1):
-        network.train()
-        order = rng.permutation(train_index)
-        for start in range(0, len(order), args.batch_size):
-            batch = torch.as_tensor(order[start : start + args.batch_size])
-            log_p = torch.log_softmax(masked_logits(network, x[batch], mask[batch]), dim=1)
-            hard = torch.nn.functional.nll_loss(log_p, y[batch])
-            soft = -(target[batch] * log_p).sum(dim=1).mean()
-            loss = (1.0 - args.soft_weight) * hard + args.soft_weight * soft
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-        schedule.step()
-        agree = agreement(network, x, mask, y, is_validation)
-        history.append({"epoch": epoch, **agree})
-        print(f"epoch {epoch}: agreement train {agree['train']:.4f} validation {agree['validation']:.4f}", flush=True)
-        if agree["validation"] > best["agreement"]["validation"]:
-            best = {"epoch": epoch, "agreement": agree}
-            best_state = {name: tensor.clone() for name, tensor in network.state_dict().items()}
-        elif args.patience and epoch - best["epoch"] >= args.patience:
-            break
-    network.load_state_dict(best_state)
-    report = {
-        "decisions": {"train": int(train_index.size), "validation": int(is_validation.sum())},
-        "best_epoch": best["epoch"],
-        "agreement_with_teacher": best["agreement"],
-        "history": history,
-    }
+    report = fit_network(
+        network, (x, mask, y, target), is_validation, rng, epochs=args.epochs, batch_size=args.batch_size,
+        learning_rate=args.learning_rate, soft_weight=args.soft_weight, weight_decay=args.weight_decay,
+        patience=args.patience,
+    )  # fmt: skip
     return network, report
 
 

@@ -73,7 +73,7 @@ from friday13_env.policy import (
     save_linear_layers,
     sb3_actor_layers,
 )
-from friday13_env.script_args import atomic_write_text, dataclass_parser, option
+from friday13_env.script_args import atomic_write_text, dataclass_parser, option, repository_path
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 """Where the shipped checkpoints live, so that the default ``--init-policy`` works from any directory."""
@@ -157,9 +157,7 @@ def initial_policy(args: Args) -> MLPPolicy | None:
     """The policy named by ``--init-policy``, checked against the run's deck and network, or None."""
     if not args.init_policy:
         return None
-    path = Path(args.init_policy)
-    if not path.is_absolute() and not path.exists() and (REPOSITORY / path).exists():
-        path = REPOSITORY / path
+    path = repository_path(args.init_policy, REPOSITORY)
     return read_matching_policy(path, deck=args.deck, activation=args.activation, hidden_sizes=args.hidden_sizes)
 
 
