@@ -44,6 +44,9 @@ def test_member_weights_undo_a_members_scale_and_the_ensemble_averages_them(scri
     ensemble = script.Ensemble([plain, sharp], weights)
     for row in observations[:20]:  # two copies of one policy at equal voice: the policy itself
         np.testing.assert_allclose(ensemble.logits(row), plain.logits(row), rtol=1e-4, atol=1e-4)
+    flat = read_policy(sharpened_copy(base, 0.0, tmp_path / "flat.npz"))
+    with pytest.raises(ValueError, match=r"members \[1\] give every legal move the same logit"):
+        script.member_weights([plain, flat], observations, masks)
     other = read_policy(CHECKPOINTS / "ppo_finetuned.npz")
     mixed = script.Ensemble([plain, other], [1.0, 0.5])
     np.testing.assert_allclose(

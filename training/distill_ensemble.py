@@ -176,6 +176,9 @@ def legal_spread(logits: np.ndarray, masks: np.ndarray) -> float:
 def member_weights(members: list[MLPPolicy], observations: np.ndarray, masks: np.ndarray) -> list[float]:
     """1 / each member's spread, times the first member's spread (so the first keeps weight 1)."""
     spreads = [legal_spread(np.array([member.logits(row) for row in observations]), masks) for member in members]
+    flat = [index for index, spread in enumerate(spreads) if not spread > 0]
+    if flat:
+        raise ValueError(f"members {flat} give every legal move the same logit: they cannot be weighted by spread")
     return [spreads[0] / spread for spread in spreads]
 
 
