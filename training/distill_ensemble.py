@@ -221,12 +221,14 @@ def play_games(job: GamesJob) -> dict[str, np.ndarray]:
                 env.step(opponents[seat].act(observation))
                 continue
             legal = legal_actions(observation)
+            if legal.size == 1:
+                env.step(int(legal[0]))
+                continue
             logits = ensemble.logits(observation["observation"])
-            if legal.size > 1:
-                rows["observations"].append(observation["observation"])
-                rows["masks"].append(observation["action_mask"])
-                rows["logits"].append(logits)
-                rows["games"].append(seed)
+            rows["observations"].append(observation["observation"])
+            rows["masks"].append(observation["action_mask"])
+            rows["logits"].append(logits)
+            rows["games"].append(seed)
             env.step(int(legal[np.argmax(logits[legal])]))
     deck = get_deck(job.deck)
     return {
