@@ -58,10 +58,11 @@ def main() -> None:
         timings[name] = (time.process_time() - start) / len(observations)
     slowest = max(timings.values())
     print(f"CPU time per decision over {len(observations)} positions (4 players, more than one legal move)")
-    print(f"| {'agent':<34} | {'ms/decision':>11} | {'speed-up vs slowest':>19} |")
-    print(f"|{'-' * 36}|{'-' * 13}|{'-' * 21}|")
+    width = max(len("agent"), *map(len, timings))
+    print(f"| {'agent':<{width}} | {'ms/decision':>11} | {'speed-up vs slowest':>19} |")
+    print(f"|{'-' * (width + 2)}|{'-' * 13}|{'-' * 21}|")
     for name, seconds in timings.items():
-        print(f"| {name:<34} | {seconds * 1e3:>11.3f} | {slowest / seconds:>18,.0f}x |")
+        print(f"| {name:<{width}} | {seconds * 1e3:>11.3f} | {slowest / seconds:>18,.0f}x |")
 
 
 if __name__ == "__main__":

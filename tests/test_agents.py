@@ -6,6 +6,8 @@ the agents as the observation of the player to move, exactly what the environmen
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -301,16 +303,19 @@ def test_majority_leaves_a_target_pile_with_a_friday_card() -> None:
 
 # -- registry and options -------------------------------------------------------------------------
 def test_make_builds_every_baseline_by_name() -> None:
-    assert agents.names() == ["cautious", "majority", "random", "search"]
+    assert agents.names() == ["cautious", "endgame", "majority", "random", "search"]
+    policy = {
+        "endgame": {"policy": str(Path(__file__).resolve().parents[1] / "checkpoints" / "ensemble_distilled.npz")}
+    }
     for name in agents.names():
-        agent = agents.make(name, seed=3)
+        agent = agents.make(name, seed=3, **policy.get(name, {}))
         assert isinstance(agent, agents.Agent)
         assert agent.name == name
     assert agents.make("search", budget=500, objective="relative").budget == 500
 
 
 def test_unknown_agent_lists_the_registered_names() -> None:
-    with pytest.raises(ValueError, match=r"unknown agent 'nosuch'; registered agents: \['cautious', 'majority'"):
+    with pytest.raises(ValueError, match=r"unknown agent 'nosuch'; registered agents: \['cautious', 'endgame'"):
         agents.make("nosuch")
 
 

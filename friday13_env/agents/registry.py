@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from friday13_env.agents.base import Agent, RandomAgent
+from friday13_env.agents.endgame import EndgameSearchAgent
 from friday13_env.agents.heuristics import CautiousAgent, MajorityAgent
 from friday13_env.agents.search import SearchAgent
 
@@ -81,3 +82,4 @@ register("random", RandomAgent)
 register("cautious", CautiousAgent)
 register("majority", MajorityAgent)
 register("search", SearchAgent)
+register("endgame", EndgameSearchAgent)
