@@ -38,8 +38,10 @@ class DeckArrays:
     """Value of every card kind (the Friday the 13th kind last)."""
     omen_values_by_rank: np.ndarray
     """Value of an omen type's card by rank (value index + 1); rank 0 (no card) reads as -1."""
-    value_ranks: np.ndarray
-    """Rank (value index + 1) of each value index, to find the highest held card with one ``max``."""
+    value_bits: np.ndarray
+    """``2 ** value index``: a type's held values as one bit pattern (a matrix product with the held flags)."""
+    rank_of_held: np.ndarray
+    """Rank of the highest held value (value index + 1, 0 for none) of each bit pattern: one lookup."""
     omen_piles: np.ndarray
     """The pile (= omen type) of every omen kind."""
     omen_kind_values: np.ndarray
@@ -61,7 +63,8 @@ class DeckArrays:
         return DeckArrays(
             values=np.array(deck.kind_values, dtype=DTYPE),
             omen_values_by_rank=np.array((-1, *deck.omen_values), dtype=DTYPE),
-            value_ranks=np.arange(1, deck.num_values + 1, dtype=DTYPE),
+            value_bits=(1 << np.arange(deck.num_values)).astype(DTYPE),
+            rank_of_held=np.array([pattern.bit_length() for pattern in range(1 << deck.num_values)], dtype=DTYPE),
             omen_piles=np.array(deck.kind_types[:friday]),
             omen_kind_values=np.array(deck.kind_values[:friday], dtype=DTYPE),
             kind_piles=np.array((*deck.kind_types[:friday], 0)),
@@ -105,23 +108,33 @@ class Rollouts:
         self.current = current
         self.num_players = self.hands.shape[0]
         self.rows = np.arange(self.hands.shape[1])
+        self.kind_offsets = self.rows * self.hands.shape[2]
+        self.pile_offsets = self.rows * NUM_PILES
+        self.type_offsets = self.rows * self.captured.shape[2]
         self.plays_left = int(self.hands[:, 0].sum())
 
     def play(self, kinds: np.ndarray, piles: np.ndarray) -> None:
-        """The player to move plays ``kinds[r]`` on ``piles[r]`` in every row (legality is the caller's)."""
-        rows, me = self.rows, self.current
-        self.hands[me, rows, kinds] -= 1
+        """The player to move plays ``kinds[r]`` on ``piles[r]`` in every row (legality is the caller's).
+
+        Indexes the flattened arrays with one integer array each: in a small batch (a late-round
+        search) the cost is numpy's per-call overhead, and a flat index costs less than a 2-D one.
+        """
+        me = self.current
+        self.hands[me].reshape(-1)[self.kind_offsets + kinds] -= 1
         is_friday = kinds == self.deck.friday_kind
         value = self.arrays.values[kinds]
-        total = self.totals[rows, piles] + value
+        at = self.pile_offsets + piles
+        totals, omens_flat, fridays_flat = self.totals.reshape(-1), self.omens.reshape(-1), self.fridays.reshape(-1)
+        total = totals[at] + value
         captures = total > CAPTURE_LIMIT
-        omens = self.omens[rows, piles]
-        fridays = self.fridays[rows, piles]
-        self.captured[me, rows, piles] += np.where(captures, omens, 0)
-        self.captured[me, rows, FRIDAY_TYPE] += np.where(captures, fridays, 0)
-        self.omens[rows, piles] = np.where(captures, 0, omens) + ~is_friday
-        self.fridays[rows, piles] = np.where(captures, 0, fridays) + is_friday
-        self.totals[rows, piles] = np.where(captures, value, total)
+        omens = omens_flat[at]
+        fridays = fridays_flat[at]
+        captured = self.captured[me].reshape(-1)
+        captured[self.type_offsets + piles] += np.where(captures, omens, 0)
+        captured[self.type_offsets + FRIDAY_TYPE] += np.where(captures, fridays, 0)
+        omens_flat[at] = np.where(captures, 0, omens) + ~is_friday
+        fridays_flat[at] = np.where(captures, 0, fridays) + is_friday
+        totals[at] = np.where(captures, value, total)
         self.plays_left -= 1
         self.current = (me + 1) % self.num_players
 
@@ -147,13 +160,19 @@ class Rollouts:
         friday = deck.friday_kind
         friday_value = deck.friday_value
         hand = self.hands[me]
-        rows = self.rows
+        if self.plays_left <= self.num_players:
+            # Every hand holds at most its last card, so the player to move holds exactly one: an omen card
+            # has one legal play and the rules below need not run (a cheap path, since the last cards of a
+            # round are a large share of an endgame search's plays). A Friday card still picks its pile.
+            last = hand.argmax(axis=1)
+            if not (last == friday).any():
+                return last, arrays.kind_piles[last]
         totals, omens, fridays = self.totals, self.omens, self.fridays
 
         # The highest card each pile can take: its type's highest omen, or a Friday card when that is
         # at least as high (or the only one). ``rank`` is the highest held value index + 1, 0 for none.
         held = hand[:, :friday] > 0
-        rank = (held.reshape(-1, NUM_PILES, deck.num_values) * arrays.value_ranks).max(axis=2)
+        rank = arrays.rank_of_held[held.reshape(-1, deck.num_values) @ arrays.value_bits].reshape(-1, NUM_PILES)
         has_omen = rank > 0
         omen_value = arrays.omen_values_by_rank[rank]
         has_friday = hand[:, friday] > 0
@@ -182,13 +201,15 @@ class Rollouts:
         friday_pile = np.argmax(np.where(friday_fits, totals, -1), axis=1)
         safe_pile = np.where(safe_kind == friday, friday_pile, arrays.kind_piles[safe_kind])
 
-        # 3. The cheapest forced capture.
-        omen_cost = np.where((omens > 0) & (mine + omens <= others), omens * OMEN_POINTS, 0)
-        cost = FRIDAY_POINTS * fridays + omen_cost
-        capture_pile = np.argmin(np.where(can_play, cost * 100 - top_value, _NO_CAPTURE), axis=1)
-
-        chosen_pile = np.where(takes, take_pile, np.where(has_safe, safe_pile, capture_pile))
-        chosen_kind = np.where(has_safe & ~takes, safe_kind, top_kind[rows, chosen_pile])
+        chosen_pile = np.where(takes, take_pile, safe_pile)
+        forced = ~(takes | has_safe)
+        if forced.any():  # skipped when no row needs it: late in a round most plays are safe or on purpose
+            # 3. The cheapest forced capture.
+            omen_cost = np.where((omens > 0) & (mine + omens <= others), omens * OMEN_POINTS, 0)
+            cost = FRIDAY_POINTS * fridays + omen_cost
+            capture_pile = np.argmin(np.where(can_play, cost * 100 - top_value, _NO_CAPTURE), axis=1)
+            chosen_pile = np.where(forced, capture_pile, chosen_pile)
+        chosen_kind = np.where(has_safe & ~takes, safe_kind, top_kind.reshape(-1)[self.pile_offsets + chosen_pile])
         return chosen_kind, chosen_pile
 
 
