@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from friday13_env import agents, raw_env
@@ -16,6 +17,7 @@ from tests.test_policy import tiny_policy
 
 SMALL_BUDGET = 300
 SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints" / "ensemble_distilled.npz"
+SHIPPED_POLICY = agents.load(SHIPPED)
 TINY = "<a valid tiny policy>"
 
 
@@ -72,6 +74,33 @@ def test_search_decides_exactly_the_moves_with_a_choice_from_cards_in_hand(tmp_p
     assert 0 < calls.count("search") <= 4 * cards
 
 
+def policy_margin(observation: Observation) -> float:
+    """How far the shipped policy's likeliest legal move leads the next one in probability."""
+    logits = SHIPPED_POLICY.policy.logits(observation["observation"])[legal_actions(observation)]
+    weights = np.exp(logits - logits.max())
+    probabilities = np.sort(weights / weights.sum())
+    return float(probabilities[-1] - probabilities[-2])
+
+
+@pytest.mark.parametrize("margin", [0.3, 0.6])
+def test_margin_skips_the_search_exactly_where_the_policy_is_sure(margin: float) -> None:
+    agent = agents.make("endgame", seed=0, policy=str(SHIPPED), margin=margin)
+    calls: list[str] = []
+    agent.search = Recorder(calls, "search")  # type: ignore[assignment]
+    moves = play(agent, seed=3)
+    late = [
+        observation
+        for observation, _ in moves
+        if hand_size(observation) <= agent.cards and legal_actions(observation).size > 1
+    ]
+    searched = [policy_margin(observation) <= margin for observation in late]
+    assert calls.count("search") == sum(searched)
+    assert 0 < sum(searched) < len(late)  # this game has both: the gate decides, not the hand size alone
+    sure = [observation for observation, is_searched in zip(late, searched, strict=True) if not is_searched]
+    played = {id(observation): action for observation, action in moves}
+    assert all(played[id(observation)] == SHIPPED_POLICY.act(observation) for observation in sure)
+
+
 def test_plays_legal_moves_reproducibly_for_a_seed() -> None:
     def moves(seed: int) -> list[int]:
         agent = agents.make("endgame", seed=seed, policy=str(SHIPPED), budget=SMALL_BUDGET)
@@ -99,6 +128,9 @@ def test_early_moves_are_the_policys_own() -> None:
         ({"policy": TINY, "cards": 2.5}, ValueError, "endgame option cards must be an int >= 1"),
         ({"policy": TINY, "budget": 0}, ValueError, "budget must be a positive int"),
         ({"policy": TINY, "objective": "fun"}, ValueError, r"unknown search objective 'fun'; allowed values"),
+        ({"policy": TINY, "margin": 1.5}, ValueError, r"endgame option margin must be a number in \[0, 1\]"),
+        ({"policy": TINY, "margin": -0.1}, ValueError, r"endgame option margin must be a number in \[0, 1\]"),
+        ({"policy": TINY, "margin": "high"}, ValueError, r"endgame option margin must be a number in \[0, 1\]"),
         ({"policy": TINY, "depth": 2}, ValueError, r"agent 'endgame' has no option\(s\) \['depth'\]"),
     ],
 )
@@ -116,4 +148,4 @@ def test_a_policy_of_the_solo_game_is_refused() -> None:
 
 
 def test_options_are_listed_by_the_registry() -> None:
-    assert agents.options_of("endgame") == ["budget", "cards", "objective", "policy"]
+    assert agents.options_of("endgame") == ["budget", "cards", "margin", "objective", "policy"]
