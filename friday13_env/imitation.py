@@ -8,13 +8,21 @@ and finish with the same quick duplicate evaluation, so their figures compare.
 
 from __future__ import annotations
 
+import json
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+from tqdm import tqdm
 
 from friday13_env.evaluation import evaluate, focus_matchups
+from friday13_env.policy import ENV_VERSION, policy_metadata, save_linear_layers
+from friday13_env.script_args import atomic_write_text
 
 EVAL_SEED = 12_345
 """Deals of the quick evaluation (the PPO script's periodic evaluation uses the same)."""
@@ -36,6 +44,68 @@ def linear_layers(network: torch.nn.Sequential) -> list[torch.nn.Linear]:
 
 def masked_logits(network: torch.nn.Module, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return network(x).masked_fill(~mask, -1e9)
+
+
+def play_jobs(
+    play: Callable[[Any], dict[str, np.ndarray]], jobs: Sequence[Any], workers: int, progress: bool
+) -> dict[str, np.ndarray]:
+    """``play(job)`` for every job (each has ``seeds``, one per game), in ``workers`` processes, concatenated
+    in job order: the data set does not depend on the number of workers."""
+    games = sum(len(job.seeds) for job in jobs)
+    parts = []
+    with tqdm(total=games, unit="game", disable=not progress, dynamic_ncols=True) as bar:
+        if workers == 1:
+            for job in jobs:
+                parts.append(play(job))
+                bar.update(len(job.seeds))
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                for job, part in zip(jobs, pool.map(play, jobs), strict=True):
+                    parts.append(part)
+                    bar.update(len(job.seeds))
+    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+
+
+def read_dataset(path: Path, spec: dict[str, Any]) -> dict[str, np.ndarray] | None:
+    """The cached data set if it was recorded with exactly this specification, else None."""
+    if not path.is_file():
+        return None
+    with np.load(path, allow_pickle=False) as archive:
+        if json.loads(str(archive["spec"])) != spec:
+            return None
+        return {name: archive[name] for name in archive.files if name != "spec"}
+
+
+def write_dataset(path: Path, spec: dict[str, Any], data: dict[str, np.ndarray]) -> None:
+    """Atomically (temporary file + rename): an interrupted run never leaves half a data set."""
+    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
+        np.savez_compressed(handle, spec=np.array(json.dumps(spec)), **data)
+    os.chmod(handle.name, 0o644)  # temporary files are private; a data set is meant to be shared
+    os.replace(handle.name, path)
+
+
+def soft_targets(values: np.ndarray, masks: np.ndarray, temperature: float) -> np.ndarray:
+    """Per decision: standardise the legal moves' values, then softmax(z / temperature) over them.
+
+    Why standardise: a teacher's move values are on different scales (relative points before the last
+    round, a win share in the last), so each decision's are normalised on their own. Illegal moves get
+    probability 0. All-equal values give the uniform distribution over the legal moves.
+    """
+    legal = masks.astype(bool)
+    filled = np.where(legal, values, 0.0).astype(np.float64)
+    count = legal.sum(axis=1, keepdims=True)
+    mean = filled.sum(axis=1, keepdims=True) / count
+    spread = np.sqrt((np.where(legal, filled - mean, 0.0) ** 2).sum(axis=1, keepdims=True) / count)
+    z = np.where(spread > 0, (filled - mean) / np.where(spread > 0, spread, 1.0), 0.0) / temperature
+    return legal_softmax(z, legal)
+
+
+def legal_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Softmax of each row's logits over its legal moves (probability 0 for the others)."""
+    legal = masks.astype(bool)
+    z = np.where(legal, logits, -np.inf)
+    weights = np.exp(z - z.max(axis=1, keepdims=True))
+    return (weights / weights.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
 def split_by_game(games: np.ndarray, share: float, seed: int) -> np.ndarray:
@@ -138,3 +208,34 @@ def quick_evaluation(
         rates[matchup.opponents[0]] = {**rate.to_dict(), "games": matchup.games}
         print(f"vs 3 x {matchup.opponents[0]}: win rate {rate}", flush=True)
     return rates
+
+
+def export_evaluated(
+    network: torch.nn.Sequential,
+    training: dict[str, Any],
+    description: str,
+    scale: np.ndarray,
+    args: Any,
+) -> dict[str, Any]:
+    """Write ``<out_dir>/policy.npz``, add its quick evaluation to ``training``, write it again with that (and
+    to ``args.export`` if set) and ``summary.json``; returns ``training``.
+
+    ``args`` is a distillation script's arguments: ``deck``, ``hidden_sizes``, ``out_dir``, ``export``,
+    ``eval_opponents``, ``eval_games``, ``workers``, ``progress``.
+    """
+    out_dir = Path(args.out_dir)
+    policy_path = out_dir / "policy.npz"
+
+    def save(path: Path) -> None:
+        metadata = policy_metadata(ENV_VERSION, args.deck, "relu", args.hidden_sizes, description, training)
+        save_linear_layers(path, linear_layers(network), scale, metadata)
+
+    save(policy_path)
+    training["evaluation"] = quick_evaluation(
+        policy_path, args.eval_opponents, args.eval_games, workers=args.workers, deck=args.deck, progress=args.progress
+    )
+    for path in [policy_path, *([Path(args.export)] if args.export else [])]:
+        save(path)
+        print(f"wrote {path}")
+    atomic_write_text(out_dir / "summary.json", json.dumps(training, indent=1))
+    return training

@@ -36,18 +36,13 @@ weights.
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from friday13_env import raw_env
 from friday13_env.agents import legal_actions, make
@@ -55,10 +50,13 @@ from friday13_env.cards import get_deck
 from friday13_env.engine import Rules
 from friday13_env.imitation import (
     build_network,
+    export_evaluated,
     fit_network,
     linear_layers,
-    quick_evaluation,
+    play_jobs,
+    read_dataset,
     split_by_game,
+    write_dataset,
 )
 from friday13_env.policy import (
     ENV_VERSION,
@@ -66,12 +64,10 @@ from friday13_env.policy import (
     MLPPolicy,
     load_linear_layers,
     observation_scale,
-    policy_metadata,
     read_matching_policy,
     read_policy,
-    save_linear_layers,
 )
-from friday13_env.script_args import atomic_write_text, dataclass_parser, option, repository_path
+from friday13_env.script_args import dataclass_parser, option, repository_path
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 """Where the shipped checkpoints live, so that the default members are found from any directory."""
@@ -239,24 +235,6 @@ def play_games(job: GamesJob) -> dict[str, np.ndarray]:
     }
 
 
-def play_all(jobs: list[GamesJob], workers: int, progress: bool) -> dict[str, np.ndarray]:
-    """Every job, in ``workers`` processes, concatenated in job order (so the data set does not depend on them)."""
-    games = sum(len(job.seeds) for job in jobs)
-    with tqdm(total=games, unit="game", disable=not progress, dynamic_ncols=True) as bar:
-        if workers == 1:
-            parts = []
-            for job in jobs:
-                parts.append(play_games(job))
-                bar.update(len(job.seeds))
-        else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                parts = []
-                for job, part in zip(jobs, pool.map(play_games, jobs), strict=True):
-                    parts.append(part)
-                    bar.update(len(job.seeds))
-    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
-
-
 def games_jobs(args: Args, members: list[str], weights: list[float], seeds: list[int]) -> list[GamesJob]:
     return [
         GamesJob(
@@ -269,24 +247,6 @@ def games_jobs(args: Args, members: list[str], weights: list[float], seeds: list
         )
         for start in range(0, len(seeds), GAMES_PER_JOB)
     ]
-
-
-def recorded_positions(path: Path, spec: dict[str, Any]) -> dict[str, np.ndarray] | None:
-    """The cached data set if it was recorded with exactly this specification, else None."""
-    if not path.is_file():
-        return None
-    with np.load(path, allow_pickle=False) as archive:
-        if json.loads(str(archive["spec"])) != spec:
-            return None
-        return {name: archive[name] for name in archive.files if name != "spec"}
-
-
-def save_positions(path: Path, spec: dict[str, Any], data: dict[str, np.ndarray]) -> None:
-    """Atomically (temporary file + rename): an interrupted run never leaves half a data set."""
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
-        np.savez_compressed(handle, spec=np.array(json.dumps(spec)), **data)
-    os.chmod(handle.name, 0o644)  # temporary files are private; a data set is meant to be shared
-    os.replace(handle.name, path)
 
 
 # -- (3) the fit ---------------------------------------------------------------------------------------
@@ -318,7 +278,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     paths = [str(shipped_path(name)) for name in args.teachers]
     members = [read_policy(path) for path in paths]
     calibration_seeds = np.random.SeedSequence([args.seed, 1]).generate_state(args.calibration_games).tolist()
-    calibration = play_all(games_jobs(args, paths[:1], [1.0], calibration_seeds), args.workers, progress=False)
+    calibration = play_jobs(play_games, games_jobs(args, paths[:1], [1.0], calibration_seeds), args.workers, False)
     weights = member_weights(members, calibration["observations"], calibration["masks"])
     for name, weight in zip(args.teachers, weights, strict=True):
         print(f"member {name}: weight {weight:.4f}")
@@ -332,11 +292,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "deck": args.deck,
     }
     cache = out_dir / "positions.npz"
-    data = recorded_positions(cache, spec)
+    data = read_dataset(cache, spec)
     if data is None:
         print(f"playing {args.games:,} games of the ensemble", flush=True)
-        data = play_all(games_jobs(args, paths, weights, seeds), args.workers, args.progress)
-        save_positions(cache, spec, data)
+        data = play_jobs(play_games, games_jobs(args, paths, weights, seeds), args.workers, args.progress)
+        write_dataset(cache, spec, data)
     else:
         print(f"reusing {cache}")
     record_s = round(time.time() - started, 1)
@@ -355,18 +315,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "wall_time_s": round(time.time() - started, 1),
     }
     description = f"an ensemble of {len(members)} policies distilled into an MLP"
-    metadata = policy_metadata(ENV_VERSION, args.deck, "relu", args.hidden_sizes, description, training)
-    policy_path = out_dir / "policy.npz"
-    save_linear_layers(policy_path, linear_layers(network), scale, metadata)
-    training["evaluation"] = quick_evaluation(
-        policy_path, args.eval_opponents, args.eval_games, workers=args.workers, deck=args.deck, progress=args.progress
-    )
-    metadata = policy_metadata(ENV_VERSION, args.deck, "relu", args.hidden_sizes, description, training)
-    for path in [policy_path, *([Path(args.export)] if args.export else [])]:
-        save_linear_layers(path, linear_layers(network), scale, metadata)
-        print(f"wrote {path}")
-    atomic_write_text(out_dir / "summary.json", json.dumps(training, indent=1))
-    return training
+    return export_evaluated(network, training, description, scale, args)
 
 
 if __name__ == "__main__":

@@ -91,6 +91,7 @@ from friday13_env.imitation import (
     fit_network,
     linear_layers,
     quick_evaluation,
+    soft_targets,
     split_by_game,
 )
 from friday13_env.policy import (
@@ -355,22 +356,6 @@ def load_data(paths: list[Path]) -> dict[str, np.ndarray]:
 
 
 # -- (2) the supervised fit --------------------------------------------------------------------------
-def soft_targets(values: np.ndarray, masks: np.ndarray, temperature: float) -> np.ndarray:
-    """Per decision: standardise the legal moves' values, then softmax(z / temperature) over them.
-
-    Illegal moves get probability 0. All-equal values give the uniform distribution over the legal moves.
-    """
-    legal = masks.astype(bool)
-    filled = np.where(legal, values, 0.0).astype(np.float64)
-    count = legal.sum(axis=1, keepdims=True)
-    mean = filled.sum(axis=1, keepdims=True) / count
-    spread = np.sqrt((np.where(legal, filled - mean, 0.0) ** 2).sum(axis=1, keepdims=True) / count)
-    z = np.where(spread > 0, (filled - mean) / np.where(spread > 0, spread, 1.0), 0.0) / temperature
-    z = np.where(legal, z, -np.inf)
-    weights = np.exp(z - z.max(axis=1, keepdims=True))
-    return (weights / weights.sum(axis=1, keepdims=True)).astype(np.float32)
-
-
 def fit(args: Args, data: dict[str, np.ndarray], scale: np.ndarray) -> tuple[torch.nn.Sequential, dict[str, Any]]:
     """The loss of the module docstring; returns the best-validation-agreement network and its figures."""
     torch.manual_seed(args.seed)
