@@ -1,9 +1,11 @@
 """Supervised policy fitting that the distillation scripts share (needs the ``train`` extra: torch).
 
-``training/distill_search.py`` fits an MLP to the ``search`` agent's move values and
-``training/distill_ensemble.py`` to an ensemble's logits; both build the same network (the layout
-``friday13_env.policy`` exports), hold out whole games, measure greedy agreement with their teacher
-and finish with the same quick duplicate evaluation, so their figures compare.
+``training/distill_search.py`` fits an MLP to the ``search`` agent's move values,
+``training/distill_ensemble.py`` to an ensemble's logits and ``training/distill_endgame.py`` to the
+``endgame`` agent's moves; all build the same network (the layout ``friday13_env.policy``
+exports), hold out whole games, measure greedy agreement with their teacher and finish with the
+same quick duplicate evaluation, so their figures compare. The last two also share how their games
+are played in parallel, cached and exported.
 """
 
 from __future__ import annotations
