@@ -296,14 +296,23 @@ class PolicyAgent:
         self._deck = get_deck(policy.metadata.deck)
 
     def act(self, observation: Observation) -> int:
+        self._check_deck(observation)
+        return self.policy.choose(
+            observation["observation"], legal_actions(observation), None if self.greedy else self.rng
+        )
+
+    def legal_logits(self, observation: Observation) -> tuple[np.ndarray, np.ndarray]:
+        """The legal actions and their logits, for agents that weigh the policy's confidence."""
+        self._check_deck(observation)
+        legal = legal_actions(observation)
+        return legal, self.policy.logits(observation["observation"])[legal]
+
+    def _check_deck(self, observation: Observation) -> None:
         if deck_of(observation) != self._deck:
             raise ValueError(
                 f"policy {self.name!r} was trained for the {self._deck.name!r} deck, "
                 f"but this table plays the {deck_of(observation).name!r} deck"
             )
-        return self.policy.choose(
-            observation["observation"], legal_actions(observation), None if self.greedy else self.rng
-        )
 
 
 def read_matching_policy(
