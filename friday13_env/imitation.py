@@ -22,6 +22,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from friday13_env.agents import Agent, make
 from friday13_env.evaluation import evaluate, focus_matchups
 from friday13_env.policy import ENV_VERSION, policy_metadata, save_linear_layers
 from friday13_env.script_args import atomic_write_text
@@ -46,6 +47,21 @@ def linear_layers(network: torch.nn.Sequential) -> list[torch.nn.Linear]:
 
 def masked_logits(network: torch.nn.Module, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return network(x).masked_fill(~mask, -1e9)
+
+
+def one_seat_table(
+    rng: np.random.Generator, players: Sequence[int], opponents: Sequence[str]
+) -> tuple[int, int, dict[int, Agent]]:
+    """A table for recording one player's games: its size drawn from ``players``, the recorded player's seat,
+    and an agent drawn from ``opponents`` (and seeded from ``rng``) at every other seat, in seat order."""
+    num_players = int(rng.choice(players))
+    seat = int(rng.integers(num_players))
+    others = {
+        other: make(str(rng.choice(opponents)), seed=int(rng.integers(2**31)))
+        for other in range(num_players)
+        if other != seat
+    }
+    return num_players, seat, others
 
 
 def play_jobs(

@@ -10,8 +10,8 @@ evaluation against the baselines.
 
 **Why**: ``search``'s edge over the shipped networks lies almost entirely in the last cards of a
 round, where few cards are unseen and its rollouts are close to exact (README, Strength); the
-``endgame`` agent that hands those moves to ``search`` is the strongest player here but costs a
-seventh to a ninth of ``search``'s time per decision, not a hundredth. Late-round positions are
+``endgame`` agent that hands those moves to ``search`` is the strongest player here but costs about
+a twelfth of ``search``'s time per decision, not a hundredth. Late-round positions are
 cheap to search (short rollouts), so many of them can be labelled: the student learns the
 late-round moves from ``search`` and keeps the policy's moves for the rest of the round, at the
 cost of one network.
@@ -67,6 +67,7 @@ from friday13_env.imitation import (
     fit_network,
     legal_softmax,
     linear_layers,
+    one_seat_table,
     play_jobs,
     read_dataset,
     soft_targets,
@@ -172,13 +173,7 @@ def play_games(job: GamesJob) -> dict[str, np.ndarray]:
     rows["games"] = []
     for seed in job.seeds:
         rng = np.random.default_rng(seed)
-        num_players = int(rng.choice(job.players))
-        teacher_seat = int(rng.integers(num_players))
-        opponents = {
-            seat: make(str(rng.choice(job.opponents)), seed=int(rng.integers(2**31)))
-            for seat in range(num_players)
-            if seat != teacher_seat
-        }
+        num_players, teacher_seat, opponents = one_seat_table(rng, job.players, job.opponents)
         search = SearchAgent(seed=int(rng.integers(2**31)), budget=job.budget)
         env = raw_env(num_players=num_players, deck=job.deck)
         env.reset(seed=seed)

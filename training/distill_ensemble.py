@@ -53,6 +53,7 @@ from friday13_env.imitation import (
     export_evaluated,
     fit_network,
     linear_layers,
+    one_seat_table,
     play_jobs,
     read_dataset,
     split_by_game,
@@ -197,14 +198,7 @@ def play_games(job: GamesJob) -> dict[str, np.ndarray]:
     ensemble = Ensemble([read_policy(path) for path in job.members], list(job.weights))
     rows: dict[str, list] = {"observations": [], "masks": [], "logits": [], "games": []}
     for seed in job.seeds:
-        rng = np.random.default_rng(seed)
-        num_players = int(rng.choice(job.players))
-        seat_of_ensemble = int(rng.integers(num_players))
-        opponents = {
-            seat: make(str(rng.choice(job.opponents)), seed=int(rng.integers(2**31)))
-            for seat in range(num_players)
-            if seat != seat_of_ensemble
-        }
+        num_players, _, opponents = one_seat_table(np.random.default_rng(seed), job.players, job.opponents)
         env = raw_env(num_players=num_players, deck=job.deck)
         env.reset(seed=seed)
         for agent in env.agent_iter():

@@ -107,10 +107,10 @@ class Rollouts:
         self.fridays = np.array(fridays, dtype=DTYPE)
         self.current = current
         self.num_players = self.hands.shape[0]
-        self.rows = np.arange(self.hands.shape[1])
-        self.kind_offsets = self.rows * self.hands.shape[2]
-        self.pile_offsets = self.rows * NUM_PILES
-        self.type_offsets = self.rows * self.captured.shape[2]
+        rows = np.arange(self.hands.shape[1])
+        self.kind_offsets = rows * self.hands.shape[2]
+        self.pile_offsets = rows * NUM_PILES
+        self.type_offsets = rows * self.captured.shape[2]
         self.plays_left = int(self.hands[:, 0].sum())
 
     def play(self, kinds: np.ndarray, piles: np.ndarray) -> None:
