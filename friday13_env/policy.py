@@ -195,12 +195,14 @@ class MLPPolicy:
         self._activation = np.tanh if metadata.activation == "tanh" else _relu
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
+        # In place where numpy allows: at one observation per call the allocations are a visible cost.
         hidden = np.asarray(observation, dtype=np.float32) * self.input_scale
-        last = len(self.weights) - 1
-        for index, (weight, bias) in enumerate(zip(self.weights, self.biases, strict=True)):
-            hidden = hidden @ weight + bias
-            if index < last:
-                hidden = self._activation(hidden)
+        for weight, bias in zip(self.weights[:-1], self.biases[:-1], strict=True):
+            hidden = hidden @ weight
+            hidden += bias
+            hidden = self._activation(hidden, out=hidden)
+        hidden = hidden @ self.weights[-1]
+        hidden += self.biases[-1]
         return hidden
 
     def fingerprint(self) -> str:
@@ -221,8 +223,8 @@ class MLPPolicy:
         return int(legal[rng.choice(legal.size, p=probabilities)])
 
 
-def _relu(values: np.ndarray) -> np.ndarray:
-    return np.maximum(values, 0.0)
+def _relu(values: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    return np.maximum(values, 0.0, out=out)
 
 
 def read_policy(path: str | Path) -> MLPPolicy:

@@ -134,7 +134,7 @@ def test_batched_rollouts_match_the_card_by_card_reference(num_players: int, dec
     for observation in mid_round_observations(num_players, deck, seed=10 + num_players):
         table = Table.read(observation)
         hands = WorldSampler(table).sample(rng, 4)
-        points = play_out(table, hands[:, :num_players]).reshape(len(table.legal), 4, num_players)
+        points = play_out(table, hands[:, :num_players]).reshape(num_players, len(table.legal), 4)
         for w, world_hands in enumerate(hands):
             world = world_state(table, world_hands)
             for a, move in enumerate(table.legal):
@@ -142,7 +142,7 @@ def test_batched_rollouts_match_the_card_by_card_reference(num_players: int, dec
                 state.play(move)
                 reference_rollout(state)
                 assert state.round_over
-                assert points[a, w].tolist() == state.last_round_points
+                assert points[:, a, w].tolist() == state.last_round_points
                 checked += 1
     assert checked > 20
 

@@ -82,9 +82,11 @@ def policy_margin(observation: Observation) -> float:
     return float(probabilities[-1] - probabilities[-2])
 
 
-@pytest.mark.parametrize("margin", [0.3, 0.6])
-def test_margin_skips_the_search_exactly_where_the_policy_is_sure(margin: float) -> None:
-    agent = agents.make("endgame", seed=0, policy=str(SHIPPED), margin=margin)
+@pytest.mark.parametrize(("margin", "first_margin"), [(0.3, None), (0.6, None), (0.5, 0.2), (0.2, 0.6)])
+def test_margin_skips_the_search_exactly_where_the_policy_is_sure(margin: float, first_margin: float | None) -> None:
+    """``first_margin`` gates the round's first searched move (hand of ``cards`` cards), ``margin`` the rest."""
+    options = {} if first_margin is None else {"first_margin": first_margin}
+    agent = agents.make("endgame", seed=0, policy=str(SHIPPED), margin=margin, **options)
     calls: list[str] = []
     agent.search = Recorder(calls, "search")  # type: ignore[assignment]
     moves = play(agent, seed=3)
@@ -93,7 +95,8 @@ def test_margin_skips_the_search_exactly_where_the_policy_is_sure(margin: float)
         for observation, _ in moves
         if hand_size(observation) <= agent.cards and legal_actions(observation).size > 1
     ]
-    searched = [policy_margin(observation) <= margin for observation in late]
+    gate = {agent.cards: margin if first_margin is None else first_margin}
+    searched = [policy_margin(observation) <= gate.get(hand_size(observation), margin) for observation in late]
     assert calls.count("search") == sum(searched)
     assert 0 < sum(searched) < len(late)  # this game has both: the gate decides, not the hand size alone
     sure = [observation for observation, is_searched in zip(late, searched, strict=True) if not is_searched]
@@ -131,6 +134,7 @@ def test_early_moves_are_the_policys_own() -> None:
         ({"policy": TINY, "margin": 1.5}, ValueError, r"endgame option margin must be a number in \[0, 1\]"),
         ({"policy": TINY, "margin": -0.1}, ValueError, r"endgame option margin must be a number in \[0, 1\]"),
         ({"policy": TINY, "margin": "high"}, ValueError, r"endgame option margin must be a number in \[0, 1\]"),
+        ({"policy": TINY, "first_margin": 2}, ValueError, r"endgame option first_margin must be a number in \[0, 1\]"),
         ({"policy": TINY, "depth": 2}, ValueError, r"agent 'endgame' has no option\(s\) \['depth'\]"),
     ],
 )
@@ -148,4 +152,4 @@ def test_a_policy_of_the_solo_game_is_refused() -> None:
 
 
 def test_options_are_listed_by_the_registry() -> None:
-    assert agents.options_of("endgame") == ["budget", "cards", "margin", "objective", "policy"]
+    assert agents.options_of("endgame") == ["budget", "cards", "first_margin", "margin", "objective", "policy"]

@@ -9,6 +9,7 @@ own seeded ``numpy`` Generator, so a seeded agent is reproducible and never touc
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -41,11 +42,20 @@ def legal_actions(observation: Observation) -> np.ndarray:
 def deck_of(observation: Observation) -> Deck:
     """Which deck an observation was encoded with, read from its length (each deck's differs)."""
     size = len(observation["observation"])
-    for deck in DECKS.values():
-        if observation_layout(deck).size == size:
-            return deck
-    sizes = {name: observation_layout(deck).size for name, deck in DECKS.items()}
-    raise ValueError(f"an observation of length {size} matches no deck; expected one of {sizes}")
+    deck = _deck_by_observation_size().get(size)
+    if deck is None:
+        sizes = {name: observation_layout(deck).size for name, deck in DECKS.items()}
+        raise ValueError(f"an observation of length {size} matches no deck; expected one of {sizes}")
+    return deck
+
+
+@cache
+def _deck_by_observation_size() -> dict[int, Deck]:
+    """Observation length -> deck, built once: agents ask on every move."""
+    decks = {observation_layout(deck).size: deck for deck in DECKS.values()}
+    if len(decks) != len(DECKS):
+        raise RuntimeError("two decks share an observation length, so an observation cannot name its deck")
+    return decks
 
 
 class RandomAgent:

@@ -13,10 +13,12 @@ which makes this agent about 12x cheaper than ``search``. More cards are stronge
 **Cheaper**: late in a round a search's cost is numpy's per-call overhead, not its worlds, so a
 small ``budget`` keeps most of the strength; and where the policy is sure of its move
 (``margin``: its likeliest legal move leads the next by more than that in probability) it nearly
-always plays search's move, so the search is skipped there. ``budget=1000,margin=0.3`` wins 0.772
-/ 0.751 against 3 x ``cautious`` / ``majority`` (``search``: 0.636 / 0.737) at 94x-102x less CPU
-per decision than ``search``; ``budget=300,margin=0.3`` 0.763 / 0.737 (0.731 with other agent
-seeds) at 109x-119x less (README, Strength).
+always plays search's move, so the search is skipped there. The round's first searched move
+(``cards`` cards in hand) has its own gate, ``first_margin``: its search costs more than a later
+one (longer rollouts) and adds less, since a later search is closer to exact.
+``budget=600,margin=0.5,first_margin=0.2`` wins 0.768 / 0.748 (0.743 with other agent seeds)
+against 3 x ``cautious`` / ``majority`` (``search``: 0.636 / 0.737) at 112x-115x less CPU per
+decision than ``search`` (README, Strength).
 
 The switch reads only the observer's own hand size and the policy's output, so the agent sees
 nothing a player would not.
@@ -40,7 +42,8 @@ class EndgameSearchAgent:
     Options: ``policy`` (path of a Friday the 13th policy checkpoint, required), ``cards`` (search
     from the move that starts with at most this many cards in hand), ``margin`` (play the policy's
     move instead where its likeliest legal move leads the next by more than this in probability; 1,
-    the default, always searches), ``budget`` and ``objective`` (``search``'s options).
+    the default, always searches), ``first_margin`` (the same for the move with exactly ``cards``
+    cards in hand; default ``margin``), ``budget`` and ``objective`` (``search``'s options).
     """
 
     name = "endgame"
@@ -54,6 +57,7 @@ class EndgameSearchAgent:
         budget: int = DEFAULT_BUDGET,
         objective: str = "rank",
         margin: float = 1.0,
+        first_margin: float | None = None,
     ) -> None:
         if not policy:
             raise ValueError(
@@ -64,11 +68,12 @@ class EndgameSearchAgent:
             raise ValueError(
                 f"endgame option cards must be an int >= 1 (hand size from which to search), got {cards!r}"
             )
-        if isinstance(margin, bool) or not isinstance(margin, int | float | np.number) or not 0 <= margin <= 1:
-            raise ValueError(
-                "endgame option margin must be a number in [0, 1] (skip the search where the policy's likeliest"
-                f" move leads the next by more than this in probability; 1 = always search), got {margin!r}"
-            )
+        for option, value in (("margin", margin), ("first_margin", margin if first_margin is None else first_margin)):
+            if isinstance(value, bool) or not isinstance(value, int | float | np.number) or not 0 <= value <= 1:
+                raise ValueError(
+                    f"endgame option {option} must be a number in [0, 1] (skip the search where the policy's likeliest"
+                    f" move leads the next by more than this in probability; 1 = always search), got {value!r}"
+                )
         from friday13_env.policy import load_policy_agent  # here: friday13_env.policy imports this package
 
         policy_seed, search_seed = (
@@ -78,14 +83,16 @@ class EndgameSearchAgent:
         self.search = SearchAgent(seed=search_seed, budget=budget, objective=objective)
         self.cards = int(cards)
         self.margin = float(margin)
+        self.first_margin = self.margin if first_margin is None else float(first_margin)
 
     def act(self, observation: Observation) -> int:
         hand_size = observation["observation"][observation_layout(deck_of(observation)).slices["hand_sizes"]][0]
         if hand_size > self.cards or legal_actions(observation).size == 1:
             return self.policy.act(observation)
-        if self.margin < 1.0:
+        margin = self.first_margin if hand_size == self.cards else self.margin
+        if margin < 1.0:
             legal, logits = self.policy.legal_logits(observation)
-            if lead_of_likeliest(logits) > self.margin:
+            if lead_of_likeliest(logits) > margin:
                 return int(legal[np.argmax(logits)])
         return self.search.act(observation)
 

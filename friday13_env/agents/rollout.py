@@ -82,10 +82,10 @@ def _other_seats(num_players: int, me: int) -> np.ndarray:
 class Rollouts:
     """A batch of positions of one round, all with the same player to move.
 
-    Given as (``R`` rows = positions, ``P`` players, ``K`` card kinds): ``hands`` (R, P, K) card
-    counts, ``totals`` / ``omens`` / ``fridays`` (R, 3) per pile, ``captured`` (R, P, 4) cards taken
-    this round by type. Every row must hold the same number of cards per seat. Kept seat-major and
-    in small integers, so that the player to move's hands are one contiguous block.
+    Given seat-major (``P`` players, ``R`` rows = positions, ``K`` card kinds): ``hands`` (P, R, K)
+    card counts, ``captured`` (P, R, 4) cards taken this round by type, and ``totals`` / ``omens`` /
+    ``fridays`` (R, 3) per pile. Every row must hold the same number of cards per seat. Seat-major,
+    so that the player to move's hands are one contiguous block, and in small integers.
     """
 
     def __init__(
@@ -100,8 +100,8 @@ class Rollouts:
     ) -> None:
         self.deck = deck
         self.arrays = DeckArrays.of(deck)
-        self.hands = np.ascontiguousarray(hands.transpose(1, 0, 2), dtype=DTYPE)
-        self.captured = np.ascontiguousarray(captured.transpose(1, 0, 2), dtype=DTYPE)
+        self.hands = np.ascontiguousarray(hands, dtype=DTYPE)
+        self.captured = np.ascontiguousarray(captured, dtype=DTYPE)
         self.totals = np.array(totals, dtype=DTYPE)
         self.omens = np.array(omens, dtype=DTYPE)
         self.fridays = np.array(fridays, dtype=DTYPE)
@@ -129,9 +129,8 @@ class Rollouts:
         captures = total > CAPTURE_LIMIT
         omens = omens_flat[at]
         fridays = fridays_flat[at]
-        captured = self.captured[me].reshape(-1)
-        captured[self.type_offsets + piles] += np.where(captures, omens, 0)
-        captured[self.type_offsets + FRIDAY_TYPE] += np.where(captures, fridays, 0)
+        self.captured[me].reshape(-1)[self.type_offsets + piles] += np.where(captures, omens, 0)
+        self.captured[me, :, FRIDAY_TYPE] += np.where(captures, fridays, 0)
         omens_flat[at] = np.where(captures, 0, omens) + ~is_friday
         fridays_flat[at] = np.where(captures, 0, fridays) + is_friday
         totals[at] = np.where(captures, value, total)
@@ -139,10 +138,43 @@ class Rollouts:
         self.current = (me + 1) % self.num_players
 
     def finish(self) -> np.ndarray:
-        """Play the rest of the round with the rollout policy; returns every row's round points (R, P)."""
-        while self.plays_left:
+        """Play the rest of the round with the rollout policy; returns every row's round points (P, R)."""
+        friday = self.deck.friday_kind
+        while self.plays_left > self.num_players or (self.plays_left and self.hands[..., friday].any()):
             self.play(*self.policy())
-        return round_points(self.captured.transpose(1, 0, 2))
+        self._play_last_omen_cards()
+        return round_points(self.captured)
+
+    def _play_last_omen_cards(self) -> None:
+        """Every hand holds at most its last card, none a Friday card: play them out, each on its own pile.
+
+        Why a path of its own: these plays are forced, and late in a round (an ``endgame`` search) they
+        are a large share of all plays, so every last card is read in one step, the rules and the hand
+        bookkeeping are skipped (a hand is not read again once its last card is played), and so are
+        the Friday cards on the piles when there are none.
+        """
+        kinds = self.hands.argmax(axis=2)
+        values = self.arrays.values[kinds]
+        piles = self.arrays.kind_piles[kinds]
+        at_piles = self.pile_offsets + piles
+        at_types = self.type_offsets + piles
+        totals, omens_flat, fridays_flat = self.totals.reshape(-1), self.omens.reshape(-1), self.fridays.reshape(-1)
+        fridays_on_piles = bool(fridays_flat.any())
+        for step in range(self.plays_left, 0, -1):
+            me, at = self.current, at_piles[self.current]
+            total = totals[at] + values[me]
+            captures = total > CAPTURE_LIMIT
+            omens = omens_flat[at]
+            self.captured[me].reshape(-1)[at_types[me]] += np.where(captures, omens, 0)
+            if fridays_on_piles:
+                fridays = fridays_flat[at]
+                self.captured[me, :, FRIDAY_TYPE] += np.where(captures, fridays, 0)
+                fridays_flat[at] = np.where(captures, 0, fridays)
+            if step > 1:  # the round's very last play leaves the piles unread
+                omens_flat[at] = np.where(captures, 1, omens + 1)
+                totals[at] = np.where(captures, values[me], total)
+            self.current = (me + 1) % self.num_players
+        self.plays_left = 0
 
     def policy(self) -> tuple[np.ndarray, np.ndarray]:
         """``majority``'s rules for the player to move, row by row: (card kinds, piles).
@@ -160,13 +192,6 @@ class Rollouts:
         friday = deck.friday_kind
         friday_value = deck.friday_value
         hand = self.hands[me]
-        if self.plays_left <= self.num_players:
-            # Every hand holds at most its last card, so the player to move holds exactly one: an omen card
-            # has one legal play and the rules below need not run (a cheap path, since the last cards of a
-            # round are a large share of an endgame search's plays). A Friday card still picks its pile.
-            last = hand.argmax(axis=1)
-            if not (last == friday).any():
-                return last, arrays.kind_piles[last]
         totals, omens, fridays = self.totals, self.omens, self.fridays
 
         # The highest card each pile can take: its type's highest omen, or a Friday card when that is
@@ -214,10 +239,10 @@ class Rollouts:
 
 
 def round_points(captured: np.ndarray) -> np.ndarray:
-    """``engine.round_points`` for a batch: captured (R, P, 4) by type -> points (R, P)."""
+    """``engine.round_points`` for a batch, seat-major: captured (P, R, 4) by type -> points (P, R)."""
     omen_counts = captured[:, :, :NUM_PILES]
-    most = omen_counts.max(axis=1, keepdims=True)
-    at_most = omen_counts == most
-    discarded = at_most & (at_most.sum(axis=1, keepdims=True) == 1)
-    kept = np.where(discarded, 0, omen_counts).sum(axis=2)
-    return FRIDAY_POINTS * captured[:, :, FRIDAY_TYPE] + OMEN_POINTS * kept
+    at_most = omen_counts == omen_counts.max(axis=0)
+    kept = np.where(at_most & (at_most.sum(axis=0) == 1), 0, omen_counts)
+    # Summed type by type: numpy's reduction over a short inner axis costs more than these adds.
+    kept_total = sum(kept[:, :, omen_type] for omen_type in range(1, NUM_PILES)) + kept[:, :, 0]
+    return FRIDAY_POINTS * captured[:, :, FRIDAY_TYPE] + OMEN_POINTS * kept_total

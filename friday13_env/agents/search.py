@@ -22,8 +22,9 @@ from __future__ import annotations
 import numpy as np
 
 from friday13_env.agents.base import Observation
-from friday13_env.agents.rollout import Rollouts
+from friday13_env.agents.rollout import DTYPE, Rollouts
 from friday13_env.agents.table import Table
+from friday13_env.cards import NUM_PILES, NUM_TYPES
 
 DEFAULT_BUDGET = 22_000
 """Simulated card plays per decision."""
@@ -76,31 +77,31 @@ class SearchAgent:
         per_world = len(legal) * sum(table.hand_sizes)
         worlds = min(MAX_WORLDS, max(1, self.budget // per_world))
         hands = WorldSampler(table).sample(self.rng, worlds)[:, : table.num_players]
-        points = play_out(table, hands).reshape(len(legal), worlds, table.num_players)
+        points = play_out(table, hands).reshape(table.num_players, len(legal), worlds)
         final_round = table.rounds_left == 1 and self.objective == "rank"
         means = outcomes(points, np.array(table.scores), final_round).mean(axis=1)
         return legal[int(np.argmax(means))], dict(zip(legal, means.tolist(), strict=True))
 
 
 def play_out(table: Table, hands: np.ndarray) -> np.ndarray:
-    """Round points (A * W, P) after every legal move (A) in every world (W), rows move-major.
+    """Round points (P, A * W) of every seat after every legal move (A) in every world (W), columns
+    move-major.
 
     ``hands`` (W, P, K) are the worlds' hands in relative seats, the observer's own in seat 0.
     """
     deck = table.deck
     legal = table.legal
-    worlds = hands.shape[0]
+    players, worlds = table.num_players, hands.shape[0]
     rows = len(legal) * worlds
     piles = np.array(table.pile_counts, dtype=np.int64)
     fridays = piles[:, deck.friday_kind]
-    omens = piles.sum(axis=1) - fridays
     batch = Rollouts(
         deck,
-        hands=np.tile(hands, (len(legal), 1, 1)),
-        totals=np.tile(np.array(table.pile_totals, dtype=np.int64), (rows, 1)),
-        omens=np.tile(omens, (rows, 1)),
-        fridays=np.tile(fridays, (rows, 1)),
-        captured=np.tile(np.array(table.captured, dtype=np.int64), (rows, 1, 1)),
+        hands=np.tile(hands.transpose(1, 0, 2), (1, len(legal), 1)),
+        totals=np.full((rows, NUM_PILES), table.pile_totals, dtype=DTYPE),
+        omens=np.full((rows, NUM_PILES), piles.sum(axis=1) - fridays, dtype=DTYPE),
+        fridays=np.full((rows, NUM_PILES), fridays, dtype=DTYPE),
+        captured=np.full((players, rows, NUM_TYPES), np.array(table.captured)[:, None, :], dtype=DTYPE),
         current=0,
     )
     kinds, piles_played = zip(*(deck.action_kind_and_pile(action) for action in legal), strict=True)
@@ -109,15 +110,15 @@ def play_out(table: Table, hands: np.ndarray) -> np.ndarray:
 
 
 def outcomes(points: np.ndarray, scores: np.ndarray, final_round: bool) -> np.ndarray:
-    """How good each finished round is for seat 0 (the observer): points (..., P) -> (...)."""
-    others = points.shape[-1] - 1
-    relative = points[..., 1:].sum(axis=-1) / others - points[..., 0]
+    """How good each finished round is for seat 0 (the observer): points (P, ...) -> (...)."""
+    others = points.shape[0] - 1
+    relative = points[1:].sum(axis=0) / others - points[0]
     if not final_round:
         return relative
-    totals = scores + points
-    best = totals.min(axis=-1, keepdims=True)
-    winners = (totals == best).sum(axis=-1)
-    share = np.where(totals[..., 0] == best[..., 0], 1.0 / winners, 0.0)
+    totals = scores.reshape(-1, *(1,) * (points.ndim - 1)) + points
+    best = totals.min(axis=0)
+    winners = (totals == best).sum(axis=0)
+    share = np.where(totals[0] == best, 1.0 / winners, 0.0)
     return share + TIEBREAK * relative
 
 

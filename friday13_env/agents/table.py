@@ -66,10 +66,11 @@ class Table:
     def read(cls, observation: Mapping[str, np.ndarray]) -> Table:
         """Decode the observation dict of the player to move; raises if it has no legal action."""
         deck = deck_of(observation)
-        views = observation_layout(deck).views(observation["observation"])
+        # Rounded once for the whole vector: a search decodes one observation per move.
+        views = observation_layout(deck).views(np.rint(observation["observation"]).astype(np.int64))
 
         def ints(block: str) -> list:
-            return np.rint(views[block]).astype(np.int64).tolist()
+            return views[block].tolist()
 
         n = sum(ints("seat_present"))
 
