@@ -17,7 +17,7 @@ always plays search's move, so the search is skipped there. The round's first se
 (``cards`` cards in hand) has its own gate, ``first_margin``: its search costs more than a later
 one (longer rollouts) and adds less, since a later search is closer to exact.
 ``budget=600,margin=0.5,first_margin=0.2`` wins 0.768 / 0.748 (0.743 with other agent seeds)
-against 3 x ``cautious`` / ``majority`` (``search``: 0.636 / 0.737) at 112x-115x less CPU per
+against 3 x ``cautious`` / ``majority`` (``search``: 0.636 / 0.737) at 112x-116x less CPU per
 decision than ``search`` (README, Strength).
 
 The switch reads only the observer's own hand size and the policy's output, so the agent sees

@@ -149,32 +149,12 @@ class Rollouts:
         """Every hand holds at most its last card, none a Friday card: play them out, each on its own pile.
 
         Why a path of its own: these plays are forced, and late in a round (an ``endgame`` search) they
-        are a large share of all plays, so every last card is read in one step, the rules and the hand
-        bookkeeping are skipped (a hand is not read again once its last card is played), and so are
-        the Friday cards on the piles when there are none.
+        are a large share of all plays, so every last card is read in one step and the rules are skipped.
         """
         kinds = self.hands.argmax(axis=2)
-        values = self.arrays.values[kinds]
         piles = self.arrays.kind_piles[kinds]
-        at_piles = self.pile_offsets + piles
-        at_types = self.type_offsets + piles
-        totals, omens_flat, fridays_flat = self.totals.reshape(-1), self.omens.reshape(-1), self.fridays.reshape(-1)
-        fridays_on_piles = bool(fridays_flat.any())
-        for step in range(self.plays_left, 0, -1):
-            me, at = self.current, at_piles[self.current]
-            total = totals[at] + values[me]
-            captures = total > CAPTURE_LIMIT
-            omens = omens_flat[at]
-            self.captured[me].reshape(-1)[at_types[me]] += np.where(captures, omens, 0)
-            if fridays_on_piles:
-                fridays = fridays_flat[at]
-                self.captured[me, :, FRIDAY_TYPE] += np.where(captures, fridays, 0)
-                fridays_flat[at] = np.where(captures, 0, fridays)
-            if step > 1:  # the round's very last play leaves the piles unread
-                omens_flat[at] = np.where(captures, 1, omens + 1)
-                totals[at] = np.where(captures, values[me], total)
-            self.current = (me + 1) % self.num_players
-        self.plays_left = 0
+        while self.plays_left:
+            self.play(kinds[self.current], piles[self.current])
 
     def policy(self) -> tuple[np.ndarray, np.ndarray]:
         """``majority``'s rules for the player to move, row by row: (card kinds, piles).
