@@ -13,8 +13,8 @@ import argparse
 import time
 
 from friday13_env import agents, raw_env
-from friday13_env.agents.base import Observation
-from friday13_env.evaluation.specs import parse_spec
+from friday13_env.friday13.agents.base import Observation
+from friday13_env.friday13.evaluation.specs import parse_spec
 
 
 def positions(count: int, seed: int) -> list[Observation]:

@@ -18,8 +18,8 @@ from collections.abc import Callable
 import numpy as np
 
 from friday13_env import friday13_v0
-from friday13_env.cards import get_deck
-from friday13_env.engine import Rules, new_game
+from friday13_env.friday13.cards import get_deck
+from friday13_env.friday13.engine import Rules, new_game
 
 
 def aec_steps(make_env: Callable[[], object], seconds: float, seed: int) -> tuple[int, float]:

@@ -18,8 +18,8 @@ import time
 import numpy as np
 
 from benchmarks.bench_agents import positions
-from friday13_env.agents.search import DEFAULT_BUDGET, MAX_WORLDS, WorldSampler, play_out
-from friday13_env.agents.table import Table
+from friday13_env.friday13.agents.search import DEFAULT_BUDGET, MAX_WORLDS, WorldSampler, play_out
+from friday13_env.friday13.agents.table import Table
 from tests.reference_rollout import rollout
 from tests.test_agents import world_state
 

@@ -1,7 +1,7 @@
 """The ``friday13`` console command; each job is a subcommand (``friday13 play ...``).
 
 Subcommands own their options (``play.add_arguments``), so ``friday13 play`` and
-``python -m friday13_env.play`` accept exactly the same ones.
+``python -m friday13_env.friday13.play`` accept exactly the same ones.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from friday13_env import play
+from friday13_env.friday13 import play
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -4,6 +4,6 @@ The version changes whenever observations, actions, rewards or rules change in a
 make results incomparable, so that papers can cite an exact environment.
 """
 
-from friday13_env.aec import env, raw_env
+from friday13_env.friday13.aec import env, raw_env
 
 __all__ = ["env", "raw_env"]

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from friday13_env.aec import raw_env
-from friday13_env.cards import Deck
+from friday13_env.friday13.aec import raw_env
+from friday13_env.friday13.cards import Deck
 
 
 def kind(deck: Deck, name: str) -> int:

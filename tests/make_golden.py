@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from friday13_env.aec import raw_env
+from friday13_env.friday13.aec import raw_env
 from tests.conftest import choose
 
 GOLDEN_PATH = Path(__file__).parent / "data" / "golden_friday13_v0.json"

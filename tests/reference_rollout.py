@@ -1,5 +1,5 @@
 """The search agent's rollout policy played card by card on the engine: the reference that
-``friday13_env.agents.rollout`` (all worlds at once, in numpy) must agree with exactly.
+``friday13_env.friday13.agents.rollout`` (all worlds at once, in numpy) must agree with exactly.
 
 It is the search agent's original implementation, kept here as an independent check: it works on
 ``GameState`` (piles as card lists, the engine's own ``play``) rather than on pile summaries.
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from functools import cache
 
-from friday13_env.agents.heuristics import CLEAN_KEEP_MIN, CLEAN_OPEN_MIN
-from friday13_env.cards import CAPTURE_LIMIT, FRIDAY_POINTS, NUM_PILES, OMEN_POINTS, Deck
-from friday13_env.engine import GameState
+from friday13_env.friday13.agents.heuristics import CLEAN_KEEP_MIN, CLEAN_OPEN_MIN
+from friday13_env.friday13.cards import CAPTURE_LIMIT, FRIDAY_POINTS, NUM_PILES, OMEN_POINTS, Deck
+from friday13_env.friday13.engine import GameState
 
 
 @cache

@@ -8,6 +8,8 @@ from pathlib import Path
 from types import ModuleType
 
 TRAINING = Path(__file__).resolve().parents[1] / "training"
+if str(TRAINING) not in sys.path:
+    sys.path.insert(0, str(TRAINING))  # the scripts import their shared `common` package, as when run directly
 
 
 def load_training_script(name: str) -> ModuleType:

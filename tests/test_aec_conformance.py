@@ -17,9 +17,9 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 from friday13_env import env, raw_env
-from friday13_env.aec import CheckedEnv
-from friday13_env.cards import DECKS
-from friday13_env.engine import MAX_PLAYERS, MIN_PLAYERS
+from friday13_env.friday13.aec import CheckedEnv
+from friday13_env.friday13.cards import DECKS
+from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from tests.conftest import choose
 
 PLAYER_COUNTS = range(MIN_PLAYERS, MAX_PLAYERS + 1)

@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 
 from friday13_env import agents
-from friday13_env.aec import raw_env
-from friday13_env.agents import CautiousAgent, MajorityAgent, SearchAgent
-from friday13_env.agents.search import TIEBREAK, WorldSampler, play_out
-from friday13_env.agents.table import Table
-from friday13_env.cards import DECKS, STANDARD_DECK
-from friday13_env.encoding import encode_observation, observation_layout
-from friday13_env.engine import GameState, Rules, from_hands
+from friday13_env.friday13.aec import raw_env
+from friday13_env.friday13.agents import CautiousAgent, MajorityAgent, SearchAgent
+from friday13_env.friday13.agents.search import TIEBREAK, WorldSampler, play_out
+from friday13_env.friday13.agents.table import Table
+from friday13_env.friday13.cards import DECKS, STANDARD_DECK
+from friday13_env.friday13.encoding import encode_observation, observation_layout
+from friday13_env.friday13.engine import GameState, Rules, from_hands
 from tests.conftest import action, counts, pile
 from tests.reference_rollout import rollout as reference_rollout
 

@@ -10,7 +10,8 @@ import pytest
 
 from benchmarks.bench_agents import positions
 from friday13_env import agents, raw_env
-from friday13_env.policy import read_policy, save_policy
+from friday13_env.core.policy import save_policy
+from friday13_env.friday13.agents.policy import read_card_policy
 from tests.scripts import TRAINING, load_training_script
 
 pytest.importorskip("torch", reason="the training extra is not installed")
@@ -25,7 +26,7 @@ def script():
 
 def sharpened_copy(path: Path, factor: float, out: Path) -> Path:
     """The policy with its logits multiplied by ``factor``: same moves, ``factor`` times the spread."""
-    policy = read_policy(path)
+    policy = read_card_policy(path)
     weights = [*policy.weights[:-1], policy.weights[-1] * factor]
     biases = [*policy.biases[:-1], policy.biases[-1] * factor]
     save_policy(out, weights, biases, policy.input_scale, policy.metadata)
@@ -34,8 +35,8 @@ def sharpened_copy(path: Path, factor: float, out: Path) -> Path:
 
 def test_member_weights_undo_a_members_scale_and_the_ensemble_averages_them(script, tmp_path: Path) -> None:
     base = CHECKPOINTS / "search_distilled.npz"
-    sharp = read_policy(sharpened_copy(base, 8.0, tmp_path / "sharp.npz"))
-    plain = read_policy(base)
+    sharp = read_card_policy(sharpened_copy(base, 8.0, tmp_path / "sharp.npz"))
+    plain = read_card_policy(base)
     found = positions(300, seed=0)
     observations = np.array([row["observation"] for row in found])
     masks = np.array([row["action_mask"] for row in found])
@@ -44,10 +45,10 @@ def test_member_weights_undo_a_members_scale_and_the_ensemble_averages_them(scri
     ensemble = script.Ensemble([plain, sharp], weights)
     for row in observations[:20]:  # two copies of one policy at equal voice: the policy itself
         np.testing.assert_allclose(ensemble.logits(row), plain.logits(row), rtol=1e-4, atol=1e-4)
-    flat = read_policy(sharpened_copy(base, 0.0, tmp_path / "flat.npz"))
+    flat = read_card_policy(sharpened_copy(base, 0.0, tmp_path / "flat.npz"))
     with pytest.raises(ValueError, match=r"members \[1\] give every legal move the same logit"):
         script.member_weights([plain, flat], observations, masks)
-    other = read_policy(CHECKPOINTS / "ppo_finetuned.npz")
+    other = read_card_policy(CHECKPOINTS / "ppo_finetuned.npz")
     mixed = script.Ensemble([plain, other], [1.0, 0.5])
     np.testing.assert_allclose(
         mixed.logits(observations[0]),
@@ -72,7 +73,7 @@ def test_a_run_records_the_ensembles_moves_fits_exports_and_reuses_its_data(
     assert set(games) == set(np.random.SeedSequence(0).generate_state(3).tolist())
     assert sum(summary["decisions"].values()) == games.size
     # the recorded logits are the ensemble's on the recorded observation
-    members = [read_policy(CHECKPOINTS / name) for name in ("search_distilled.npz", "ppo_finetuned.npz")]
+    members = [read_card_policy(CHECKPOINTS / name) for name in ("search_distilled.npz", "ppo_finetuned.npz")]
     weights = [member["weight"] for member in summary["members"]]
     with np.load(tmp_path / "run" / "positions.npz") as data:
         first = data["observations"][0]

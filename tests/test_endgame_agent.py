@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from friday13_env import agents, raw_env
-from friday13_env.agents import EndgameSearchAgent
-from friday13_env.agents.base import Observation, deck_of, legal_actions
-from friday13_env.encoding import observation_layout
-from friday13_env.evaluation.duplicate import play_game
-from friday13_env.policy import CheckpointError
+from friday13_env.core.policy import CheckpointError
+from friday13_env.friday13.agents import EndgameSearchAgent
+from friday13_env.friday13.agents.base import Observation, deck_of, legal_actions
+from friday13_env.friday13.encoding import observation_layout
+from friday13_env.friday13.evaluation.duplicate import play_game
 from tests.test_policy import tiny_policy
 
 SMALL_BUDGET = 300

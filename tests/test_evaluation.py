@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from friday13_env import agents
-from friday13_env.aec import raw_env
-from friday13_env.agents import RandomAgent, legal_actions
-from friday13_env.cards import get_deck
-from friday13_env.encoding import observation_layout
-from friday13_env.engine import Rules, deal
-from friday13_env.evaluation import (
+from friday13_env.friday13.aec import raw_env
+from friday13_env.friday13.agents import RandomAgent, legal_actions
+from friday13_env.friday13.cards import get_deck
+from friday13_env.friday13.encoding import observation_layout
+from friday13_env.friday13.engine import Rules, deal
+from friday13_env.friday13.evaluation import (
     AgentSpec,
     Matchup,
     evaluate,
@@ -27,9 +27,15 @@ from friday13_env.evaluation import (
     matrix_matchups,
     parse_spec,
 )
-from friday13_env.evaluation.duplicate import deal_seed, play_deal, rotations
-from friday13_env.evaluation.report import format_markdown, format_text, plot_win_rates, write_json, write_markdown
-from friday13_env.evaluation.stats import average_ranks, mean_interval, t_quantile, win_shares
+from friday13_env.friday13.evaluation.duplicate import deal_seed, play_deal, rotations
+from friday13_env.friday13.evaluation.report import (
+    format_markdown,
+    format_text,
+    plot_win_rates,
+    write_json,
+    write_markdown,
+)
+from friday13_env.friday13.evaluation.stats import average_ranks, mean_interval, t_quantile, win_shares
 
 REPO = Path(__file__).resolve().parents[1]
 CLI = REPO / "training" / "evaluate.py"

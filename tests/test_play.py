@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from friday13_env import agents, cli, play
-from friday13_env.agents import RandomAgent
-from friday13_env.cards import GERMAN_DECK, STANDARD_DECK
-from friday13_env.engine import Rules, from_hands
+from friday13_env.friday13.agents import RandomAgent
+from friday13_env.friday13.cards import GERMAN_DECK, STANDARD_DECK
+from friday13_env.friday13.engine import Rules, from_hands
 
 HAND_LINE = re.compile(r"^Hand of player_(\d): (.*)$", re.MULTILINE)
 
@@ -244,7 +244,7 @@ def test_module_runs_with_piped_input() -> None:
     # Offer every card in turn, over and over: each turn skips the cards not held (with a message).
     moves = [STANDARD_DECK.action_name(action) for action in range(STANDARD_DECK.num_actions)]
     completed = subprocess.run(
-        [sys.executable, "-m", "friday13_env.play", "--players", "3", "--rounds", "1", "--seed", "0"],
+        [sys.executable, "-m", "friday13_env.friday13.play", "--players", "3", "--rounds", "1", "--seed", "0"],
         input="\n".join(moves * 20) + "\n",
         capture_output=True,
         text=True,

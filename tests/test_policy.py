@@ -7,19 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from common.torch_policy import load_linear_layers, read_matching_policy, save_linear_layers
 
 from friday13_env import agents, raw_env
-from friday13_env.cards import get_deck
-from friday13_env.encoding import observation_layout
-from friday13_env.policy import (
-    CheckpointError,
-    PolicyMetadata,
-    load_linear_layers,
-    read_matching_policy,
-    read_policy,
-    save_linear_layers,
-    save_policy,
-)
+from friday13_env.core.policy import CheckpointError, PolicyMetadata, save_policy
+from friday13_env.friday13.agents.policy import read_card_policy
+from friday13_env.friday13.cards import get_deck
+from friday13_env.friday13.encoding import observation_layout
 
 CHECKPOINTS = Path(__file__).resolve().parents[1] / "checkpoints"
 
@@ -57,25 +51,27 @@ def test_a_saved_policy_plays_legal_moves_through_the_registry(tmp_path: Path) -
 
 
 def test_numpy_forward_pass_is_the_mlp(tmp_path: Path) -> None:
-    policy = read_policy(tiny_policy(tmp_path / "tiny.npz"))
+    policy = read_card_policy(tiny_policy(tmp_path / "tiny.npz"))
     x = np.arange(policy.metadata.observation_size, dtype=np.float32) / 100
     expected = np.maximum(x @ policy.weights[0] + policy.biases[0], 0) @ policy.weights[1] + policy.biases[1]
     np.testing.assert_allclose(policy.logits(x), expected, rtol=1e-6)
 
 
 def test_fingerprint_names_the_network_not_the_file(tmp_path: Path) -> None:
-    policy = read_policy(tiny_policy(tmp_path / "a.npz"))
-    relabelled = read_policy(tiny_policy(tmp_path / "b.npz", description="same weights, other notes"))
+    policy = read_card_policy(tiny_policy(tmp_path / "a.npz"))
+    relabelled = read_card_policy(tiny_policy(tmp_path / "b.npz", description="same weights, other notes"))
     assert (tmp_path / "a.npz").read_bytes() != (tmp_path / "b.npz").read_bytes()
     assert relabelled.fingerprint() == policy.fingerprint()
     policy.weights[1][0, 0] += 1e-3
     assert policy.fingerprint() != relabelled.fingerprint()
-    assert read_policy(tiny_policy(tmp_path / "c.npz", activation="tanh")).fingerprint() != relabelled.fingerprint()
+    assert (
+        read_card_policy(tiny_policy(tmp_path / "c.npz", activation="tanh")).fingerprint() != relabelled.fingerprint()
+    )
 
 
 def test_torch_layers_loaded_from_a_policy_compute_its_logits_and_save_back_unchanged(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
-    policy = read_policy(tiny_policy(tmp_path / "tiny.npz"))
+    policy = read_card_policy(tiny_policy(tmp_path / "tiny.npz"))
     size, actions = policy.metadata.observation_size, policy.metadata.num_actions
     layers = [torch.nn.Linear(size, 8), torch.nn.Linear(8, actions)]
     load_linear_layers(layers, policy)
@@ -84,7 +80,7 @@ def test_torch_layers_loaded_from_a_policy_compute_its_logits_and_save_back_unch
         logits = layers[1](torch.relu(layers[0](torch.as_tensor(x)))).numpy()
     np.testing.assert_allclose(logits, policy.logits(x), rtol=1e-5, atol=1e-5)
     save_linear_layers(tmp_path / "again.npz", layers, policy.input_scale, policy.metadata)
-    again = read_policy(tmp_path / "again.npz")
+    again = read_card_policy(tmp_path / "again.npz")
     assert all(np.array_equal(a, b) for a, b in zip(policy.weights, again.weights, strict=True))
     with pytest.raises(ValueError, match=r"layer 1: the network's weight is \(5, 8\), the policy's \(18, 8\)"):
         load_linear_layers([layers[0], torch.nn.Linear(8, 5)], policy)
@@ -186,7 +182,7 @@ def test_a_policy_for_one_deck_refuses_the_other_deck(tmp_path: Path) -> None:
     ],
 )
 def test_shipped_checkpoint_beats_random_in_a_quick_seeded_evaluation(name: str) -> None:
-    from friday13_env.evaluation import evaluate_agent
+    from friday13_env.friday13.evaluation import evaluate_agent
 
     agent = agents.load(CHECKPOINTS / name)
     rates = evaluate_agent(agent, ["random"], num_games=40, num_players=4, seed=7)

@@ -12,10 +12,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from friday13_env.aec import raw_env
-from friday13_env.cards import Deck, get_deck
-from friday13_env.encoding import encode_observation, observation_layout
-from friday13_env.engine import GameState, IllegalActionError, Rules, new_game
+from friday13_env.friday13.aec import raw_env
+from friday13_env.friday13.cards import Deck, get_deck
+from friday13_env.friday13.encoding import encode_observation, observation_layout
+from friday13_env.friday13.engine import GameState, IllegalActionError, Rules, new_game
 from tests.conftest import choose
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)

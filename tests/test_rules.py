@@ -1,6 +1,6 @@
 """Hand-written rule scenarios with exact expected values, checked against the rulebook and CONVENTIONS.md.
 
-The first half drives the pure engine (``friday13_env.engine``) through positions built with
+The first half drives the pure engine (``friday13_env.friday13.engine``) through positions built with
 ``from_hands``; the second half checks what the AEC environment adds on top: rewards, infos,
 illegal-action handling, the observation and state layouts and the text rendering.
 """
@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from friday13_env import env, raw_env
-from friday13_env.cards import GERMAN_DECK, STANDARD_DECK, get_deck
-from friday13_env.encoding import MAX_SEATS, state_layout
-from friday13_env.engine import (
+from friday13_env.friday13.cards import GERMAN_DECK, STANDARD_DECK, get_deck
+from friday13_env.friday13.encoding import MAX_SEATS, state_layout
+from friday13_env.friday13.engine import (
     GameOverError,
     GameState,
     IllegalActionError,

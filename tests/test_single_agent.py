@@ -10,10 +10,10 @@ import pytest
 
 import friday13_env  # noqa: F401  (registers the Gymnasium ids)
 from friday13_env import agents
-from friday13_env.agents import RandomAgent
-from friday13_env.cards import GERMAN_DECK, STANDARD_DECK
-from friday13_env.encoding import observation_layout
-from friday13_env.single_agent import Friday13Env
+from friday13_env.friday13.agents import RandomAgent
+from friday13_env.friday13.cards import GERMAN_DECK, STANDARD_DECK
+from friday13_env.friday13.encoding import observation_layout
+from friday13_env.friday13.single_agent import Friday13Env
 
 ENV_ID = "friday13_env/Friday13-v0"
 SCRIPTED = ["cautious", "majority", "search"]

@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from friday13_env import agents, raw_env
-from friday13_env.cards import get_deck
-from friday13_env.encoding import observation_layout
-from friday13_env.policy import ENV_VERSION, observation_scale, policy_metadata, read_policy, save_policy
+from friday13_env.core.policy import save_policy
+from friday13_env.friday13.agents.policy import observation_scale, policy_metadata, read_card_policy
+from friday13_env.friday13.cards import get_deck
+from friday13_env.friday13.encoding import observation_layout
 from tests.scripts import load_training_script
 
 pytest.importorskip("sb3_contrib", reason="the training extra is not installed")
@@ -173,7 +174,7 @@ def test_dagger_round_plays_the_student_and_labels_its_positions(tmp_path: Path)
            "--dagger-rounds", "1", "--dagger-games", "1", "--dagger-share", "1", "--dagger-opponents"]  # fmt: skip
     summary = distill.main(run)
     spec, data = distill.read_chunk(tmp_path / "run" / "chunks" / "dagger1_00000.npz")
-    student = read_policy(tmp_path / "run" / "student_0.npz")
+    student = read_card_policy(tmp_path / "run" / "student_0.npz")
     assert spec["student_share"] == 1.0 and spec["student_weights_sha256"] == student.fingerprint()
     assert len(summary["rounds"]) == 2 and len(spec["seeds"]) == 1
     # every seat is the student: replaying its greedy moves from the deal meets exactly the recorded positions
@@ -204,12 +205,12 @@ def test_more_dagger_rounds_keep_the_students_already_fitted(tmp_path: Path, mon
            "--hidden-sizes", "16", "--eval-games", "2", "--no-progress", "--out-dir", str(tmp_path / "run"),
            "--dagger-games", "1", "--dagger-opponents", "cautious"]  # fmt: skip
     first = distill.main([*run, "--dagger-rounds", "0"])
-    student_0 = read_policy(tmp_path / "run" / "student_0.npz")
+    student_0 = read_card_policy(tmp_path / "run" / "student_0.npz")
     assert student_0.metadata.training["evaluation"] == first["evaluation"]  # stored for a later run
     longer = distill.main([*run, "--dagger-rounds", "1"])
     assert fitted_rounds == [2, 3]  # round 0 kept, round 1 (2 teacher games + 1 DAgger game) fitted
     assert longer["rounds"][0] == first["rounds"][0] and longer["args"]["dagger_rounds"] == 1
-    assert read_policy(tmp_path / "run" / "student_0.npz").fingerprint() == student_0.fingerprint()
+    assert read_card_policy(tmp_path / "run" / "student_0.npz").fingerprint() == student_0.fingerprint()
     other_fit = ["--dagger-rounds", "1", "--learning-rate", "0.01", "--data-dir", str(tmp_path / "other")]
     distill.main([*run, *other_fit])  # another fit, so another student and DAgger data: every round again
     assert fitted_rounds == [2, 3, 2, 3]
@@ -223,7 +224,7 @@ def test_dagger_against_opponents_labels_only_the_students_seat(tmp_path: Path) 
     distill.main(run)
     spec, data = distill.read_chunk(tmp_path / "run" / "chunks" / "dagger1_00000.npz")
     assert spec["opponents"] == ["cautious"] and spec["student_share"] == 0.0
-    student = read_policy(tmp_path / "run" / "student_0.npz")
+    student = read_card_policy(tmp_path / "run" / "student_0.npz")
 
     def student_positions(student_seat: int) -> list[np.ndarray]:
         """Replay the deal with the student at one seat and ``cautious`` (deterministic) at the others."""
@@ -254,7 +255,7 @@ def tiny_ppo_policy(path: Path, deck: str = "standard", hidden: int = 16) -> Pat
     layout = observation_layout(get_deck(deck))
     actions = get_deck(deck).num_actions
     rng = np.random.default_rng(0)
-    metadata = policy_metadata(ENV_VERSION, deck, "relu", [hidden, hidden], "test policy")
+    metadata = policy_metadata(deck, "relu", [hidden, hidden], "test policy")
     weights = [rng.normal(size=s) for s in [(layout.size, hidden), (hidden, hidden), (hidden, actions)]]
     biases = [rng.normal(size=hidden), rng.normal(size=hidden), rng.normal(size=actions)]
     save_policy(path, weights, biases, observation_scale(deck), metadata)
@@ -292,14 +293,14 @@ def test_critic_warmup_leaves_the_initial_actor_unchanged(tmp_path: Path) -> Non
               "--no-progress"]  # fmt: skip
     train.main(["--run-dir", str(tmp_path / "a"), "--total-timesteps", "128", "--critic-warmup", "128",
                 "--export", str(export), *common])  # fmt: skip
-    initial, tuned = read_policy(path), read_policy(export)
+    initial, tuned = read_card_policy(path), read_card_policy(export)
     temperature = train.Args().init_temperature  # the default sharpens the start's logits, nothing else
     assert all(np.array_equal(a, b) for a, b in zip(initial.weights[:-1], tuned.weights[:-1], strict=True))
     np.testing.assert_allclose(tuned.weights[-1], initial.weights[-1] / temperature, rtol=1e-6)
     np.testing.assert_allclose(tuned.biases[-1], initial.biases[-1] / temperature, rtol=1e-6)
     train.main(["--run-dir", str(tmp_path / "b"), "--total-timesteps", "128", "--critic-warmup", "0",
                 "--export", str(export), *common])  # fmt: skip
-    tuned = read_policy(export)
+    tuned = read_card_policy(export)
     assert not np.array_equal(initial.weights[0], tuned.weights[0])  # without the warm-up the actor learns
 
 
@@ -327,7 +328,7 @@ def test_the_default_run_starts_from_the_shipped_distilled_policy_from_any_direc
     train = load_script()
     monkeypatch.chdir(tmp_path)
     init = train.initial_policy(train.parse_args([]))
-    shipped = read_policy(SCRIPT.parents[1] / "checkpoints" / "search_distilled.npz")
+    shipped = read_card_policy(SCRIPT.parents[1] / "checkpoints" / "search_distilled.npz")
     assert all(np.array_equal(a, b) for a, b in zip(init.weights, shipped.weights, strict=True))
     assert train.initial_policy(train.parse_args(["--init-policy", ""])) is None
     with pytest.raises(SystemExit):

@@ -5,7 +5,7 @@ typical spread so that no member outvotes the others by scale alone, then averag
 which the ensemble holds one seat against scripted opponents, recording its logits at every
 decision with a choice, (3) a supervised fit of one MLP to those logits (cross-entropy to the
 ensemble's softmax over the legal moves), (4) export to the safe ``.npz`` format
-(``friday13_env.agents.load`` plays it) and a quick duplicate evaluation against the baselines.
+(``friday13_env.friday13.agents.load`` plays it) and a quick duplicate evaluation against the baselines.
 
 **Why**: single networks trained here make errors of their own. Averaged, members that differ
 (the distilled ``search`` agent, its PPO fine-tune, PPO runs specialised against ``majority``)
@@ -43,12 +43,7 @@ from typing import Any
 
 import numpy as np
 import torch
-
-from friday13_env import raw_env
-from friday13_env.agents import legal_actions, make
-from friday13_env.cards import get_deck
-from friday13_env.engine import Rules
-from friday13_env.imitation import (
+from common.imitation import (
     build_network,
     export_evaluated,
     fit_network,
@@ -59,16 +54,15 @@ from friday13_env.imitation import (
     split_by_game,
     write_dataset,
 )
-from friday13_env.policy import (
-    ENV_VERSION,
-    CheckpointError,
-    MLPPolicy,
-    load_linear_layers,
-    observation_scale,
-    read_matching_policy,
-    read_policy,
-)
-from friday13_env.script_args import dataclass_parser, option, repository_path
+from common.script_args import dataclass_parser, option, repository_path
+from common.torch_policy import load_linear_layers, read_matching_policy
+
+from friday13_env import raw_env
+from friday13_env.core.policy import CheckpointError, MLPPolicy
+from friday13_env.friday13.agents import legal_actions, make
+from friday13_env.friday13.agents.policy import ENV_VERSION, observation_scale, read_card_policy
+from friday13_env.friday13.cards import get_deck
+from friday13_env.friday13.engine import Rules
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 """Where the shipped checkpoints live, so that the default members are found from any directory."""
@@ -135,7 +129,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
     except ValueError as error:
         parser.error(str(error))
     try:
-        members = [read_policy(shipped_path(name)) for name in args.teachers]
+        members = [read_card_policy(shipped_path(name)) for name in args.teachers]
         if args.init_policy:
             read_matching_policy(
                 shipped_path(args.init_policy), deck=args.deck, activation="relu", hidden_sizes=args.hidden_sizes
@@ -195,7 +189,7 @@ class GamesJob:
 def play_games(job: GamesJob) -> dict[str, np.ndarray]:
     """The ensemble at one seat drawn per game, ``job.opponents`` drawn at the others; one row per decision
     of the ensemble with more than one legal move: observation, mask, the ensemble's logits, game seed."""
-    ensemble = Ensemble([read_policy(path) for path in job.members], list(job.weights))
+    ensemble = Ensemble([read_card_policy(path) for path in job.members], list(job.weights))
     rows: dict[str, list] = {"observations": [], "masks": [], "logits": [], "games": []}
     for seed in job.seeds:
         num_players, _, opponents = one_seat_table(np.random.default_rng(seed), job.players, job.opponents)
@@ -254,7 +248,7 @@ def fit(args: Args, data: dict[str, np.ndarray], scale: np.ndarray) -> tuple[tor
     teacher = torch.as_tensor(data["logits"]).masked_fill(~mask, -1e9)
     network = build_network(args.hidden_sizes, x.shape[1], mask.shape[1])
     if args.init_policy:
-        load_linear_layers(linear_layers(network), read_policy(shipped_path(args.init_policy)))
+        load_linear_layers(linear_layers(network), read_card_policy(shipped_path(args.init_policy)))
     report = fit_network(
         network, (x, mask, teacher.argmax(dim=1), torch.softmax(teacher, dim=1)), is_validation, rng,
         epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate, soft_weight=1.0,
@@ -270,7 +264,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     out_dir.mkdir(parents=True, exist_ok=True)
     started = time.time()
     paths = [str(shipped_path(name)) for name in args.teachers]
-    members = [read_policy(path) for path in paths]
+    members = [read_card_policy(path) for path in paths]
     calibration_seeds = np.random.SeedSequence([args.seed, 1]).generate_state(args.calibration_games).tolist()
     calibration = play_jobs(play_games, games_jobs(args, paths[:1], [1.0], calibration_seeds), args.workers, False)
     weights = member_weights(members, calibration["observations"], calibration["masks"])

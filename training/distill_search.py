@@ -4,7 +4,7 @@ Reads top to bottom: hyperparameters, (1) self-play games of the ``search`` agen
 tables drawn from 3-6 players, recording every decision with more than one legal move together with
 the teacher's mean value of *every* legal move, (2) a supervised fit of an MLP to those decisions,
 (3) optional DAgger rounds, (4) export to the same safe ``.npz`` format as ``train_ppo.py``
-(``friday13_env.agents.load`` plays it) and a quick duplicate evaluation against the baselines.
+(``friday13_env.friday13.agents.load`` plays it) and a quick duplicate evaluation against the baselines.
 
 **Data** is written in chunks of ``GAMES_PER_CHUNK`` games (``<data-dir>/teacher_00000.npz``, ...),
 each atomically, as soon as it is played. A chunk whose stored specification (game seeds, table
@@ -77,16 +77,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from tqdm import tqdm
-
-from friday13_env import raw_env
-from friday13_env.agents import legal_actions, make
-from friday13_env.agents.search import SearchAgent
-from friday13_env.agents.table import Table
-from friday13_env.cards import get_deck
-from friday13_env.encoding import observation_layout
-from friday13_env.engine import Rules
-from friday13_env.imitation import (
+from common.imitation import (
     build_network,
     fit_network,
     linear_layers,
@@ -94,17 +85,19 @@ from friday13_env.imitation import (
     soft_targets,
     split_by_game,
 )
-from friday13_env.policy import (
-    ENV_VERSION,
-    CheckpointError,
-    load_linear_layers,
-    observation_scale,
-    policy_metadata,
-    read_matching_policy,
-    read_policy,
-    save_linear_layers,
-)
-from friday13_env.script_args import dataclass_parser, option
+from common.script_args import dataclass_parser, option
+from common.torch_policy import load_linear_layers, read_matching_policy, save_linear_layers
+from tqdm import tqdm
+
+from friday13_env import raw_env
+from friday13_env.core.policy import CheckpointError
+from friday13_env.friday13.agents import legal_actions, make
+from friday13_env.friday13.agents.policy import observation_scale, policy_metadata, read_card_policy
+from friday13_env.friday13.agents.search import SearchAgent
+from friday13_env.friday13.agents.table import Table
+from friday13_env.friday13.cards import get_deck
+from friday13_env.friday13.encoding import observation_layout
+from friday13_env.friday13.engine import Rules
 
 GAMES_PER_CHUNK = 10
 CHUNK_FORMAT = 2
@@ -198,7 +191,7 @@ class ChunkJob:
         """
         spec = {key: value for key, value in asdict(self).items() if key not in ("path", "student", "opponents")}
         if self.student:
-            spec["student_weights_sha256"] = read_policy(self.student).fingerprint()
+            spec["student_weights_sha256"] = read_card_policy(self.student).fingerprint()
         if self.opponents:
             spec["opponents"] = list(self.opponents)
         return {"format": CHUNK_FORMAT, **spec, "seeds": list(self.seeds), "players": list(self.players)}
@@ -213,7 +206,7 @@ def play_games(job: ChunkJob) -> dict[str, np.ndarray]:
     Each row: the observation, the mask, the teacher's move, the teacher's mean value of every
     legal move minus the best one (so 0 for its move, NaN for illegal moves) and the game seed.
     """
-    student = read_policy(job.student) if job.student else None
+    student = read_card_policy(job.student) if job.student else None
     rows: dict[str, list] = {"observations": [], "masks": [], "actions": [], "values": [], "games": []}
     for seed in job.seeds:
         rng = np.random.default_rng(seed)
@@ -417,7 +410,7 @@ def recorded_round(args: Args, path: Path, dagger_round: int) -> tuple[torch.nn.
 def export(args: Args, network: torch.nn.Sequential, scale: np.ndarray, path: Path, training: dict) -> None:
     linears = linear_layers(network)
     description = f"search (budget {args.search_budget}) distilled into an MLP"
-    metadata = policy_metadata(ENV_VERSION, args.deck, "relu", args.hidden_sizes, description, training)
+    metadata = policy_metadata(args.deck, "relu", args.hidden_sizes, description, training)
     save_linear_layers(path, linears, scale, metadata)
 
 

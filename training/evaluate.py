@@ -19,15 +19,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from friday13_env.evaluation import Matchup, evaluate, focus_matchups, matrix_matchups, parse_spec
-from friday13_env.evaluation.report import (
+from friday13_env.friday13.evaluation import Matchup, evaluate, focus_matchups, matrix_matchups, parse_spec
+from friday13_env.friday13.evaluation.report import (
     format_text,
     plot_win_rates,
     require_matplotlib,
     write_json,
     write_markdown,
 )
-from friday13_env.evaluation.tournament import check_config
+from friday13_env.friday13.evaluation.tournament import check_config
 
 
 def build_parser() -> argparse.ArgumentParser:

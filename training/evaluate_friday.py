@@ -21,9 +21,9 @@ import json
 import sys
 import time
 
+from friday13_env.core.policy import CheckpointError
 from friday13_env.friday.agents import Agent, make_agent
 from friday13_env.friday.evaluation import evaluate, format_markdown, format_table, results_to_json
-from friday13_env.policy import CheckpointError
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

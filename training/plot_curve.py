@@ -10,7 +10,7 @@ import argparse
 import json
 from pathlib import Path
 
-from friday13_env.evaluation.report import require_matplotlib
+from friday13_env.friday13.evaluation.report import require_matplotlib
 
 
 def main(argv: list[str] | None = None) -> None:

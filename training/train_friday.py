@@ -32,16 +32,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.vec_env import VecEnv
-
-from friday13_env.friday import encoding
-from friday13_env.friday.agents import HeuristicAgent, load_policy
-from friday13_env.friday.env import FridayEnv
-from friday13_env.friday.evaluation import evaluate, game_seed
-from friday13_env.friday.levels import check_level
-from friday13_env.maskable_ppo import (
+from common.maskable_ppo import (
     export_copy,
     hyperparameter_error,
     new_maskable_ppo,
@@ -51,8 +42,18 @@ from friday13_env.maskable_ppo import (
     save_model,
     vectorize,
 )
-from friday13_env.policy import FRIDAY_ENV_VERSION, policy_metadata, save_linear_layers, sb3_actor_layers
-from friday13_env.script_args import atomic_write_text, dataclass_parser, option
+from common.script_args import atomic_write_text, dataclass_parser, option
+from common.torch_policy import save_linear_layers, sb3_actor_layers
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.vec_env import VecEnv
+
+from friday13_env.friday import encoding
+from friday13_env.friday.agents import HeuristicAgent, load_policy
+from friday13_env.friday.env import FridayEnv
+from friday13_env.friday.evaluation import evaluate, game_seed
+from friday13_env.friday.levels import check_level
+from friday13_env.friday.policy import policy_metadata
 
 
 # -- hyperparameters -------------------------------------------------------------------------------
@@ -221,7 +222,7 @@ def behaviour_clone(model: MaskablePPO, data: dict[str, np.ndarray], args: Args)
 def export_policy(model: MaskablePPO, args: Args, path: Path, training: dict[str, Any]) -> None:
     """Copy the actor's weights out of torch into a safe ``.npz`` checkpoint (a Friday-v0 policy)."""
     description = f"MaskablePPO run {args.run_name!r} on Friday levels {args.levels}"
-    metadata = policy_metadata(FRIDAY_ENV_VERSION, "", args.activation, args.hidden_sizes, description, training)
+    metadata = policy_metadata(args.activation, args.hidden_sizes, description, training)
     save_linear_layers(path, sb3_actor_layers(model), np.ones(encoding.OBS_SIZE, dtype=np.float32), metadata)
 
 

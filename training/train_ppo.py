@@ -7,7 +7,7 @@ field of ``Args`` and a command-line flag (``python training/train_ppo.py --help
 What a run leaves in ``--run-dir`` (default ``runs/<run-name>``):
   ``last.zip``        the full SB3 model (weights + optimizer), rewritten atomically: ``--resume`` continues it
   ``progress.json``   timesteps done, snapshot files, learning-curve points; rewritten atomically
-  ``policy.npz``      the exported numpy policy (``friday13_env.agents.load`` plays it without torch)
+  ``policy.npz``      the exported numpy policy (``friday13_env.friday13.agents.load`` plays it without torch)
   ``snapshots/``      frozen self-play opponents (numpy policies)
   ``learning_curve.csv`` and TensorBoard logs in ``tb/``
 
@@ -42,15 +42,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback, CallbackList
-from stable_baselines3.common.vec_env import VecEnv
-
-import friday13_env  # noqa: F401 - registers the Gymnasium ids
-from friday13_env.cards import get_deck
-from friday13_env.engine import Rules
-from friday13_env.evaluation import evaluate_agent
-from friday13_env.maskable_ppo import (
+from common.maskable_ppo import (
     export_copy,
     hyperparameter_error,
     new_maskable_ppo,
@@ -60,20 +52,23 @@ from friday13_env.maskable_ppo import (
     save_model,
     vectorize,
 )
-from friday13_env.policy import (
-    ENV_VERSION,
-    CheckpointError,
-    MLPPolicy,
-    PolicyAgent,
-    load_linear_layers,
+from common.script_args import atomic_write_text, dataclass_parser, option, repository_path
+from common.torch_policy import load_linear_layers, read_matching_policy, save_linear_layers, sb3_actor_layers
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.vec_env import VecEnv
+
+import friday13_env  # noqa: F401 - registers the Gymnasium ids
+from friday13_env.core.policy import CheckpointError, MLPPolicy
+from friday13_env.friday13.agents.policy import (
+    CardPolicyAgent,
     observation_scale,
     policy_metadata,
-    read_matching_policy,
-    read_policy,
-    save_linear_layers,
-    sb3_actor_layers,
+    read_card_policy,
 )
-from friday13_env.script_args import atomic_write_text, dataclass_parser, option, repository_path
+from friday13_env.friday13.cards import get_deck
+from friday13_env.friday13.engine import Rules
+from friday13_env.friday13.evaluation import evaluate_agent
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 """Where the shipped checkpoints live, so that the default ``--init-policy`` works from any directory."""
@@ -226,7 +221,7 @@ def export_policy(model: MaskablePPO, args: Args, scale: np.ndarray, path: Path,
     description = f"MaskablePPO run {args.run_name!r}"
     if args.init_policy:
         description += f", started from {Path(args.init_policy).name}"
-    metadata = policy_metadata(ENV_VERSION, args.deck, args.activation, args.hidden_sizes, description, training)
+    metadata = policy_metadata(args.deck, args.activation, args.hidden_sizes, description, training)
     save_linear_layers(path, sb3_actor_layers(model), scale, metadata)
 
 
@@ -284,10 +279,10 @@ class TrainingCallback(BaseCallback):
         self.progress.update(timesteps=steps, wall_time_s=record["wall_time_s"])
         atomic_write_text(self.run_dir / "progress.json", json.dumps(self.progress, indent=1))
 
-    def _current_agent(self, steps: int, name: str) -> PolicyAgent:
+    def _current_agent(self, steps: int, name: str) -> CardPolicyAgent:
         path = self.run_dir / "snapshots" / f"{name}.npz"
         export_policy(self.model, self.args, self.scale, path, self.training_record(steps))
-        return PolicyAgent(read_policy(path), name=name)
+        return CardPolicyAgent(read_card_policy(path), name=name)
 
     def _snapshot(self, steps: int) -> None:
         name = f"snapshot_{steps}"

@@ -15,10 +15,12 @@ from typing import Protocol
 
 import numpy as np
 
-from friday13_env.agents.registry import constructor_options
+from friday13_env.core.policy import CheckpointError, MLPPolicy
+from friday13_env.core.registry import constructor_options
 from friday13_env.friday.expert import HeuristicAgent
+from friday13_env.friday.policy import ENV_VERSION as FRIDAY_ENV_VERSION
+from friday13_env.friday.policy import read_friday_policy
 from friday13_env.friday.search import SearchAgent
-from friday13_env.policy import FRIDAY_ENV_VERSION, CheckpointError, MLPPolicy, read_policy
 
 
 class Agent(Protocol):
@@ -52,7 +54,7 @@ class RandomAgent:
 
 
 class PolicyAgent:
-    """Plays a trained Friday policy checkpoint (see :mod:`friday13_env.policy`) with numpy only.
+    """Plays a trained Friday policy checkpoint (see :mod:`friday13_env.core.policy`) with numpy only.
 
     Greedy by default: the legal action with the highest logit; ``greedy=False`` samples from the
     softmax over the legal actions with its own seeded generator.
@@ -81,12 +83,7 @@ class PolicyAgent:
 def load_policy(path: str | Path, seed: int | None = None, greedy: bool = True) -> PolicyAgent:
     """A :class:`PolicyAgent` from a ``.npz`` checkpoint; ``CheckpointError`` says what is wrong with a bad file
     (missing, corrupt, another layout, or a Friday the 13th policy)."""
-    policy = read_policy(path)
-    if policy.metadata.env_version != FRIDAY_ENV_VERSION:
-        raise CheckpointError(
-            f"{path} is a {policy.metadata.env_version!r} policy (the Friday the 13th card game), "
-            f"not a {FRIDAY_ENV_VERSION!r} one: it cannot play Friday"
-        )
+    policy = read_friday_policy(path)
     return PolicyAgent(policy, name=Path(path).stem, seed=seed, greedy=greedy)
 
 

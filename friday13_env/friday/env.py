@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -124,3 +125,13 @@ class FridayEnv(gym.Env[np.ndarray, int]):
             info["won"] = bool(state.won)
             info["score"] = engine.final_score(state)
         return info
+
+
+def deprecated_friday_v0(**kwargs: Any) -> FridayEnv:
+    """``gymnasium.make("friday13_env/Friday-v0")``: the old id of ``FridaySolo-v0``, kept for old code."""
+    warnings.warn(
+        "friday13_env/Friday-v0 is deprecated: use friday13_env/FridaySolo-v0 (the same environment)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return FridayEnv(**kwargs)

@@ -12,19 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from friday13_env.core.policy import CheckpointError, PolicyMetadata, save_policy
+from friday13_env.friday import policy as friday_policy
 from friday13_env.friday import encoding
 from friday13_env.friday.agents import PolicyAgent, load_policy, make_agent
 from friday13_env.friday.env import FridayEnv
 from friday13_env.friday.evaluation import play_game
-from friday13_env.policy import (
-    ENV_VERSION,
-    FRIDAY_ENV_VERSION,
-    CheckpointError,
-    PolicyMetadata,
-    expected_metadata_fields,
-    load_policy_agent,
-    save_policy,
-)
+from friday13_env.friday13.agents import policy as card_policy
+from friday13_env.friday13.agents.policy import ENV_VERSION, load_policy_agent
 from tests.friday.helpers import assert_plays_only_legal_moves
 
 pytest.importorskip("sb3_contrib", reason="the training extra is not installed")
@@ -73,7 +68,7 @@ def test_train_warm_start_checkpoint_resume_export_and_play(tmp_path: Path, caps
     # real seconds, not a running sum of sums; compared at the 0.1 s the record is rounded to
     assert 0 < progress["wall_time_s"] <= round(time.time() - started, 1)
     metadata = json.loads(str(np.load(export)["metadata"]))
-    assert metadata["env_version"] == FRIDAY_ENV_VERSION and metadata["training"]["timesteps"] == 1536
+    assert metadata["env_version"] == friday_policy.ENV_VERSION and metadata["training"]["timesteps"] == 1536
 
     agent = make_agent(str(export), seed=0)
     assert isinstance(agent, PolicyAgent) and agent.name == "friday"
@@ -97,7 +92,8 @@ def test_bad_options_are_rejected_before_training(tmp_path: Path, capsys: pytest
 
 def tiny_policy(path: Path, env_version: str, **overrides) -> Path:
     deck = "standard" if env_version == ENV_VERSION else ""
-    fields = {"deck": deck, **expected_metadata_fields(env_version, deck), **overrides}
+    layout = card_policy.layout_fields(deck) if env_version == ENV_VERSION else friday_policy.layout_fields()
+    fields = {"deck": deck, **layout, **overrides}
     rng = np.random.default_rng(0)
     sizes = [fields["observation_size"], 8, fields["num_actions"]]
     weights = [rng.normal(size=(a, b)).astype(np.float32) for a, b in itertools.pairwise(sizes)]
@@ -108,7 +104,7 @@ def tiny_policy(path: Path, env_version: str, **overrides) -> Path:
 
 
 def test_a_valid_friday_policy_plays_only_legal_moves(tmp_path: Path) -> None:
-    agent = load_policy(tiny_policy(tmp_path / "ok.npz", FRIDAY_ENV_VERSION), seed=1, greedy=False)
+    agent = load_policy(tiny_policy(tmp_path / "ok.npz", friday_policy.ENV_VERSION), seed=1, greedy=False)
     assert_plays_only_legal_moves(agent, level=4, seed=0)
 
 
@@ -120,12 +116,12 @@ def test_bad_checkpoints_give_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(CheckpointError, match="no policy checkpoint"):
         make_agent(str(tmp_path / "missing.npz"))
     friday13 = tiny_policy(tmp_path / "friday13.npz", ENV_VERSION)
-    with pytest.raises(CheckpointError, match=r"Friday the 13th card game.*cannot play Friday"):
+    with pytest.raises(CheckpointError, match=r"Friday the 13th card game.*Friday plays"):
         make_agent(str(friday13))
-    wrong_layout = tiny_policy(tmp_path / "old.npz", FRIDAY_ENV_VERSION, observation_size=encoding.OBS_SIZE - 1)
+    wrong_layout = tiny_policy(tmp_path / "old.npz", friday_policy.ENV_VERSION, observation_size=encoding.OBS_SIZE - 1)
     with pytest.raises(CheckpointError, match="another observation/action layout"):
         make_agent(str(wrong_layout))
-    with pytest.raises(CheckpointError, match="not a friday13_v0"):  # and the other way round
-        load_policy_agent(tiny_policy(tmp_path / "friday.npz", FRIDAY_ENV_VERSION))
+    with pytest.raises(CheckpointError, match="Friday the 13th plays 'friday13_v0'"):  # and the other way round
+        load_policy_agent(tiny_policy(tmp_path / "friday.npz", friday_policy.ENV_VERSION))
     with pytest.raises(SystemExit):
         load_script("evaluate_friday").parse_args(["--agents", str(corrupt)])

@@ -1,0 +1,133 @@
+"""Agents by name, RLCard-style, for either game: ``registry.make("search:budget=600", seed=0)``.
+
+One ``Registry`` per game resolves every spec (:mod:`friday13_env.core.specs`) the same way:
+
+1. a registered name (``"cautious"``), with options from the spec or keyword arguments;
+2. a model-zoo name (``"ensemble-v1"``): a policy shipped with the package;
+3. a checkpoint path (an existing file, or a name ending in ``.npz``).
+
+Every place that names an agent (Gymnasium opponents, evaluation tools, the play command, training
+scripts) goes through ``make``, so they all accept exactly the same specs. Unknown names and options
+are ``ValueError``s that list what is allowed, raised before any agent is built.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from friday13_env.core.agent import Agent
+from friday13_env.core.specs import AgentSpec, parse_spec
+from friday13_env.core.zoo import zoo_files
+
+AgentFactory = Callable[..., Agent]
+PolicyLoader = Callable[..., Agent]
+"""``loader(path, seed=..., name=..., **options)``: a game's agent for a policy checkpoint."""
+
+
+class UnknownOptionError(ValueError, TypeError):
+    """An option the agent does not take: a ``ValueError`` like every bad input here, and a
+    ``TypeError`` like any unexpected keyword argument in Python, so either ``except`` catches it."""
+
+
+def constructor_options(factory: Callable[..., Any]) -> list[str]:
+    """The keyword options an agent class or factory accepts (besides ``seed``), sorted."""
+    parameters = inspect.signature(factory).parameters.values()
+    keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return sorted(p.name for p in parameters if p.kind in keyword and p.name != "seed")
+
+
+class Registry:
+    """The agents of one game: registered factories, the game's zoo, and its checkpoint loader."""
+
+    def __init__(self, game: str, zoo_package: str, load_policy: PolicyLoader) -> None:
+        self.game = game
+        self.zoo_package = zoo_package
+        self._load_policy = load_policy
+        self._factories: dict[str, AgentFactory] = {}
+
+    def register(self, name: str, factory: AgentFactory) -> None:
+        """Make ``factory(seed=..., **options)`` available as ``make(name)``."""
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"an agent name must be an identifier such as 'my_agent', got {name!r}")
+        if name in self._factories or name in self.zoo():
+            raise ValueError(f"an agent named {name!r} is already registered")
+        self._factories[name] = factory
+
+    def zoo(self) -> dict[str, Path]:
+        """The game's shipped policies: ``{versioned name: checkpoint path}``."""
+        return zoo_files(self.zoo_package)
+
+    def names(self) -> list[str]:
+        """Every name ``make`` accepts with no options: registered agents and zoo policies, sorted."""
+        return sorted([*self._factories, *self.zoo()])
+
+    def options_of(self, name: str) -> list[str]:
+        """The keyword options an agent accepts (besides ``seed``), sorted."""
+        if name in self._factories:
+            return constructor_options(self._factories[name])
+        if name in self.zoo() or _is_path(name):
+            return ["greedy"]
+        raise ValueError(f"unknown {self.game} agent {name!r}; known agents: {self.names()}")
+
+    def check(self, spec: str | AgentSpec) -> AgentSpec:
+        """Parse a spec and check its name and option names without building anything."""
+        parsed = parse_spec(spec)
+        if parsed.name not in self._factories and parsed.name not in self.zoo() and not _is_path(parsed.name):
+            raise ValueError(
+                f"unknown {self.game} agent {parsed.name!r}; known agents: {self.names()}, "
+                "or the path of a .npz policy checkpoint"
+            )
+        if _is_path(parsed.name) and not Path(parsed.name).is_file():
+            raise ValueError(f"no policy checkpoint at {parsed.name!r} (known agents: {self.names()})")
+        unknown = sorted({key for key, _ in parsed.options} - set(self.options_of(parsed.name)))
+        if unknown:
+            raise UnknownOptionError(
+                f"agent {parsed.name!r} has no option(s) {unknown}; its options: {self.options_of(parsed.name)}"
+            )
+        return parsed
+
+    def make(self, spec: str | AgentSpec, seed: int | None = None, **options: Any) -> Agent:
+        """The agent a spec names; keyword ``options`` add to (and may not repeat) the spec's own."""
+        parsed = self.check(spec)
+        _check_seed(seed)
+        merged = dict(parsed.options)
+        repeated = sorted(set(merged) & set(options))
+        if repeated:
+            raise ValueError(f"option(s) {repeated} given both in the spec {parsed.label!r} and as arguments")
+        merged.update(options)
+        if options:
+            self.check(AgentSpec(parsed.name, tuple(merged.items())))
+        if parsed.name in self._factories:
+            return self._factories[parsed.name](seed=seed, **merged)
+        path = self.zoo().get(parsed.name)
+        if path is not None:
+            return self._load_policy(path, seed=seed, name=parsed.name, **merged)
+        return self._load_policy(parsed.name, seed=seed, **merged)
+
+    def load(self, path: str | Path, seed: int | None = None, greedy: bool = True) -> Agent:
+        """A trained agent from a checkpoint file."""
+        return self._load_policy(path, seed=seed, greedy=greedy)
+
+    def policy_path(self, name: str | Path) -> Path:
+        """The checkpoint a zoo name or a path stands for (for agents built on a policy, such as ``endgame``)."""
+        path = self.zoo().get(str(name))
+        if path is not None:
+            return path
+        if not Path(name).is_file():
+            raise ValueError(f"{str(name)!r} is neither a zoo policy {sorted(self.zoo())} nor a checkpoint file")
+        return Path(name)
+
+
+def _is_path(name: str) -> bool:
+    return name.endswith(".npz") or "/" in name or "\\" in name or Path(name).is_file()
+
+
+def _check_seed(seed: object) -> None:
+    if seed is None or (isinstance(seed, int | np.integer) and not isinstance(seed, bool) and seed >= 0):
+        return
+    raise ValueError(f"seed must be None or a non-negative int, got {seed!r}")

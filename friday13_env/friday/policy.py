@@ -1,0 +1,54 @@
+"""Friday (solo) policies: the layout a checkpoint must match to play ``Friday-v0``.
+
+The format itself (arrays, metadata, safe reading) is game-agnostic, in :mod:`friday13_env.core.policy`;
+a solo policy leaves ``deck`` empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from friday13_env.core.policy import MLPPolicy, PolicyMetadata, read_policy
+from friday13_env.friday import actions, encoding
+
+ENV_VERSION = "Friday-v0"
+
+
+def layout_fields() -> dict[str, Any]:
+    return {
+        "observation_size": encoding.OBS_SIZE,
+        "observation_blocks": list(encoding.OFFSETS),
+        "num_actions": actions.NUM_ACTIONS,
+        "deck": "",
+    }
+
+
+def expected_layout(metadata: PolicyMetadata) -> dict[str, Any]:
+    """The fields a Friday policy must carry (a ``ValueError`` for a policy of another game)."""
+    if metadata.env_version != ENV_VERSION:
+        raise ValueError(
+            f"it is a {metadata.env_version!r} policy (the Friday the 13th card game?); Friday plays {ENV_VERSION!r}"
+            " policies"
+        )
+    return layout_fields()
+
+
+def read_friday_policy(path: str | Path) -> MLPPolicy:
+    """A Friday policy from a checkpoint, or a ``CheckpointError`` naming the problem."""
+    return read_policy(path, expected_layout)
+
+
+def policy_metadata(
+    activation: str, hidden_sizes: Sequence[int], description: str, training: dict[str, Any] | None = None
+) -> PolicyMetadata:
+    """Metadata of a Friday policy, with the layout fields taken from this version."""
+    return PolicyMetadata(
+        activation=activation,
+        hidden_sizes=list(hidden_sizes),
+        env_version=ENV_VERSION,
+        description=description,
+        training=training,
+        **layout_fields(),
+    )

@@ -1,0 +1,105 @@
+"""``endgame``: a trained policy for most of a round, the ``search`` agent for its last cards.
+
+Why: late in a round few cards are unseen and search's rollouts are short, so it is close to exact,
+while a network has to guess the outcome of the remaining plays from one observation. Nearly all of
+search's edge over the shipped networks lies in those last moves, so handing them to search keeps
+its strength at a fraction of its cost (figures: ``docs/agents.md``).
+
+Cheaper still: late in a round a search's cost is numpy's per-call overhead, not its worlds, so a
+small ``budget`` keeps most of the strength; and where the policy is sure of its move (``margin``:
+its likeliest legal move leads the next by more than that in probability) it nearly always plays
+search's move, so the search is skipped there. The round's first searched move (``cards`` cards in
+hand) has its own gate, ``first_margin``: its search costs more (longer rollouts) and adds less.
+
+The switch reads only the observer's own hand size and the policy's output, so the agent sees
+nothing a player would not.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from friday13_env.friday13.agents.base import Observation, deck_of, legal_actions
+from friday13_env.friday13.agents.policy import load_policy_agent
+from friday13_env.friday13.agents.search import SearchAgent
+from friday13_env.friday13.encoding import observation_layout
+
+DEFAULT_POLICY = "ensemble-v1"
+"""The zoo policy that plays the early moves."""
+DEFAULT_ENDGAME_BUDGET = 600
+DEFAULT_MARGIN = 0.5
+DEFAULT_FIRST_MARGIN = 0.2
+DEFAULT_CARDS = 3
+"""Search from the move that starts with this many cards in hand: near a tenth of search's cost (README)."""
+
+
+class EndgameSearchAgent:
+    """A checkpoint's policy while the hand holds more than ``cards`` cards, ``search`` from then on.
+
+    Options: ``policy`` (a zoo name or a checkpoint path; default the zoo's ``ensemble-v1``), ``cards``
+    (search from the move that starts with at most this many cards in hand), ``margin`` (play the
+    policy's move instead where its likeliest legal move leads the next by more than this in
+    probability; 1 always searches), ``first_margin`` (the same for the move with exactly ``cards``
+    cards in hand; ``None`` means ``margin``), ``budget`` and ``objective`` (``search``'s options).
+    The defaults are the setting chosen on selection deals (``docs/agents.md``).
+    """
+
+    name = "endgame"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        policy: str = DEFAULT_POLICY,
+        cards: int = DEFAULT_CARDS,
+        budget: int = DEFAULT_ENDGAME_BUDGET,
+        objective: str = "rank",
+        margin: float = DEFAULT_MARGIN,
+        first_margin: float | None = DEFAULT_FIRST_MARGIN,
+    ) -> None:
+        if not isinstance(policy, str | Path) or not str(policy):
+            raise ValueError(f"endgame option policy must be a zoo name or a checkpoint path, got {policy!r}")
+        if isinstance(cards, bool) or not isinstance(cards, int | np.integer) or cards < 1:
+            raise ValueError(
+                f"endgame option cards must be an int >= 1 (hand size from which to search), got {cards!r}"
+            )
+        for option, value in (("margin", margin), ("first_margin", margin if first_margin is None else first_margin)):
+            if isinstance(value, bool) or not isinstance(value, int | float | np.number) or not 0 <= value <= 1:
+                raise ValueError(
+                    f"endgame option {option} must be a number in [0, 1] (skip the search where the policy's likeliest"
+                    f" move leads the next by more than this in probability; 1 = always search), got {value!r}"
+                )
+        from friday13_env.friday13.agents.registry import REGISTRY  # here: the registry imports this module
+
+        policy_seed, search_seed = (
+            (None, None) if seed is None else map(int, np.random.SeedSequence(seed).generate_state(2))
+        )
+        self.policy = load_policy_agent(REGISTRY.policy_path(policy), seed=policy_seed, name=str(policy))
+        self.search = SearchAgent(seed=search_seed, budget=budget, objective=objective)
+        self.cards = int(cards)
+        self.margin = float(margin)
+        self.first_margin = self.margin if first_margin is None else float(first_margin)
+
+    def act(self, observation: Observation) -> int:
+        hand_size = observation["observation"][observation_layout(deck_of(observation)).slices["hand_sizes"]][0]
+        if hand_size > self.cards or legal_actions(observation).size == 1:
+            return self.policy.act(observation)
+        margin = self.first_margin if hand_size == self.cards else self.margin
+        if margin < 1.0:
+            legal, logits = self.policy.legal_logits(observation)
+            if lead_of_likeliest(logits) > margin:
+                return int(legal[np.argmax(logits)])
+        return self.search.act(observation)
+
+
+def lead_of_likeliest(logits: np.ndarray) -> float:
+    """How far the likeliest of these moves leads the next one in probability (softmax of ``logits``).
+
+    Why: where the policy is sure of its move it nearly always plays search's move (README), so the
+    ``endgame`` agent skips the search there.
+    """
+    probabilities = np.exp(logits - logits.max())
+    first, second = np.sort(probabilities / probabilities.sum())[-2:][::-1]
+    return float(first - second)

@@ -1,0 +1,114 @@
+"""Friday the 13th policies: the layout a checkpoint must match, the input scale, and the agent.
+
+The format itself (arrays, metadata, safe reading) is game-agnostic, in :mod:`friday13_env.core.policy`;
+this module says what a ``friday13_v0`` policy must declare: its deck's observation layout and
+action count. A policy of one deck refuses a table of the other when seated and when it moves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from friday13_env.core.agent import Observation
+from friday13_env.core.policy import MLPPolicy, PolicyAgent, PolicyMetadata, read_policy
+from friday13_env.friday13.cards import DECKS, Deck, get_deck
+from friday13_env.friday13.encoding import observation_bounds, observation_layout
+from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS, Rules
+
+ENV_VERSION = "friday13_v0"
+TYPICAL_SCORE = 40.0
+"""Scores are scaled by this, not by their theoretical bound (~230), which would squash them."""
+
+
+def expected_layout(metadata: PolicyMetadata) -> dict[str, Any]:
+    """The fields a ``friday13_v0`` policy must carry for its deck (a ``ValueError`` for another game)."""
+    if metadata.env_version != ENV_VERSION:
+        raise ValueError(f"it is a {metadata.env_version!r} policy; Friday the 13th plays {ENV_VERSION!r} policies")
+    if metadata.deck not in DECKS:
+        raise ValueError(f"unknown deck {metadata.deck!r}; allowed: {sorted(DECKS)}")
+    return layout_fields(metadata.deck)
+
+
+def layout_fields(deck_name: str) -> dict[str, Any]:
+    deck = get_deck(deck_name)
+    layout = observation_layout(deck)
+    return {
+        "observation_size": layout.size,
+        "observation_blocks": [block.name for block in layout.blocks],
+        "num_actions": deck.num_actions,
+    }
+
+
+def read_card_policy(path: str | Path) -> MLPPolicy:
+    """A ``friday13_v0`` policy from a checkpoint, or a ``CheckpointError`` naming the problem."""
+    return read_policy(path, expected_layout)
+
+
+def policy_metadata(
+    deck_name: str,
+    activation: str,
+    hidden_sizes: Sequence[int],
+    description: str,
+    training: dict[str, Any] | None = None,
+) -> PolicyMetadata:
+    """Metadata of a Friday the 13th policy, with the layout fields taken from this version."""
+    return PolicyMetadata(
+        deck=deck_name,
+        activation=activation,
+        hidden_sizes=list(hidden_sizes),
+        env_version=ENV_VERSION,
+        description=description,
+        training=training,
+        **layout_fields(deck_name),
+    )
+
+
+def observation_scale(deck_name: str) -> np.ndarray:
+    """Per-entry input scale of Friday the 13th policies: 1 / the entry's bound at any table size.
+
+    Every trained policy stores the scale it was trained with (``input_scale``); this is the one
+    the training scripts use, so that one policy sees inputs in [0, 1] at every table size.
+    """
+    deck = get_deck(deck_name)
+    high = np.max(
+        [observation_bounds(Rules(num_players=n, deck=deck)) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)], axis=0
+    )
+    high[observation_layout(deck).slices["scores"]] = TYPICAL_SCORE
+    return (1.0 / np.maximum(high, 1.0)).astype(np.float32)
+
+
+class CardPolicyAgent(PolicyAgent):
+    """A policy at a Friday the 13th table; it knows its deck, so a table of the other deck is refused."""
+
+    def __init__(self, policy: MLPPolicy, name: str, seed: int | None = None, greedy: bool = True) -> None:
+        super().__init__(policy, name, seed=seed, greedy=greedy)
+        self.deck: Deck = get_deck(policy.metadata.deck)
+
+    def act(self, observation: Observation) -> int:
+        self._check_deck(observation)
+        return super().act(observation)
+
+    def legal_logits(self, observation: Observation) -> tuple[np.ndarray, np.ndarray]:
+        self._check_deck(observation)
+        return super().legal_logits(observation)
+
+    def _check_deck(self, observation: Observation) -> None:
+        from friday13_env.friday13.agents.base import deck_of
+
+        table = deck_of(observation)
+        if table != self.deck:
+            raise ValueError(
+                f"policy {self.name!r} was trained for the {self.deck.name!r} deck, "
+                f"but this table plays the {table.name!r} deck"
+            )
+
+
+def load_policy_agent(
+    path: str | Path, seed: int | None = None, greedy: bool = True, name: str | None = None
+) -> CardPolicyAgent:
+    """The agent behind ``friday13_env.agents.load(path)``: a Friday the 13th policy only."""
+    return CardPolicyAgent(read_card_policy(path), name=name or Path(path).stem, seed=seed, greedy=greedy)

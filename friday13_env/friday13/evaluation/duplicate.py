@@ -1,0 +1,144 @@
+"""Duplicate play: every deal is replayed with the agents rotated through every seat.
+
+The environment's only randomness is the shuffle, and ``raw_env.reset(seed=s)`` re-seeds it, so a
+deal seed fixes all the hands of all the rounds whatever is played. Replaying a deal with each
+cyclic rotation of the seat assignment puts every agent in every seat with the same cards (for
+"A against 3 copies of B" at 4 players: 4 games, A in seat 0, 1, 2 and 3), so a difference between
+agents reflects skill, not the luck of the deal. The games of one deal are averaged into one
+sample, which is what the confidence intervals are computed over.
+
+Games are played through ``raw_env`` directly (no PettingZoo wrappers in the hot loop); each agent
+only sees ``raw_env.observe`` of its own seat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from friday13_env.friday13.aec import raw_env
+from friday13_env.friday13.agents import Agent
+from friday13_env.friday13.evaluation.specs import Entrant, build, entrant_label
+from friday13_env.friday13.evaluation.stats import average_ranks, win_shares
+
+METRICS = ("win_rate", "points", "rank")
+"""The per-game numbers recorded for every agent, in the order of the last axis of ``run_chunk``."""
+_DEALS_KEY = 0
+_AGENTS_KEY = 1
+
+
+def deal_seed(seed: int, num_players: int, deal_index: int) -> int:
+    """The environment seed of deal ``deal_index``: the same for every matchup at one table size.
+
+    Sharing the deals across matchups makes the cells of a results matrix paired as well.
+    """
+    sequence = np.random.SeedSequence(seed, spawn_key=(_DEALS_KEY, num_players, deal_index))
+    return int(sequence.generate_state(1, np.uint64)[0])
+
+
+def rotations(labels: Sequence[str]) -> list[int]:
+    """The cyclic shifts of a seat assignment that give distinct tables.
+
+    All ``n`` shifts when the agents differ; fewer when the lineup repeats itself (``A B A B`` needs
+    2, four copies of one agent need 1). The distinct shifts still put every agent in every seat
+    equally often, so skipping the repeats changes no expectation and saves the duplicate games.
+    """
+    seen: set[tuple[str, ...]] = set()
+    shifts = []
+    for shift in range(len(labels)):
+        table = tuple(rotate(labels, shift))
+        if table not in seen:
+            seen.add(table)
+            shifts.append(shift)
+    return shifts
+
+
+def rotate(lineup: Sequence[object], shift: int) -> list:
+    """Seat ``s`` gets lineup position ``(s - shift) mod n``: shift 1 moves position 0 to seat 1."""
+    n = len(lineup)
+    return [lineup[(seat - shift) % n] for seat in range(n)]
+
+
+def play_game(env: raw_env, seat_agents: Sequence[Agent], seed: int) -> list[int]:
+    """One whole game of the deal ``seed`` with ``seat_agents[s]`` in seat ``s``: the final totals per seat."""
+    env.reset(seed=seed)
+    game = env.game
+    assert game is not None
+    while not game.game_over:
+        seat = game.current
+        env.step(seat_agents[seat].act(env.observe(env.agent_selection)))
+    return list(game.scores)
+
+
+def play_deal(env: raw_env, lineup: Sequence[Agent], shifts: Sequence[int], seed: int) -> list[list[int]]:
+    """The deal ``seed`` once per shift; each game's totals are returned by *lineup position*, not seat."""
+    n = len(lineup)
+    results = []
+    for shift in shifts:
+        scores = play_game(env, rotate(lineup, shift), seed)
+        results.append([scores[(position + shift) % n] for position in range(n)])
+    return results
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A run of consecutive deals of one matchup at one table size: the unit of work.
+
+    The split into chunks depends only on the deal count and ``chunk_deals``, never on the number
+    of workers, and each chunk seeds its own agents, so the results do not depend on the workers.
+    """
+
+    matchup_index: int
+    index: int
+    lineup: tuple[Entrant, ...]
+    deck: str
+    num_rounds: int
+    seed: int
+    first_deal: int
+    num_deals: int
+
+    @property
+    def num_players(self) -> int:
+        return len(self.lineup)
+
+    @property
+    def labels(self) -> list[str]:
+        """The distinct agents of the lineup, in order of first seat."""
+        return list(dict.fromkeys(entrant_label(entrant) for entrant in self.lineup))
+
+    @property
+    def games(self) -> int:
+        return self.num_deals * len(rotations([entrant_label(entrant) for entrant in self.lineup]))
+
+    def agent_seed(self, label_index: int) -> int:
+        key = (_AGENTS_KEY, self.num_players, self.matchup_index, self.index, label_index)
+        return int(np.random.SeedSequence(self.seed, spawn_key=key).generate_state(1, np.uint64)[0])
+
+
+def run_chunk(chunk: Chunk) -> np.ndarray:
+    """Play a chunk: array ``(deals, agents, METRICS)`` of per-deal means.
+
+    Each entry averages one agent's seats within a game (copies of an agent are one agent) and then
+    the deal's rotations, so every row is one independent sample per agent.
+    """
+    labels = chunk.labels
+    built: dict[str, Agent] = {}
+    for label_index, label in enumerate(labels):
+        entrant = next(entrant for entrant in chunk.lineup if entrant_label(entrant) == label)
+        built[label] = build(entrant, chunk.agent_seed(label_index))
+    lineup_labels = [entrant_label(entrant) for entrant in chunk.lineup]
+    lineup = [built[label] for label in lineup_labels]
+    positions = [[p for p, name in enumerate(lineup_labels) if name == label] for label in labels]
+    shifts = rotations(lineup_labels)
+    env = raw_env(num_players=chunk.num_players, deck=chunk.deck, num_rounds=chunk.num_rounds)
+    samples = np.empty((chunk.num_deals, len(labels), len(METRICS)))
+    for row, deal_index in enumerate(range(chunk.first_deal, chunk.first_deal + chunk.num_deals)):
+        games = play_deal(env, lineup, shifts, deal_seed(chunk.seed, chunk.num_players, deal_index))
+        per_position = np.array([list(zip(win_shares(g), g, average_ranks(g), strict=True)) for g in games])
+        deal_means = per_position.mean(axis=0)
+        for column, seats in enumerate(positions):
+            samples[row, column] = deal_means[seats].mean(axis=0)
+    env.close()
+    return samples

@@ -1,0 +1,286 @@
+"""Play Friday the 13th in the terminal against registered agents or checkpoints.
+
+``friday13 play --players 4 --opponents cautious majority search --seat 0 --seed 0`` (or
+``python -m friday13_env.friday13.play ...``). Moves are typed as cards: ``cat 7``, ``mirror 2``, ``l1``,
+``f13 mirror``; ``help`` lists the legal moves, ``board`` reprints the table, ``quit`` leaves.
+
+The game runs on the engine directly rather than through an environment because a person wants to
+hear about every single play (which card, which pile, the announced total, what was taken) and the
+round results, which ``GameState.play`` and ``last_round_points`` report as they happen. Input is
+read from any text stream so tests can script whole games; bad input is answered and asked again,
+never a crash.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+import numpy as np
+
+from friday13_env.friday13 import agents
+from friday13_env.friday13.agents import Agent
+from friday13_env.friday13.cards import DECKS, OMEN_TYPE_NAMES, OMEN_TYPES, Deck, get_deck
+from friday13_env.friday13.encoding import encode_observation
+from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS, GameState, Rules, new_game
+from friday13_env.friday13.render import hand_text, render_state
+
+PILE_ALIASES: dict[str, int] = {
+    **{name: pile for pile, name in enumerate(OMEN_TYPES)},
+    **{name[0]: pile for pile, name in enumerate(OMEN_TYPES)},
+    "cats": 0,
+    "mirrors": 1,
+    "ladders": 2,
+}
+"""Words naming a pile (omen type): ``cat``/``c``, ``mirror``/``m``, ``ladder``/``l`` (plurals too)."""
+FRIDAY_ALIASES = frozenset({"f", "f13", "fri", "friday"})
+FILLER_WORDS = frozenset({"black", "broken", "on", "the", "th", "pile", "play"})
+"""Words a player may type that carry no meaning (``play black cat 7``, ``f13 on the mirror pile``)."""
+HELP_WORDS = frozenset({"help", "h", "?", "moves"})
+BOARD_WORDS = frozenset({"board", "b", "show", "table"})
+QUIT_WORDS = frozenset({"quit", "q", "exit"})
+INSTRUCTIONS = (
+    "Type a card to play it: 'cat 7', 'mirror 2', 'ladder 1' (or 'c7', 'm2', 'l1'); a Friday the 13th card "
+    "needs its pile: 'f13 cat', 'f13 mirror', 'f13 ladder'.\n"
+    "'help' lists your legal moves, 'board' shows the table again, 'quit' leaves the game."
+)
+
+
+class InputClosed(Exception):
+    """The input stream ended (EOF) before the game did."""
+
+
+class QuitGame(Exception):
+    """The player typed ``quit``."""
+
+
+def parse_move(text: str, deck: Deck) -> int:
+    """The action a typed card names, e.g. ``"Mirror 5"`` or ``"f13 l"``; ``ValueError`` explains a bad one.
+
+    Only the syntax and the deck are checked here; whether the player holds the card is not.
+    """
+    words = [word for word in re.findall(r"[a-z]+|\d+", text.lower()) if word not in FILLER_WORDS]
+    if words and words[0] in FRIDAY_ALIASES:
+        rest = words[2:] if words[1:2] == ["13"] else words[1:]
+        if len(rest) != 1 or rest[0] not in PILE_ALIASES:
+            raise ValueError(f"say which pile the Friday the 13th card goes on: {_friday_moves()}")
+        return deck.friday_kind + PILE_ALIASES[rest[0]]
+    if len(words) != 2 or words[0] not in PILE_ALIASES or not words[1].isdigit():
+        raise ValueError(f"cannot read {text.strip()!r} as a card; type e.g. 'cat 7', 'm2' or 'f13 ladder'")
+    pile, value = PILE_ALIASES[words[0]], int(words[1])
+    if value not in deck.omen_values:
+        values = ", ".join(map(str, deck.omen_values))
+        raise ValueError(f"there is no {OMEN_TYPES[pile]} {value} in the {deck.name} deck; values are {values}")
+    return pile * deck.num_values + deck.omen_values.index(value)
+
+
+def _friday_moves() -> str:
+    return ", ".join(f"'f13 {name}'" for name in OMEN_TYPES)
+
+
+def moves_text(state: GameState) -> str:
+    """The legal moves of the player to move, as they can be typed."""
+    return ", ".join(state.rules.deck.action_name(action) for action in state.legal_actions())
+
+
+class Game:
+    """One terminal game from ``state`` on: a human seat, agents in the other seats, a transcript to ``output``.
+
+    ``rng`` deals the later rounds. Starting from any ``state`` (not only a fresh deal) lets tests
+    and puzzles set up a position.
+    """
+
+    def __init__(
+        self,
+        human: int,
+        opponents: dict[int, Agent],
+        rng: np.random.Generator,
+        output: TextIO,
+        state: GameState,
+    ) -> None:
+        self.rules = state.rules
+        self.human = human
+        self.opponents = opponents
+        self.rng = rng
+        self.output = output
+        self.state = state
+
+    def say(self, text: str = "") -> None:
+        self.output.write(text + "\n")
+
+    def play(self, read_line: Callable[[], str]) -> None:
+        """Play to the end of the game; ``read_line()`` supplies the human's input lines."""
+        state = self.state
+        self._announce_round()
+        while True:
+            if state.current == self.human:
+                action = self._ask_move(read_line)
+            else:
+                agent = self.opponents[state.current]
+                action = agent.act(_observation(state, state.current))
+            self._play(action)
+            if not state.round_over:
+                continue
+            self._report_round()
+            if state.game_over:
+                self._report_game()
+                return
+            state.next_round(self.rng)
+            self._announce_round()
+
+    def _ask_move(self, read_line: Callable[[], str]) -> int:
+        state, deck = self.state, self.rules.deck
+        self.say(render_state(state, show_hand_of=self.human))
+        while True:
+            self.output.write(f"Your move (player_{self.human})> ")
+            self.output.flush()
+            line = read_line()
+            if not line:
+                raise InputClosed
+            text = line.strip().lower()
+            if text in QUIT_WORDS:
+                raise QuitGame
+            if text in HELP_WORDS:
+                self.say(f"Legal moves: {moves_text(state)}\n{INSTRUCTIONS}")
+                continue
+            if text in BOARD_WORDS:
+                self.say(render_state(state, show_hand_of=self.human))
+                continue
+            try:
+                action = parse_move(text, deck)
+            except ValueError as error:
+                self.say(f"Sorry, {error}. Type 'help' for your legal moves.")
+                continue
+            if state.action_mask()[action]:
+                return action
+            self.say(
+                f"Illegal move: you hold no {deck.kind_name(deck.action_kind_and_pile(action)[0])}. "
+                f"Your hand: {hand_text(state.hands[self.human], deck)}. Legal moves: {moves_text(state)}"
+            )
+
+    def _play(self, action: int) -> None:
+        """Play ``action`` for the player to move and narrate it like a player would announce it."""
+        state, deck = self.state, self.rules.deck
+        seat = state.current
+        kind, pile = deck.action_kind_and_pile(action)
+        announced = state.pile_totals[pile] + deck.kind_values[kind]
+        taken = state.play(action)
+        who, verb, take = ("You", "play", "take") if seat == self.human else (f"player_{seat}", "plays", "takes")
+        text = f"{who} {verb} {deck.kind_name(kind)} on {OMEN_TYPE_NAMES[pile]} (total {announced})"
+        if taken:
+            text += f" and {take} {taken} card{'s' if taken > 1 else ''}"
+        self.say(text + ".")
+
+    def _announce_round(self) -> None:
+        state = self.state
+        self.say(f"\n=== Round {state.round + 1} of {self.rules.num_rounds}: player_{state.start_player} starts ===")
+
+    def _report_round(self) -> None:
+        state = self.state
+        points = state.last_round_points
+        assert points is not None
+        self.say(f"\nRound {state.round + 1} over. Bad-luck points (this round / total):")
+        for seat, (gained, total) in enumerate(zip(points, state.scores, strict=True)):
+            self.say(f"  {self.seat_name(seat):<24} {gained:>3} / {total:>3}")
+
+    def _report_game(self) -> None:
+        scores = self.state.scores
+        best = min(scores)
+        winners = [self.seat_name(seat) for seat, score in enumerate(scores) if score == best]
+        self.say(f"\nGame over. Winner(s) with {best} points: {', '.join(winners)}.")
+        mine = scores[self.human]
+        if mine == best:
+            self.say("You win!" if len(winners) == 1 else "You share the win!")
+        else:
+            rank = 1 + sum(score < mine for score in scores)
+            self.say(f"You finish with {mine} points, rank {rank} of {len(scores)}.")
+
+    def seat_name(self, seat: int) -> str:
+        if seat == self.human:
+            return f"player_{seat} (you)"
+        return f"player_{seat} ({self.opponents[seat].name})"
+
+
+def _observation(state: GameState, seat: int) -> dict[str, np.ndarray]:
+    """What an agent sees: the same dict as ``raw_env.observe`` for the player to move."""
+    return {
+        "observation": encode_observation(state, seat),
+        "action_mask": np.array(state.action_mask(), dtype=np.int8),
+    }
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``play``, shared by ``friday13 play`` and ``python -m friday13_env.friday13.play``."""
+    parser.add_argument(
+        "--players", type=int, default=4, choices=range(MIN_PLAYERS, MAX_PLAYERS + 1), help="table size (default 4)"
+    )
+    parser.add_argument(
+        "--opponents",
+        nargs="+",
+        default=["random"],
+        metavar="AGENT",
+        help=f"one agent per other seat, clockwise after you, or one for all; registered: {agents.names()} "
+        "or a checkpoint path (default: random)",
+    )
+    parser.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1; player_0 starts (default 0)")
+    parser.add_argument("--deck", default="standard", choices=sorted(DECKS), help="deck edition (default standard)")
+    parser.add_argument("--rounds", type=int, default=4, help="number of rounds (default 4)")
+    parser.add_argument("--seed", type=int, default=None, help="seed for the deals and the agents (default: random)")
+
+
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description="Play Friday the 13th against agents in the terminal.")
+    add_arguments(parser)
+    return parser
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser, input_stream: TextIO, output_stream: TextIO) -> int:
+    """Set up the game from parsed options (bad ones exit via ``parser.error``, code 2) and play it."""
+    try:
+        rules = Rules(num_players=args.players, deck=get_deck(args.deck), num_rounds=args.rounds)
+    except ValueError as error:
+        parser.error(str(error))
+    if not 0 <= args.seat < rules.num_players:
+        parser.error(f"--seat must be in 0..{rules.num_players - 1} for {rules.num_players} players, got {args.seat}")
+    names = args.opponents * (rules.num_players - 1) if len(args.opponents) == 1 else args.opponents
+    if len(names) != rules.num_players - 1:
+        parser.error(
+            f"--opponents needs one agent or {rules.num_players - 1} (one per other seat), got {len(args.opponents)}"
+        )
+    rng = np.random.default_rng(args.seed)
+    seeds = rng.integers(2**32, size=len(names)).tolist()
+    others = [(args.seat + offset) % rules.num_players for offset in range(1, rules.num_players)]
+    try:
+        opponents = {seat: agents.make(name, seed=s) for seat, name, s in zip(others, names, seeds, strict=True)}
+    except ValueError as error:
+        parser.error(str(error))
+    game = Game(args.seat, opponents, rng, output_stream, new_game(rules, rng))
+    game.say(f"Friday the 13th: you are player_{args.seat} at a table of {rules.num_players}.")
+    game.say("Opponents: " + ", ".join(game.seat_name(seat) for seat in others))
+    game.say(INSTRUCTIONS)
+    try:
+        game.play(input_stream.readline)
+    except InputClosed:
+        game.say("\nInput ended before the game did; leaving the game.")
+    except QuitGame:
+        game.say("You left the game. Goodbye!")
+    except KeyboardInterrupt:
+        game.say("\nInterrupted; leaving the game.")
+    output_stream.flush()
+    return 0
+
+
+def main(
+    argv: Sequence[str] | None = None, input_stream: TextIO | None = None, output_stream: TextIO | None = None
+) -> int:
+    """``python -m friday13_env.friday13.play [options]``; streams default to stdin/stdout."""
+    parser = build_parser(prog="python -m friday13_env.friday13.play")
+    args = parser.parse_args(argv)
+    return run(args, parser, input_stream or sys.stdin, output_stream or sys.stdout)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

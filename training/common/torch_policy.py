@@ -1,0 +1,89 @@
+"""Torch <-> numpy policy conversion for the training scripts (needs the ``train`` extra).
+
+The installed package never imports torch: it plays policies with numpy. These helpers export a
+torch MLP into the package's checkpoint format, load a checkpoint back into torch layers to start
+a run from it, and check that a checkpoint fits a run's network.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from friday13_env.core.policy import CheckpointError, MLPPolicy, PolicyMetadata, read_policy, save_policy
+from friday13_env.friday import policy as friday_policy
+from friday13_env.friday13.agents import policy as card_policy
+
+EXPECTED_LAYOUTS = {
+    card_policy.ENV_VERSION: card_policy.expected_layout,
+    friday_policy.ENV_VERSION: friday_policy.expected_layout,
+}
+
+
+def save_linear_layers(
+    path: str | Path, layers: Sequence[Any], input_scale: np.ndarray, metadata: PolicyMetadata
+) -> None:
+    """Save an MLP given as torch ``Linear`` layers (duck-typed, so this module never imports torch)."""
+    weights = [layer.weight.detach().cpu().numpy().T for layer in layers]
+    biases = [layer.bias.detach().cpu().numpy() for layer in layers]
+    save_policy(path, weights, biases, input_scale, metadata)
+
+
+def load_linear_layers(layers: Sequence[Any], policy: MLPPolicy) -> None:
+    """Copy a policy's weights into torch ``Linear`` layers: the inverse of ``save_linear_layers``.
+
+    Used to start training (e.g. PPO's actor) from an exported policy. torch is imported here, not
+    at module level, so that playing a policy never needs it.
+    """
+    if len(layers) != len(policy.weights):
+        raise ValueError(f"the policy has {len(policy.weights)} layers, the network {len(layers)}")
+    with torch.no_grad():
+        for index, (layer, weight, bias) in enumerate(zip(layers, policy.weights, policy.biases, strict=True)):
+            if tuple(layer.weight.shape) != weight.T.shape or tuple(layer.bias.shape) != bias.shape:
+                raise ValueError(
+                    f"layer {index}: the network's weight is {tuple(layer.weight.shape)}, the policy's {weight.T.shape}"
+                )
+            layer.weight.copy_(torch.as_tensor(weight.T))
+            layer.bias.copy_(torch.as_tensor(bias))
+
+
+def sb3_actor_layers(model: Any) -> list[Any]:
+    """The linear layers of a Stable-Baselines3 actor-critic's actor, input to logits."""
+    policy = model.policy
+    return [*(module for module in policy.mlp_extractor.policy_net if hasattr(module, "weight")), policy.action_net]
+
+
+def read_matching_policy(
+    path: str | Path,
+    *,
+    deck: str,
+    activation: str,
+    hidden_sizes: Sequence[int],
+    env_version: str = card_policy.ENV_VERSION,
+) -> MLPPolicy:
+    """A checkpoint that a training run of this architecture can start from, or a ``CheckpointError``.
+
+    The layout is checked as ``read_policy`` checks it for play; on top of that the environment, the
+    deck, the activation and the hidden sizes must be the run's, and the error says which differ.
+    """
+    if env_version not in EXPECTED_LAYOUTS:
+        raise ValueError(f"unknown environment {env_version!r}; allowed: {sorted(EXPECTED_LAYOUTS)}")
+    policy = read_policy(path, EXPECTED_LAYOUTS[env_version])
+    stored = policy.metadata
+    fields = {
+        "env_version": (stored.env_version, env_version),
+        "deck": (stored.deck, deck),
+        "activation": (stored.activation, activation),
+        "hidden_sizes": (list(stored.hidden_sizes), list(hidden_sizes)),
+    }
+    differences = [f"{name}: policy {mine!r} vs run {run!r}" for name, (mine, run) in fields.items() if mine != run]
+    if differences:
+        raise CheckpointError(
+            f"{path} does not fit this run's network ({'; '.join(differences)}); "
+            "give the run the policy's deck, activation and hidden sizes to start from it"
+        )
+    return policy
