@@ -4,7 +4,7 @@ Positions come from seeded 4-player games between ``cautious`` players; every ag
 exactly those observations (only ones with more than one legal move, since a forced move costs
 nothing), so the ratios compare agents, not positions.
 
-Run: ``python benchmarks/bench_agents.py --agents random cautious majority search checkpoints/ppo_general.npz``.
+Run: ``python -m benchmarks.bench_agents --agents random cautious majority search ensemble-v1 endgame``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import time
 
 from friday13_env import agents, raw_env
 from friday13_env.friday13.agents.base import Observation
-from friday13_env.friday13.evaluation.specs import parse_spec
 
 
 def positions(count: int, seed: int) -> list[Observation]:
@@ -43,7 +42,7 @@ def main() -> None:
         "--agents",
         nargs="+",
         default=["random", "cautious", "majority", "search"],
-        help="agent specs as in training/evaluate.py: a name, a checkpoint path, or name:key=value,...",
+        help="agent specs: a name, a zoo name, a checkpoint path, or name:key=value,...",
     )
     parser.add_argument("--positions", type=int, default=200, help="decisions timed per agent (default 200)")
     parser.add_argument("--seed", type=int, default=0)
@@ -51,7 +50,7 @@ def main() -> None:
     observations = positions(args.positions, args.seed)
     timings: dict[str, float] = {}
     for name in args.agents:
-        agent = parse_spec(name).build(seed=args.seed)
+        agent = agents.make(name, seed=args.seed)
         start = time.process_time()
         for observation in observations:
             agent.act(observation)

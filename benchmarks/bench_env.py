@@ -5,7 +5,7 @@ mask with one seeded Generator, ``step()``), so the ratios compare environments,
 The engine alone is driven directly (``legal_actions`` + ``play``), with its random numbers drawn
 in batches, because that is how search agents use it.
 
-Run: ``python benchmarks/bench_env.py`` (needs the ``bench`` extra for tictactoe/connect four).
+Run: ``python -m benchmarks.bench_env`` (needs the ``bench`` extra for tictactoe/connect four).
 Figures are machine-dependent: quote the ratios, measured side by side in one run.
 """
 

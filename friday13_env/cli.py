@@ -1,7 +1,8 @@
 """The ``friday13`` console command; each job is a subcommand (``friday13 play ...``).
 
-Subcommands own their options (``play.add_arguments``), so ``friday13 play`` and
-``python -m friday13_env.friday13.play`` accept exactly the same ones.
+Subcommands own their options (``play.add_arguments``, ``command.add_arguments``), so ``friday13 play``
+and ``python -m friday13_env.friday13.play``, ``friday13 evaluate`` and ``training/evaluate.py`` accept
+exactly the same ones.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from friday13_env.friday13 import play
+from friday13_env.friday13.evaluation import command as evaluate_command
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,6 +22,15 @@ def build_parser() -> argparse.ArgumentParser:
     play_parser = commands.add_parser("play", help="play a game in the terminal against agents")
     play.add_arguments(play_parser)
     play_parser.set_defaults(run=play.run, parser=play_parser)
+    evaluate_parser = commands.add_parser(
+        "evaluate",
+        help="play agents against each other on duplicate deals; win rates with 95%% intervals",
+        description=evaluate_command.DESCRIPTION,
+        epilog=evaluate_command.EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    evaluate_command.add_arguments(evaluate_parser)
+    evaluate_parser.set_defaults(run=evaluate_command.run, parser=evaluate_parser)
     return parser
 
 
@@ -28,7 +39,12 @@ def main(
 ) -> int:
     """Entry point of ``friday13``; bad options exit with code 2 (argparse's convention)."""
     args = build_parser().parse_args(argv)
-    return args.run(args, args.parser, input_stream or sys.stdin, output_stream or sys.stdout)
+    return args.run(
+        args,
+        args.parser,
+        sys.stdin if input_stream is None else input_stream,
+        sys.stdout if output_stream is None else output_stream,
+    )
 
 
 if __name__ == "__main__":

@@ -6,14 +6,14 @@ the agents as the observation of the player to move, exactly what the environmen
 
 from __future__ import annotations
 
-from pathlib import Path
+import re
 
 import numpy as np
 import pytest
 
 from friday13_env import agents
 from friday13_env.friday13.aec import raw_env
-from friday13_env.friday13.agents import CautiousAgent, MajorityAgent, SearchAgent
+from friday13_env.friday13.agents import CautiousAgent, MajorityAgent, RandomAgent, SearchAgent
 from friday13_env.friday13.agents.search import TIEBREAK, WorldSampler, play_out
 from friday13_env.friday13.agents.table import Table
 from friday13_env.friday13.cards import DECKS, STANDARD_DECK
@@ -302,34 +302,135 @@ def test_majority_leaves_a_target_pile_with_a_friday_card() -> None:
 
 
 # -- registry and options -------------------------------------------------------------------------
-def test_make_builds_every_baseline_by_name() -> None:
-    assert agents.names() == ["cautious", "endgame", "majority", "random", "search"]
-    policy = {
-        "endgame": {"policy": str(Path(__file__).resolve().parents[1] / "checkpoints" / "ensemble_distilled.npz")}
-    }
+BASELINES = ["cautious", "endgame", "majority", "random", "search"]
+
+
+def test_make_builds_every_registered_and_zoo_agent_by_name() -> None:
+    zoo = agents.REGISTRY.zoo()
+    assert "ensemble-v1" in zoo
+    assert agents.names() == sorted([*BASELINES, *zoo])
     for name in agents.names():
-        agent = agents.make(name, seed=3, **policy.get(name, {}))
+        agent = agents.make(name, seed=3)
         assert isinstance(agent, agents.Agent)
         assert agent.name == name
     assert agents.make("search", budget=500, objective="relative").budget == 500
+    assert agents.make("search:budget=500,objective=relative").objective == "relative"
 
 
-def test_unknown_agent_lists_the_registered_names() -> None:
-    with pytest.raises(ValueError, match=r"unknown agent 'nosuch'; registered agents: \['cautious', 'endgame'"):
+@pytest.mark.parametrize("name", agents.names())
+def test_every_name_plays_a_full_legal_game_with_no_options(name: str) -> None:
+    """What ``pip install`` promises: every listed name works as it is, at every seat of a real game."""
+    env = raw_env(num_players=4, num_rounds=1)
+    env.reset(seed=5)
+    table = [agents.make(name, seed=seat) for seat in range(4)]
+    moves = 0
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        chosen = table[int(agent.split("_")[1])].act(observation)
+        assert type(chosen) is int
+        assert observation["action_mask"][chosen] == 1
+        env.step(chosen)
+        moves += 1
+    assert env.game is not None and env.game.game_over
+    assert moves == env.rules.cards_per_round
+
+
+def test_unknown_agent_lists_the_known_names() -> None:
+    known = re.escape(str(agents.names()))
+    with pytest.raises(ValueError, match=rf"unknown Friday the 13th agent 'nosuch'; known agents: {known}"):
         agents.make("nosuch")
 
 
 @pytest.mark.parametrize(
-    ("name", "options", "message"),
+    ("spec", "message"),
+    [
+        (None, r"an agent spec must be a string; expected an agent name, zoo name or checkpoint path.*got None"),
+        ("", "empty agent spec; expected an agent name"),
+        ("   ", "empty agent spec"),
+        (7, "an agent spec must be a string.*got 7"),
+        (["search"], "an agent spec must be a string"),
+    ],
+)
+def test_a_missing_or_non_text_spec_is_a_clear_error(spec: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        agents.make(spec)  # type: ignore[arg-type]
+
+
+def test_a_huge_name_is_an_unknown_agent_not_an_os_error() -> None:
+    with pytest.raises(ValueError, match=r"unknown Friday the 13th agent 'xxxxxxxx.*\(5000 characters\); known agents"):
+        agents.make("x" * 5000)
+    with pytest.raises(ValueError, match=r"no policy checkpoint at '.*\(5004 characters\)"):
+        agents.make("x" * 5000 + ".npz")
+
+
+@pytest.mark.parametrize(
+    ("spec", "options", "message"),
     [
         ("search", {"bugdet": 10}, r"agent 'search' has no option\(s\) \['bugdet'\]; its options: \['budget'"),
         ("cautious", {"budget": 10}, r"agent 'cautious' has no option\(s\) \['budget'\]; its options: \[\]"),
-        ("search", {"budget": 0}, "budget must be a positive int"),
-        ("search", {"budget": 2.5}, "budget must be a positive int"),
-        ("search", {"objective": "fun"}, r"unknown search objective 'fun'; allowed values: \['rank', 'relative'\]"),
-        ("majority", {"open_min": 0}, "open_min must be an int >= 1"),
+        ("cautious:greedy=true", {}, r"agent 'cautious' has no option\(s\) \['greedy'\]; its options: \[\]"),
+        ("search", {"budget": 0}, "search option budget must be a positive int"),
+        ("search", {"budget": 2.5}, "search option budget must be a positive int"),
+        ("search", {"budget": "8"}, r"search option budget must be a positive int .*got '8'"),
+        ("search:budget=8.0", {}, r"search option budget must be a positive int .*got 8.0"),
+        ("search", {"budget": True}, "search option budget must be a positive int"),
+        ("search", {"objective": "fun"}, r"search option objective must be one of \['rank', 'relative'\], got 'fun'"),
+        ("search", {"objective": ["rank"]}, r"search option objective must be one of \['rank', 'relative'\]"),
+        ("search", {"objective": 5}, r"search option objective must be one of \['rank', 'relative'\], got 5"),
+        ("majority", {"open_min": 0}, "majority option open_min must be an int >= 1"),
+        ("majority", {"keep_min": "2"}, r"majority option keep_min must be an int >= 1 .*got '2'"),
+        ("majority", {"keep_min": [1]}, "majority option keep_min must be an int >= 1"),
+        ("ensemble-v1", {"greedy": "no"}, r"greedy must be True or False, got 'no'"),
+        ("ensemble-v1:greedy=1", {}, r"greedy must be True or False, got 1"),
+        (
+            "ensemble-v1",
+            {"budget": 3},
+            r"agent 'ensemble-v1' has no option\(s\) \['budget'\]; its options: \['greedy'\]",
+        ),
     ],
 )
-def test_bad_options_raise_clearly(name: str, options: dict, message: str) -> None:
+def test_bad_options_raise_clearly(spec: str, options: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        agents.make(name, **options)
+        agents.make(spec, **options)
+
+
+@pytest.mark.parametrize("seed", [-1, 2.5, "1", True])
+@pytest.mark.parametrize("agent_class", [CautiousAgent, MajorityAgent, SearchAgent, RandomAgent])
+def test_constructors_reject_a_bad_seed(agent_class: type, seed: object) -> None:
+    with pytest.raises(ValueError, match=r"seed must be None or a non-negative int"):
+        agent_class(seed=seed)
+
+
+# -- observations that no table produced ----------------------------------------------------------
+def broken(original: dict[str, np.ndarray], **changes: object) -> dict[str, object]:
+    return {**original, **changes}
+
+
+@pytest.mark.parametrize("name", ["cautious", "majority", "search"])
+def test_a_malformed_observation_is_a_clear_value_error(name: str) -> None:
+    agent = agents.make(name, seed=0, **({"budget": SMALL_BUDGET} if name == "search" else {}))
+    vector, mask = FRIDAY_TRAP["observation"], FRIDAY_TRAP["action_mask"]
+    nan = vector.copy()
+    nan[3] = np.nan
+    negative = vector.copy()
+    negative[observation_layout(D).slices["hand"].start] = -1
+    no_seats = vector.copy()
+    no_seats[observation_layout(D).slices["seat_present"]] = 0
+    cases = [
+        (broken(FRIDAY_TRAP, observation=vector[:-1]), r"an observation of length \d+ matches no deck"),
+        (broken(FRIDAY_TRAP, observation=np.append(vector, 0.0)), "matches no deck"),
+        (broken(FRIDAY_TRAP, observation=nan), "non-finite"),
+        (broken(FRIDAY_TRAP, observation=vector.astype(str)), "non-numeric|matches no deck"),
+        (broken(FRIDAY_TRAP, observation=vector.reshape(1, -1)), r"1-d|shape"),
+        (broken(FRIDAY_TRAP, action_mask=mask[:-1]), r"action mask of shape \(\d+,\)"),
+        (broken(FRIDAY_TRAP, observation=negative), "negative"),
+        (broken(FRIDAY_TRAP, observation=no_seats), r"seat_present.*0 seats"),
+        ({"action_mask": mask}, "'observation'"),
+        (vector, "observation dict"),
+    ]
+    for observation, message in cases:
+        with pytest.raises(ValueError, match=message):
+            agent.act(observation)  # type: ignore[arg-type]

@@ -8,17 +8,29 @@ import numpy as np
 import pytest
 
 from friday13_env import agents, raw_env
-from friday13_env.core.policy import CheckpointError
+from friday13_env.core.policy import CheckpointError, save_policy
 from friday13_env.friday13.agents import EndgameSearchAgent
 from friday13_env.friday13.agents.base import Observation, deck_of, legal_actions
+from friday13_env.friday13.agents.endgame import DEFAULT_POLICY
+from friday13_env.friday13.agents.policy import policy_metadata
+from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import observation_layout
 from friday13_env.friday13.evaluation.duplicate import play_game
-from tests.test_policy import tiny_policy
 
 SMALL_BUDGET = 300
-SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints" / "ensemble_distilled.npz"
+SHIPPED = agents.REGISTRY.zoo()["ensemble-v1"]
 SHIPPED_POLICY = agents.load(SHIPPED)
 TINY = "<a valid tiny policy>"
+
+
+def tiny_policy(path: Path, deck: str = "standard") -> Path:
+    """A random one-hidden-layer policy with valid metadata: the endgame agent needs no trained one here."""
+    size, actions = observation_layout(get_deck(deck)).size, get_deck(deck).num_actions
+    rng = np.random.default_rng(0)
+    metadata = policy_metadata(deck, "relu", [8], "a random policy for tests")
+    weights = [rng.normal(size=(size, 8)), rng.normal(size=(8, actions))]
+    save_policy(path, weights, [np.zeros(8), np.zeros(actions)], np.ones(size), metadata)
+    return path
 
 
 class Recorder:
@@ -60,7 +72,9 @@ def play(agent: agents.Agent, seed: int, num_players: int = 4) -> list[tuple[Obs
 
 @pytest.mark.parametrize("cards", [1, 3])
 def test_search_decides_exactly_the_moves_with_a_choice_from_cards_in_hand(tmp_path: Path, cards: int) -> None:
-    agent = agents.make("endgame", seed=0, policy=str(tiny_policy(tmp_path / "tiny.npz")), cards=cards)
+    # margin=1 always searches: the default margins skip the search where the policy is sure (tested below).
+    policy = str(tiny_policy(tmp_path / "tiny.npz"))
+    agent = agents.make("endgame", seed=0, policy=policy, cards=cards, margin=1, first_margin=None)
     calls: list[str] = []
     agent.policy, agent.search = Recorder(calls, "policy"), Recorder(calls, "search")  # type: ignore[assignment]
     moves = play(agent, seed=3)
@@ -85,8 +99,8 @@ def policy_margin(observation: Observation) -> float:
 @pytest.mark.parametrize(("margin", "first_margin"), [(0.3, None), (0.6, None), (0.5, 0.2), (0.2, 0.6)])
 def test_margin_skips_the_search_exactly_where_the_policy_is_sure(margin: float, first_margin: float | None) -> None:
     """``first_margin`` gates the round's first searched move (hand of ``cards`` cards), ``margin`` the rest."""
-    options = {} if first_margin is None else {"first_margin": first_margin}
-    agent = agents.make("endgame", seed=0, policy=str(SHIPPED), margin=margin, **options)
+    # first_margin=None gates the first searched move by margin too (the default is 0.2 instead).
+    agent = agents.make("endgame", seed=0, policy=str(SHIPPED), margin=margin, first_margin=first_margin)
     calls: list[str] = []
     agent.search = Recorder(calls, "search")  # type: ignore[assignment]
     moves = play(agent, seed=3)
@@ -125,16 +139,30 @@ def test_early_moves_are_the_policys_own() -> None:
 @pytest.mark.parametrize(
     ("options", "error", "message"),
     [
-        ({}, ValueError, r"agent 'endgame' needs policy=<path of a Friday the 13th policy checkpoint>"),
-        ({"policy": "no/such.npz"}, CheckpointError, "no policy checkpoint at 'no/such.npz'"),
+        (
+            {"policy": "no/such.npz"},
+            ValueError,
+            r"endgame option policy: 'no/such.npz' is neither a zoo policy \['ensemble-v1'",
+        ),
+        ({"policy": "ensemble-v9"}, ValueError, "endgame option policy: 'ensemble-v9' is neither a zoo policy"),
+        ({"policy": 5}, ValueError, "endgame option policy must be a zoo name or a checkpoint path, got 5"),
+        ({"policy": ""}, ValueError, "endgame option policy must be a zoo name or a checkpoint path"),
         ({"policy": TINY, "cards": 0}, ValueError, "endgame option cards must be an int >= 1"),
         ({"policy": TINY, "cards": 2.5}, ValueError, "endgame option cards must be an int >= 1"),
-        ({"policy": TINY, "budget": 0}, ValueError, "budget must be a positive int"),
-        ({"policy": TINY, "objective": "fun"}, ValueError, r"unknown search objective 'fun'; allowed values"),
+        ({"policy": TINY, "budget": 0}, ValueError, "endgame option budget must be a positive int"),
+        ({"policy": TINY, "budget": "600"}, ValueError, r"endgame option budget must be a positive int .*got '600'"),
+        ({"policy": TINY, "objective": "fun"}, ValueError, r"endgame option objective must be one of \['rank', 'rel"),
+        ({"policy": TINY, "cards": "3"}, ValueError, "endgame option cards must be an int >= 1"),
         ({"policy": TINY, "margin": 1.5}, ValueError, r"endgame option margin must be a number in \[0, 1\]"),
         ({"policy": TINY, "margin": -0.1}, ValueError, r"endgame option margin must be a number in \[0, 1\]"),
         ({"policy": TINY, "margin": "high"}, ValueError, r"endgame option margin must be a number in \[0, 1\]"),
         ({"policy": TINY, "first_margin": 2}, ValueError, r"endgame option first_margin must be a number in \[0, 1\]"),
+        (
+            {"policy": TINY, "first_margin": "x"},
+            ValueError,
+            r"endgame option first_margin must be a number in \[0, 1\]",
+        ),
+        ({"policy": TINY, "margin": float("nan")}, ValueError, r"endgame option margin must be a number in \[0, 1\]"),
         ({"policy": TINY, "depth": 2}, ValueError, r"agent 'endgame' has no option\(s\) \['depth'\]"),
     ],
 )
@@ -145,10 +173,41 @@ def test_bad_options_raise_clearly(tmp_path: Path, options: dict, error: type, m
         agents.make("endgame", **options)
 
 
+def test_with_no_options_it_plays_the_zoo_policy_with_the_chosen_setting() -> None:
+    agent = agents.make("endgame", seed=0)
+    assert DEFAULT_POLICY == "ensemble-v1"
+    assert agent.policy.name == "ensemble-v1"
+    assert agent.policy.policy.fingerprint() == SHIPPED_POLICY.policy.fingerprint()
+    assert (agent.search.budget, agent.margin, agent.first_margin, agent.cards) == (600, 0.5, 0.2, 3)
+    assert agents.make("endgame:policy=ensemble-v1,budget=300").search.budget == 300
+
+
+def test_a_policy_option_ending_in_npz_is_an_option_not_a_file_path(tmp_path: Path) -> None:
+    path = tiny_policy(tmp_path / "x.npz")
+    agent = agents.make(f"endgame:policy={path}", seed=0)
+    assert agent.name == "endgame"
+    assert agent.policy.name == str(path)
+
+
+def test_a_malformed_observation_is_a_clear_value_error() -> None:
+    agent = agents.make("endgame", seed=0, budget=SMALL_BUDGET)
+    observation = play(agents.make("cautious"), seed=1)[0][0]
+    nan = observation["observation"].copy()
+    nan[0] = np.nan
+    with pytest.raises(ValueError, match="non-finite"):
+        agent.act({**observation, "observation": nan})
+    with pytest.raises(ValueError, match="matches no deck"):
+        agent.act({**observation, "observation": observation["observation"][:-2]})
+
+
 def test_a_policy_of_the_solo_game_is_refused() -> None:
-    solo = Path(__file__).resolve().parents[1] / "checkpoints" / "friday_level1.npz"
-    with pytest.raises(CheckpointError, match="is a Friday-v0 policy, not a friday13_v0 one"):
+    from friday13_env.friday.agents import REGISTRY as SOLO_REGISTRY
+
+    solo = SOLO_REGISTRY.zoo()["ppo-level1-v1"]
+    with pytest.raises(CheckpointError, match=r"it is a '.*' policy; Friday the 13th plays 'friday13_v0' policies"):
         agents.make("endgame", policy=str(solo))
+    with pytest.raises(ValueError, match="endgame option policy: 'ppo-level1-v1' is neither a zoo policy"):
+        agents.make("endgame", policy="ppo-level1-v1")  # the solo game's zoo is not this game's
 
 
 def test_options_are_listed_by_the_registry() -> None:

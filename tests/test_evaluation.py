@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from friday13_env import agents
+from friday13_env.core.stats import mean_interval, t_quantile
 from friday13_env.friday13.aec import raw_env
 from friday13_env.friday13.agents import RandomAgent, legal_actions
 from friday13_env.friday13.cards import get_deck
@@ -35,7 +36,7 @@ from friday13_env.friday13.evaluation.report import (
     write_json,
     write_markdown,
 )
-from friday13_env.friday13.evaluation.stats import average_ranks, mean_interval, t_quantile, win_shares
+from friday13_env.friday13.evaluation.stats import average_ranks, win_shares
 
 REPO = Path(__file__).resolve().parents[1]
 CLI = REPO / "training" / "evaluate.py"
@@ -108,6 +109,35 @@ def test_one_sample_has_no_interval() -> None:
     assert estimate.to_dict()["half_width"] is None
 
 
+def test_intervals_are_clipped_to_the_values_a_metric_can_take() -> None:
+    samples = [1.0, 1.0, 1.0, 0.5]
+    free = mean_interval(samples)
+    assert free.high > 1.0
+    clipped = mean_interval(samples, (0.0, 1.0))
+    assert clipped.half_width == free.half_width
+    assert (clipped.low, clipped.high) == (free.low, 1.0)
+    assert clipped.clipped and not mean_interval([0.5, 0.6, 0.4, 0.5], (0.0, 1.0)).clipped
+    assert clipped.to_dict()["ci_high"] == 1.0 and clipped.to_dict()["ci_low"] == free.low
+    assert str(clipped) == f"0.875 [{free.low:.3f}, 1.000]"
+    with pytest.raises(ValueError, match="low <= high"):
+        mean_interval(samples, (1.0, 0.0))
+
+
+def test_reported_win_rates_never_leave_zero_to_one() -> None:
+    # Nine one-round games of majority against random: it wins most, and its t interval passes 1.
+    result = evaluate([Matchup.versus("majority", "random")], 9, 3, seed=1, num_rounds=1)
+    win_rate = result.matchups[0].stats("majority").win_rate
+    assert win_rate.mean + win_rate.half_width > 1.0
+    assert win_rate.high == 1.0 and 0.0 <= win_rate.low <= win_rate.mean
+    for matchup in result.to_dict()["matchups"]:
+        for agent in matchup["agents"]:
+            assert 0.0 <= agent["win_rate"]["ci_low"] <= agent["win_rate"]["ci_high"] <= 1.0
+            assert 1.0 <= agent["rank"]["ci_low"] <= agent["rank"]["ci_high"] <= 3.0
+            assert agent["points"]["ci_low"] >= 0.0
+    row = next(line for line in format_text(result).splitlines() if line.startswith("majority vs random  majority"))
+    assert f"{win_rate.mean:.3f} [{win_rate.low:.3f}, 1.000]" in row
+
+
 # -- specs and matchups --------------------------------------------------------------------------
 
 
@@ -135,14 +165,32 @@ def test_bad_spec_syntax_is_rejected(text: str, message: str) -> None:
 
 
 def test_unknown_agents_and_options_are_rejected_before_playing() -> None:
-    with pytest.raises(ValueError, match=r"unknown agent 'nosuch'; registered agents: \["):
+    with pytest.raises(ValueError, match=r"unknown Friday the 13th agent 'nosuch'; known agents: \["):
         evaluate([Matchup.versus("nosuch", "random")], 4)
-    with pytest.raises(ValueError, match="'random:depth=3' has options the agent does not accept"):
+    with pytest.raises(ValueError, match=r"agent 'random' has no option\(s\) \['depth'\]; its options: \[\]"):
         evaluate([Matchup.versus("random:depth=3", "random")], 4)
+    with pytest.raises(ValueError, match="search option budget must be a positive int"):
+        evaluate([Matchup.versus(AgentSpec("search", (("budget", "x"),)), "random")], 4)
     with pytest.raises(ValueError, match=r"player count must be one of \[3, 4, 5, 6\], got 7"):
         evaluate([Matchup.table("random")], 4, 7)
+    with pytest.raises(ValueError, match="plays the 'standard' deck, but this table plays the 'german' deck"):
+        evaluate([Matchup.versus("ensemble-v1", "random")], 4, deck="german")
     with pytest.raises(ValueError, match="cannot be sent to worker processes"):
         evaluate([Matchup.versus(LowestAgent(), "random")], 4, workers=2)
+
+
+def test_entrants_are_specs_exactly_as_agents_make_takes_them() -> None:
+    matchup = Matchup.versus("search:budget=300", "endgame:policy=ensemble-v1,budget=300")
+    assert matchup.label == "search:budget=300 vs endgame:policy=ensemble-v1,budget=300"
+    assert Matchup.table("ensemble-v1", "random").entrants == (AgentSpec("ensemble-v1"), AgentSpec("random"))
+    result = evaluate([matchup], 3, 3, seed=0, num_rounds=1)
+    assert result.matchups[0].games == 3
+    with pytest.raises(ValueError, match="unknown Friday the 13th agent 'a'"):
+        matrix_matchups(["a", "b"])
+    with pytest.raises(ValueError, match=r"endgame option policy: 'x\.npz' is neither a zoo policy"):
+        evaluate([Matchup.versus("endgame:policy=x.npz", "random")], 3, 3)
+    with pytest.raises(ValueError, match="expected an agent spec string, an AgentSpec or an Agent, got None"):
+        Matchup.table(None)  # type: ignore[arg-type]
 
 
 def test_lineups_fill_the_table() -> None:
@@ -151,7 +199,7 @@ def test_lineups_fill_the_table() -> None:
     assert Matchup.table(a, b).lineup(4) == (a, b, a, b)
     with pytest.raises(ValueError, match="more agents than the 3 seats"):
         Matchup.table(a, b, c, a).lineup(3)
-    assert [m.label for m in matrix_matchups(["a", "b", "c"])] == [
+    assert [m.label for m in matrix_matchups([a, b, c])] == [
         "a vs b",
         "a vs c",
         "b vs a",
@@ -291,12 +339,12 @@ def test_cli_runs_end_to_end(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--agents", "nosuch"], "unknown agent 'nosuch'"),
-        (["--agents", "random:budget"], "bad option 'budget'"),
-        (["--agents", "random", "--players", "7"], "player count must be one of [3, 4, 5, 6], got 7"),
+        (["--agents", "nosuch"], "argument --agents: unknown Friday the 13th agent 'nosuch'; known agents: ["),
+        (["--agents", "random:budget"], "argument --agents: bad option 'budget'"),
+        (["--agents", "random", "--players", "7"], "argument --players: invalid choice: 7 (choose from 3, 4, 5, 6)"),
         (["--focus", "random"], "--focus needs --vs"),
         (["--agents", "random", "--matrix"], "at least two different agents"),
-        (["--agents", "random", "--games", "0"], "num_games must be a positive int, got 0"),
+        (["--agents", "random", "--games", "0"], "argument --games: must be a positive integer, got '0'"),
     ],
 )
 def test_cli_reports_bad_arguments_clearly(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,7 +10,8 @@ import sys
 import numpy as np
 import pytest
 
-from friday13_env import agents, cli, play
+from friday13_env import agents, cli
+from friday13_env.friday13 import play
 from friday13_env.friday13.agents import RandomAgent
 from friday13_env.friday13.cards import GERMAN_DECK, STANDARD_DECK
 from friday13_env.friday13.engine import Rules, from_hands
@@ -196,7 +197,24 @@ def test_quit_leaves_cleanly() -> None:
     [
         (["--players", "7"], "argument --players: invalid choice: 7"),
         (["--players", "four"], "argument --players: invalid int value"),
-        (["--opponents", "nobody"], f"unknown agent 'nobody'; registered agents: {agents.names()}"),
+        (["--opponents", "nobody"], f"unknown Friday the 13th agent 'nobody'; known agents: {agents.names()}"),
+        (["--opponents", "search:budget=0"], "argument --opponents: search option budget must be a positive int"),
+        (["--opponents", "endgame:policy=x.npz"], "endgame option policy: 'x.npz' is neither a zoo policy"),
+        (["--opponents", "x" * 5000], "(5000 characters); known agents"),
+        (
+            ["--deck", "german", "--opponents", "ensemble-v1"],
+            "plays the 'standard' deck, but this table plays the 'german' deck",
+        ),
+        (
+            ["--deck", "german", "--opponents", "endgame"],
+            "plays the 'standard' deck, but this table plays the 'german' deck",
+        ),
+        (["--seed", "-5"], "argument --seed: must be a non-negative integer, got '-5'"),
+        (["--seed", "1.5"], "argument --seed: must be a non-negative integer, got '1.5'"),
+        (["--seed", "9" * 5000], "argument --seed: must be an integer of at most 20 digits, got 5000 characters"),
+        (["--players", "4" * 5000], "argument --players: must be an integer of at most 20 digits"),
+        (["--rounds", "1" * 5000], "argument --rounds: must be an integer of at most 20 digits"),
+        (["--seat", "0" * 5000], "argument --seat: must be an integer of at most 20 digits"),
         (["--opponents", "random", "random"], "--opponents needs one agent or 3 (one per other seat), got 2"),
         (["--players", "3", "--opponents", "random", "random", "random"], "needs one agent or 2"),
         (["--seat", "4"], "--seat must be in 0..3 for 4 players, got 4"),
@@ -211,6 +229,15 @@ def test_bad_options_exit_with_code_2(argv: list[str], message: str, capsys: pyt
             main([*prefix, *argv], io.StringIO(""), io.StringIO())
         assert exited.value.code == 2
         assert message in capsys.readouterr().err
+
+
+def test_bad_options_leak_no_python_internals(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["--seed", "9" * 5000], ["--players", "4" * 5000], ["--opponents", "y" * 5000]):
+        with pytest.raises(SystemExit):
+            play.main(argv, io.StringIO(""), io.StringIO())
+        error = capsys.readouterr().err
+        assert "Traceback" not in error and "set_int_max_str_digits" not in error and "Errno" not in error
+        assert len(error) < 1_000
 
 
 def test_cli_needs_a_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
@@ -240,6 +267,112 @@ def test_scripted_opponents_by_name() -> None:
     assert "Game over." in transcript
 
 
+def test_opponents_take_every_agent_spec() -> None:
+    """The same agent language as ``agents.make``: options, zoo names, the endgame agent with no options."""
+    code, transcript, _ = run_game(
+        ["--players", "4", "--opponents", "search:budget=600", "endgame", "ensemble-v1", "--seed", "2", "--rounds", "1"]
+    )
+    assert code == 0
+    assert "Opponents: player_1 (search), player_2 (endgame), player_3 (ensemble-v1)" in transcript
+    assert "Game over." in transcript
+
+
+def test_endgame_with_a_policy_option_is_not_read_as_a_file_path(tmp_path: pytest.TempPathFactory) -> None:
+    import shutil
+
+    from friday13_env.friday13.agents.registry import REGISTRY
+
+    policy = shutil.copy(REGISTRY.zoo()["ensemble-v1"], f"{tmp_path}/x.npz")
+    code, transcript, _ = run_game(
+        ["--players", "3", "--opponents", f"endgame:policy={policy},budget=300", "--seed", "1", "--rounds", "1"]
+    )
+    assert code == 0
+    assert "Opponents: player_1 (endgame), player_2 (endgame)" in transcript
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("mirror -5", "there is no mirror -5 in the standard deck; values are 1, 2, 4, 5, 7"),
+        ("cat +1", "there is no cat +1 in the standard deck"),
+        ("m-5", "there is no mirror -5 in the standard deck"),
+        ("cat " + "1" * 5000, "there is no cat 111111... (5000 digits) in the standard deck"),
+        ("cat 4" + "0" * 4299, "there is no cat 400000... (4300 digits) in the standard deck"),
+    ],
+)
+def test_signs_and_huge_numbers_are_not_cards(typed: str, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)) as error:
+        play.parse_move(typed, STANDARD_DECK)
+    assert len(str(error.value)) < 200
+
+
+def test_a_negative_or_huge_card_is_refused_in_the_game() -> None:
+    huge = "mirror " + "5" * 5000
+    code, transcript, player = run_game(["--players", "3", "--seed", "0", "--rounds", "1"], ["mirror -5", huge])
+    assert code == 0
+    assert "Sorry, there is no mirror -5 in the standard deck" in transcript
+    assert "Sorry, there is no mirror 555555... (5000 digits) in the standard deck" in transcript
+    assert "set_int_max_str_digits" not in transcript and "5" * 100 not in transcript
+    # Both were refused: every move played came after them, one per line sent.
+    assert transcript.count("You play ") == len(player.sent) - 2
+    assert transcript.count("Your move (player_0)> ") == len(player.sent)
+
+
+def test_an_overlong_line_is_answered_briefly() -> None:
+    code, transcript, _ = run_game(["--players", "3", "--seed", "0", "--rounds", "1"], ["z" * 5000])
+    assert code == 0
+    assert "Sorry, cannot read 'zzzzzzzzzz" in transcript
+    assert "z" * 200 not in transcript
+
+
+class Terminal(io.StringIO):
+    """Standard input as a terminal: ``isatty`` is true (its text is never read: ``input()`` is)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_terminal_gets_line_editing(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("readline")
+    screen = io.StringIO()
+    typed = ScriptedPlayer(screen, ["mirror -5"])
+    prompts: list[str] = []
+
+    def fake_input(prompt: str = "") -> str:
+        prompts.append(prompt)
+        screen.write(prompt)
+        return typed.readline().rstrip("\n")
+
+    monkeypatch.delitem(sys.modules, "readline", raising=False)
+    monkeypatch.setattr(sys, "stdin", Terminal())
+    monkeypatch.setattr(sys, "stdout", screen)
+    monkeypatch.setattr("builtins.input", fake_input)
+    assert play.main(["--players", "3", "--seed", "0", "--rounds", "1"]) == 0
+    assert "readline" in sys.modules  # imported for the terminal: arrow keys edit the line
+    assert prompts == ["Your move (player_0)> "] * len(typed.sent)
+    assert "Sorry, there is no mirror -5" in screen.getvalue()
+    assert "Game over." in screen.getvalue()
+
+
+def test_end_of_input_at_a_terminal_leaves_cleanly(monkeypatch: pytest.MonkeyPatch) -> None:
+    screen = io.StringIO()
+
+    def end_of_input(prompt: str = "") -> str:
+        raise EOFError
+
+    monkeypatch.setattr(sys, "stdin", Terminal())
+    monkeypatch.setattr(sys, "stdout", screen)
+    monkeypatch.setattr("builtins.input", end_of_input)
+    assert play.main(["--seed", "0"]) == 0
+    assert screen.getvalue().endswith("Input ended before the game did; leaving the game.\n")
+
+
+def test_piped_input_is_read_without_line_editing() -> None:
+    reader = play.line_reader(io.StringIO("cat 1\n"), io.StringIO())
+    assert not isinstance(reader, play.TerminalInput)
+    assert reader() == "cat 1\n"
+
+
 def test_module_runs_with_piped_input() -> None:
     # Offer every card in turn, over and over: each turn skips the cards not held (with a message).
     moves = [STANDARD_DECK.action_name(action) for action in range(STANDARD_DECK.num_actions)]
@@ -255,3 +388,29 @@ def test_module_runs_with_piped_input() -> None:
     assert completed.stdout.count("You play ") == 13
     assert "Illegal move: you hold no " in completed.stdout
     assert "Game over." in completed.stdout
+
+
+def test_piped_input_does_not_load_readline() -> None:
+    script = (
+        "import sys; from friday13_env.friday13 import play; "
+        "play.main(['--players', '3', '--rounds', '1', '--seed', '0']); "
+        "print('readline loaded:', 'readline' in sys.modules)"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script], input="quit\n", capture_output=True, text=True, timeout=60, check=False
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "You left the game. Goodbye!" in completed.stdout
+    assert "readline loaded: False" in completed.stdout
+
+
+def test_friday13_help_lists_the_commands() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "friday13_env.cli", "--help"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "play" in completed.stdout and "evaluate" in completed.stdout
+    played = subprocess.run(
+        [sys.executable, "-m", "friday13_env.cli", "play", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert played.returncode == 0 and "--opponents" in played.stdout

@@ -2,20 +2,49 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
+import zipfile
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pytest
-from common.torch_policy import load_linear_layers, read_matching_policy, save_linear_layers
 
+import tests.scripts  # noqa: F401  (puts training/ on sys.path, for its `common` package)
 from friday13_env import agents, raw_env
-from friday13_env.core.policy import CheckpointError, PolicyMetadata, save_policy
-from friday13_env.friday13.agents.policy import read_card_policy
+from friday13_env.core.policy import (
+    CACHE_ENTRIES,
+    CheckpointError,
+    MLPPolicy,
+    PolicyMetadata,
+    clear_policy_cache,
+    save_policy,
+)
+from friday13_env.friday13.agents.policy import ENV_VERSION, CardPolicyAgent, read_card_policy
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import observation_layout
 
 CHECKPOINTS = Path(__file__).resolve().parents[1] / "checkpoints"
+RETIRED = {"ppo_general.npz"}
+"""Shipped checkpoints on their way out, not held to the shipped policies' standard."""
+OTHER_GAMES = {"friday_level1.npz"}
+"""Solo-game policies in checkpoints/, tested with that game (tests/friday)."""
+
+TEACHERS = sorted(
+    str(path.relative_to(CHECKPOINTS))
+    for path in CHECKPOINTS.glob("**/*.npz")
+    if path.name not in RETIRED | OTHER_GAMES
+)
+"""The checkpoints behind the zoo's ensemble (its teachers), relative to checkpoints/."""
+
+
+def torch_policy() -> ModuleType:
+    """``training/common/torch_policy.py`` (it needs torch: the ``train`` extra)."""
+    pytest.importorskip("torch")
+    return importlib.import_module("common.torch_policy")
 
 
 def tiny_policy(path: Path, deck: str = "standard", **overrides: object) -> Path:
@@ -30,6 +59,7 @@ def tiny_policy(path: Path, deck: str = "standard", **overrides: object) -> Path
         "num_actions": num_actions,
         "activation": "relu",
         "hidden_sizes": [8],
+        "env_version": ENV_VERSION,
     }
     fields.update(overrides)
     weights = [rng.normal(size=(layout.size, 8)), rng.normal(size=(8, num_actions))]
@@ -62,8 +92,10 @@ def test_fingerprint_names_the_network_not_the_file(tmp_path: Path) -> None:
     relabelled = read_card_policy(tiny_policy(tmp_path / "b.npz", description="same weights, other notes"))
     assert (tmp_path / "a.npz").read_bytes() != (tmp_path / "b.npz").read_bytes()
     assert relabelled.fingerprint() == policy.fingerprint()
-    policy.weights[1][0, 0] += 1e-3
-    assert policy.fingerprint() != relabelled.fingerprint()
+    nudged = policy.weights[1].copy()
+    nudged[0, 0] += 1e-3
+    changed = MLPPolicy([policy.weights[0], nudged], policy.biases, policy.input_scale, policy.metadata)
+    assert changed.fingerprint() != relabelled.fingerprint()
     assert (
         read_card_policy(tiny_policy(tmp_path / "c.npz", activation="tanh")).fingerprint() != relabelled.fingerprint()
     )
@@ -71,6 +103,7 @@ def test_fingerprint_names_the_network_not_the_file(tmp_path: Path) -> None:
 
 def test_torch_layers_loaded_from_a_policy_compute_its_logits_and_save_back_unchanged(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
+    load_linear_layers, save_linear_layers = torch_policy().load_linear_layers, torch_policy().save_linear_layers
     policy = read_card_policy(tiny_policy(tmp_path / "tiny.npz"))
     size, actions = policy.metadata.observation_size, policy.metadata.num_actions
     layers = [torch.nn.Linear(size, 8), torch.nn.Linear(8, actions)]
@@ -89,13 +122,14 @@ def test_torch_layers_loaded_from_a_policy_compute_its_logits_and_save_back_unch
 
 
 def test_a_policy_to_start_training_from_must_match_the_runs_network(tmp_path: Path) -> None:
+    read_matching_policy = torch_policy().read_matching_policy
     path = tiny_policy(tmp_path / "tiny.npz")
     assert read_matching_policy(path, deck="standard", activation="relu", hidden_sizes=[8]).metadata.hidden_sizes == [8]
     with pytest.raises(
         CheckpointError, match=r"activation: policy 'relu' vs run 'tanh'; hidden_sizes: policy \[8\] vs run \[8, 8\]\)"
     ):
         read_matching_policy(path, deck="standard", activation="tanh", hidden_sizes=[8, 8])
-    with pytest.raises(CheckpointError, match="env_version: policy 'friday13_v0' vs run 'Friday-v0'"):
+    with pytest.raises(CheckpointError, match=r"it is a 'friday13_v0' policy .*; Friday plays 'Friday-v0' policies"):
         read_matching_policy(path, deck="standard", activation="relu", hidden_sizes=[8], env_version="Friday-v0")
 
 
@@ -121,7 +155,7 @@ def test_truncated_file_is_a_clear_error(tmp_path: Path) -> None:
 def test_pickled_objects_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "pickle.npz"
     np.savez(path, metadata=np.array([{"evil": "object"}], dtype=object))
-    with pytest.raises(CheckpointError):
+    with pytest.raises(CheckpointError, match=r"array 'metadata' holds Python objects \(pickled data\)"):
         agents.load(path)
 
 
@@ -138,7 +172,10 @@ def test_file_without_metadata_is_refused(tmp_path: Path) -> None:
         ({"observation_size": 128}, "another observation/action layout"),
         ({"observation_blocks": ["hand"]}, "another observation/action layout"),
         ({"num_actions": 21}, "another observation/action layout"),
-        ({"env_version": "friday13_v9"}, "trained for environment 'friday13_v9'"),
+        (
+            {"env_version": "friday13_v9"},
+            "it is a 'friday13_v9' policy; Friday the 13th plays 'friday13_v0' policies",
+        ),
         ({"format_version": 99}, "this version reads"),
         ({"deck": "italian"}, "unknown deck"),
         ({"activation": "gelu"}, "unknown activation"),
@@ -158,7 +195,10 @@ def test_mismatched_metadata_is_refused_with_what_differs(tmp_path: Path, overri
 
 def test_wrong_layer_shapes_are_refused(tmp_path: Path) -> None:
     path = tiny_policy(tmp_path / "tiny.npz", hidden_sizes=[16])
-    with pytest.raises(CheckpointError, match="layer shapes"):
+    with pytest.raises(
+        CheckpointError,
+        match=r"array 'w0' is float32 \(146, 8\); the declared network \[146, 16, 18\] needs float32 \(146, 16\)",
+    ):
         agents.load(path)
 
 
@@ -170,20 +210,114 @@ def test_a_policy_for_one_deck_refuses_the_other_deck(tmp_path: Path) -> None:
         agent.act(env.observe(env.agent_selection))
 
 
+def test_the_zoo_and_the_ensembles_teachers_are_all_checked_below() -> None:
+    assert "ensemble-v1" in agents.REGISTRY.zoo()
+    assert {"search_distilled.npz", "ppo_finetuned.npz"} <= set(TEACHERS)
+    assert sum(name.startswith("members/") for name in TEACHERS) >= 2
+
+
 @pytest.mark.parametrize(
-    "name",
+    "spec",
     [
-        "ensemble_distilled.npz",
-        "ppo_finetuned.npz",
-        "ppo_general.npz",
-        "search_distilled.npz",
-        "members/ppo_majority4_seed0.npz",
-        "members/ppo_majority4_seed1.npz",
+        *(pytest.param(name, id=f"zoo:{name}") for name in sorted(agents.REGISTRY.zoo())),
+        *(pytest.param(str(CHECKPOINTS / name), id=f"checkpoints/{name}") for name in TEACHERS),
     ],
 )
-def test_shipped_checkpoint_beats_random_in_a_quick_seeded_evaluation(name: str) -> None:
+def test_shipped_checkpoint_beats_random_in_a_quick_seeded_evaluation(spec: str) -> None:
     from friday13_env.friday13.evaluation import evaluate_agent
 
-    agent = agents.load(CHECKPOINTS / name)
+    agent = agents.make(spec)
     rates = evaluate_agent(agent, ["random"], num_games=40, num_players=4, seed=7)
     assert rates["random"].low > 0.25  # an equal seat wins 25%
+
+
+class ZipOpens:
+    """Counts the archives opened for reading (``zipfile.ZipFile``), to see which reads the cache answers."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        real = zipfile.ZipFile
+
+        def counting(*args: Any, **kwargs: Any) -> zipfile.ZipFile:
+            if (args[1] if len(args) > 1 else kwargs.get("mode", "r")) == "r":
+                self.count += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(zipfile, "ZipFile", counting)
+
+
+def test_a_checkpoint_made_twice_is_read_once_and_its_policy_shared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clear_policy_cache()
+    path = tiny_policy(tmp_path / "tiny.npz")
+    (tmp_path / "link.npz").symlink_to(path)
+    opens = ZipOpens(monkeypatch)
+    first = agents.make(str(path), seed=0)
+    assert opens.count == 1
+    second = agents.make(str(path), seed=1)
+    linked = agents.load(tmp_path / "link.npz")  # another spelling of the same file
+    assert opens.count == 1
+    assert isinstance(first, CardPolicyAgent) and isinstance(second, CardPolicyAgent)
+    assert isinstance(linked, CardPolicyAgent)
+    assert first is not second and first.policy is second.policy is linked.policy
+    assert not any(array.flags.writeable for array in (first.policy.input_scale, *first.policy.weights))
+
+
+def test_a_rewritten_checkpoint_is_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    clear_policy_cache()
+    path = tiny_policy(tmp_path / "tiny.npz")
+    same_size = tiny_policy(tmp_path / "tanh.npz", activation="tanh")  # "tanh" and "relu": equal lengths
+    assert same_size.stat().st_size == path.stat().st_size
+    opens = ZipOpens(monkeypatch)
+    assert read_card_policy(path).metadata.activation == "relu"
+    before = path.stat()
+    with path.open("r+b") as handle:  # in place: same file, same size, only the time tells
+        handle.write(same_size.read_bytes())
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+    assert path.stat().st_ino == before.st_ino and path.stat().st_size == before.st_size
+    assert read_card_policy(path).metadata.activation == "tanh"
+    assert opens.count == 2
+    tiny_policy(path, hidden_sizes=[8])  # replaced by rename, as save_policy writes
+    assert read_card_policy(path).metadata.activation == "relu"
+    assert opens.count == 3
+
+
+def test_a_failed_read_is_not_cached_and_the_cache_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    clear_policy_cache()
+    broken = tmp_path / "broken.npz"
+    broken.write_bytes(b"not a zip")
+    with pytest.raises(CheckpointError, match="not a readable policy checkpoint"):
+        read_card_policy(broken)
+    tiny_policy(broken)
+    assert read_card_policy(broken).metadata.hidden_sizes == [8]
+    paths = [tiny_policy(tmp_path / f"p{index}.npz") for index in range(CACHE_ENTRIES + 1)]
+    opens = ZipOpens(monkeypatch)
+    for path in paths:
+        read_card_policy(path)
+    assert opens.count == CACHE_ENTRIES + 1
+    read_card_policy(paths[-1])
+    assert opens.count == CACHE_ENTRIES + 1  # the newest is still cached
+    read_card_policy(paths[0])
+    assert opens.count == CACHE_ENTRIES + 2  # the oldest was evicted
+
+
+def test_reading_keeps_the_stored_layout_so_logits_match_numpys_own_loader_bit_for_bit() -> None:
+    """Numpy sums a matrix product in an order that depends on memory layout: a re-laid-out copy of the
+    weights moves logits in their last bits and can flip a near-tie, so published results would not replay."""
+    path = agents.REGISTRY.zoo()["ensemble-v1"]
+    policy = read_card_policy(path)
+    with np.load(path, allow_pickle=False) as archive:
+        stored = [archive[f"w{index}"] for index in range(len(policy.weights))]
+        biases = [archive[f"b{index}"] for index in range(len(policy.biases))]
+        scale = archive["input_scale"]
+    assert any(weight.flags.f_contiguous and not weight.flags.c_contiguous for weight in stored)
+    for mine, theirs in zip(policy.weights, stored, strict=True):
+        assert mine.flags.f_contiguous == theirs.flags.f_contiguous and np.array_equal(mine, theirs)
+    observations = np.random.default_rng(0).integers(0, 4, size=(64, policy.weights[0].shape[0])).astype(np.float32)
+    for observation in observations:
+        hidden = observation * scale
+        for weight, bias in zip(stored[:-1], biases[:-1], strict=True):
+            hidden = np.maximum(hidden @ weight + bias, 0.0)
+        expected = hidden @ stored[-1] + biases[-1]
+        assert np.array_equal(policy.logits(observation), expected)

@@ -165,7 +165,7 @@ def test_aec_invariants_hold_after_every_step(seed: int, num_players: int, deck_
         chosen = choose(observation["action_mask"], rng)
         table.play(seat, chosen)
         aec.step(chosen)
-        if "round_points" in aec.infos[agent]:
+        if aec.infos[agent]["round_over"]:
             points = table.round_points()
             scores = [a + b for a, b in zip(scores, points, strict=True)]
             assert [aec.infos[name]["round_points"] for name in aec.possible_agents] == points

@@ -1,78 +1,136 @@
-"""Evaluate baseline agents and trained policies on Friday (the solo deck-builder).
+"""Evaluate agents on Friday (the solo deck-builder): baselines, zoo policies and trained checkpoints.
 
 Example::
 
     python training/evaluate_friday.py --agents random heuristic --levels 1 2 3 4 \\
         --games 1000 --seed 0 --json friday_eval.json
 
-    python training/evaluate_friday.py --agents random heuristic checkpoints/friday_level1.npz --levels 1
+    python training/evaluate_friday.py --agents random heuristic ppo-level1-v1 runs/x/policy.npz --levels 1
 
-    python training/evaluate_friday.py --agents search --search-budget 8 --levels 1 4 --games 200 \
+    python training/evaluate_friday.py --agents search:budget=8 --levels 1 4 --games 200 \\
         --json results/friday_search.json --markdown results/friday_search.md
 
-Prints win rate (Wilson 95% CI), mean score (Student-t 95% CI) and seconds per decision per agent and
-level; ``--json`` / ``--markdown`` also write them to files. Results are deterministic for a given seed.
+An agent is a spec, exactly as ``friday13_env.friday.agents.make`` takes it: a registered name
+(``random``, ``heuristic``, ``search``), a zoo name (``ppo-level1-v1``) or a checkpoint path, with
+options as ``name:key=value,...``. Prints win rate (Wilson 95% CI, inside [0, 1]), mean score (Student-t
+95% CI) and milliseconds per decision per agent and level; ``--json`` / ``--markdown`` also write them
+to files (parent folders are created; the paths are checked before any game is played). Results are
+deterministic for a given seed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from friday13_env.core.policy import CheckpointError
-from friday13_env.friday.agents import Agent, make_agent
+from friday13_env.core.specs import AgentSpec, parse_spec
+from friday13_env.friday.agents import REGISTRY, make, names
 from friday13_env.friday.evaluation import evaluate, format_markdown, format_table, results_to_json
+from friday13_env.friday.levels import LEVELS
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
+    return value
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """Command-line options."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    """Command-line options, every one checked before any game is played."""
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument(
         "--agents",
         nargs="+",
         default=["random", "heuristic"],
-        help="random, heuristic, search, or the path of a trained policy checkpoint (.npz), "
-        "e.g. checkpoints/friday_level1.npz",
+        help=f"agent specs: {', '.join(names())}, or a checkpoint path (.npz), each optionally with options "
+        "as name:key=value,... (e.g. search:budget=16)",
     )
-    parser.add_argument("--search-budget", type=int, default=8, help="search: sampled futures per candidate move")
-    parser.add_argument("--levels", nargs="+", type=int, default=[1, 2, 3, 4], choices=[1, 2, 3, 4])
-    parser.add_argument("--games", type=int, default=1000, help="games per agent and level")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--search-budget",
+        type=positive_int,
+        default=None,
+        help="budget of every plain 'search' agent (the same as search:budget=N)",
+    )
+    parser.add_argument("--levels", nargs="+", type=int, default=sorted(LEVELS), choices=sorted(LEVELS))
+    parser.add_argument("--games", type=positive_int, default=1000, help="games per agent and level (>= 1)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="run seed (>= 0)")
     parser.add_argument("--json", default=None, help="write the results to this JSON file")
     parser.add_argument("--markdown", default=None, help="write the results table (Markdown) to this file")
     args = parser.parse_args(argv)
-    for name in args.agents:
+    args.specs = []
+    for text in args.agents:
         try:
-            build_agent(name, args)
+            spec = with_search_budget(REGISTRY.check(parse_spec(text)), args.search_budget)
+            make(spec, seed=args.seed)  # builds it once: option values and checkpoints are checked too
         except (ValueError, CheckpointError) as error:
-            parser.error(f"--agents {name}: {error}")
+            parser.error(f"--agents {text}: {error}")
+        args.specs.append(spec)
+    for flag in ("json", "markdown"):
+        path = getattr(args, flag)
+        if path is not None:
+            try:
+                check_writable(Path(path))
+            except OSError as error:
+                parser.error(f"--{flag} {path}: cannot write there ({error.strerror or error})")
     return args
 
 
-def build_agent(name: str, args: argparse.Namespace) -> Agent:
-    """The agent called ``name``, with the command line's options for the agents that take them."""
-    options = {"budget": args.search_budget} if name == "search" else {}
-    return make_agent(name, args.seed, **options)
+def with_search_budget(spec: AgentSpec, budget: int | None) -> AgentSpec:
+    """``search`` with ``--search-budget`` added, unless the spec sets its own budget."""
+    if budget is None or spec.name != "search" or any(key == "budget" for key, _ in spec.options):
+        return spec
+    return AgentSpec(spec.name, (*spec.options, ("budget", budget)))
+
+
+def check_writable(path: Path) -> None:
+    """Create the parent folders and prove a file can be written beside ``path``; an ``OSError`` if not."""
+    if path.is_dir():
+        raise IsADirectoryError(21, "Is a directory", str(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"):
+        pass
+    if path.exists() and not os.access(path, os.W_OK):
+        raise PermissionError(13, "Permission denied", str(path))
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write through a temporary file in the same folder and a rename, so no half file is ever left."""
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".tmp", delete=False, encoding="utf-8") as handle:
+        handle.write(text)
+    os.chmod(handle.name, 0o644)
+    os.replace(handle.name, path)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the evaluation, print the table, optionally save JSON."""
+    """Run the evaluation, print the table, optionally save JSON and Markdown."""
     args = parse_args(argv)
     results = []
-    for name in args.agents:
+    for spec in args.specs:
         for level in args.levels:
             start = time.perf_counter()
-            results.append(evaluate(build_agent(name, args), level, args.games, args.seed))
-            print(f"{name} level {level}: {time.perf_counter() - start:.1f} s", file=sys.stderr)
+            results.append(evaluate(spec, level, args.games, args.seed))
+            print(f"{spec.label} level {level}: {time.perf_counter() - start:.1f} s", file=sys.stderr)
     print(format_table(results))
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(results_to_json(results, args.seed), handle, indent=2)
+        write_atomically(Path(args.json), json.dumps(results_to_json(results, args.seed), indent=2) + "\n")
     if args.markdown:
-        with open(args.markdown, "w", encoding="utf-8") as handle:
-            handle.write(format_markdown(results, args.seed) + "\n")
+        write_atomically(Path(args.markdown), format_markdown(results, args.seed) + "\n")
     return 0
 
 

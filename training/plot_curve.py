@@ -1,38 +1,69 @@
 """Plot a training run's learning curve: win rate against the baselines over training steps.
 
 Usage: ``python training/plot_curve.py runs/ppo --out docs/ppo_curve.png``.
-Reads the run's ``progress.json`` (written by ``train_ppo.py``), so a resumed run plots as one curve.
+Reads the run's ``progress.json`` (written by ``train_ppo.py``), so a resumed run plots as one curve;
+one line per ``--eval-opponents`` agent, named by its spec. The image is written atomically.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from common.script_args import output_error
+
+from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.evaluation.report import require_matplotlib
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def read_curve(progress_file: Path) -> list[dict[str, Any]]:
+    """The run's evaluations, oldest first; a ``ValueError`` that names the file if it is missing or damaged."""
+    try:
+        progress = json.loads(progress_file.read_text())
+    except FileNotFoundError:
+        run_dir = progress_file.parent
+        raise ValueError(f"{progress_file} does not exist: is {run_dir} a train_ppo.py run directory?") from None
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise ValueError(f"{progress_file} is damaged ({error})") from error
+    curve = progress.get("curve") if isinstance(progress, dict) else None
+    if not isinstance(curve, list) or not all(
+        isinstance(point, dict) and isinstance(point.get("timesteps"), int) for point in curve
+    ):
+        raise ValueError(f"{progress_file} is damaged: no list of evaluations under 'curve'")
+    if not curve:
+        raise ValueError(f"{progress_file} holds no evaluations yet (--eval-every 0?)")
+    return curve
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("run_dir", type=Path, help="a train_ppo.py run directory")
     parser.add_argument("--out", type=Path, required=True, help="where to write the PNG")
     parser.add_argument("--players", type=int, default=4, help="table size of the evaluations (for the 1/n line)")
     args = parser.parse_args(argv)
-    progress_file = args.run_dir / "progress.json"
-    if not progress_file.is_file():
-        parser.error(f"{progress_file} does not exist: is {args.run_dir} a train_ppo.py run directory?")
-    curve = json.loads(progress_file.read_text())["curve"]
-    if not curve:
-        parser.error(f"{progress_file} holds no evaluations yet (--eval-every 0?)")
-    require_matplotlib()
+    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
+        parser.error(f"--players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {args.players}")
+    problem = output_error(args.out)
+    if problem:
+        parser.error(f"--out: {problem}")
+    try:
+        curve = read_curve(args.run_dir / "progress.json")
+        require_matplotlib()
+    except (ValueError, ImportError) as error:
+        parser.error(str(error))
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=(7, 4))
     axes = figure.subplots()
     steps = [point["timesteps"] for point in curve]
     for opponent in [key for key in curve[0] if key != "timesteps"]:
-        axes.plot(steps, [point[opponent] for point in curve], marker="o", label=f"vs 3 x {opponent}")
+        rates = [point.get(opponent, float("nan")) for point in curve]  # nan: a point without this column
+        axes.plot(steps, rates, marker="o", label=f"vs 3 x {opponent}")
     axes.axhline(1 / args.players, linestyle="--", color="grey", label=f"equal seat (1/{args.players})")
     axes.set_xlabel("training timesteps (learner decisions)")
     axes.set_ylabel(f"{args.players}-player win rate")
@@ -41,7 +72,10 @@ def main(argv: list[str] | None = None) -> None:
     axes.grid(alpha=0.3)
     figure.tight_layout()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(args.out, dpi=120)
+    with tempfile.NamedTemporaryFile(dir=args.out.parent, suffix=args.out.suffix or ".png", delete=False) as handle:
+        figure.savefig(handle, dpi=120, format=(args.out.suffix.lstrip(".") or "png"))
+    os.chmod(handle.name, 0o644)
+    os.replace(handle.name, args.out)
     print(f"wrote {args.out}")
 
 

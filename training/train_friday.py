@@ -1,4 +1,4 @@
-"""Train a MaskablePPO policy for Friday, the solo deck-builder (``friday13_env/Friday-v0``).
+"""Train a MaskablePPO policy for Friday, the solo deck-builder (``friday13_env/FridaySolo-v0``).
 
 Reads top to bottom (CleanRL style, like ``training/train_ppo.py``): hyperparameters, environment
 construction, the optional behaviour-cloning warm start, the callback that checkpoints and evaluates,
@@ -8,13 +8,13 @@ then the training loop. Every hyperparameter is a field of ``Args`` and a comman
 Reward: the environment's own reward (the final score, 0 before the end) times ``--reward-scale``.
 Optional shaping, off by default: ``--win-bonus`` adds that many score points to the final reward of a
 won game. Warm start, off by default: ``--bc-games N`` first behaviour-clones N games of the rule-based
-``HeuristicAgent`` (cross-entropy on its masked actions, plus the critic regressed on the discounted
+``heuristic`` agent (cross-entropy on its masked actions, plus the critic regressed on the discounted
 final rewards), then PPO improves on it.
 
 What a run leaves in ``--run-dir`` (default ``runs/<run-name>``):
   ``last.zip``           the full SB3 model (weights + optimizer), rewritten atomically: ``--resume`` continues it
   ``progress.json``      timesteps done, wall time, learning-curve points; rewritten atomically
-  ``policy.npz``         the exported numpy policy (``friday13_env.friday.agents.make_agent(path)`` plays it)
+  ``policy.npz``         the exported numpy policy (``friday13_env.friday.agents.make(path)`` plays it)
   ``learning_curve.csv`` and TensorBoard logs in ``tb/``
 """
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import json
 import time
 from collections.abc import Callable
@@ -33,6 +34,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 from common.maskable_ppo import (
+    RunError,
     export_copy,
     hyperparameter_error,
     new_maskable_ppo,
@@ -42,15 +44,15 @@ from common.maskable_ppo import (
     save_model,
     vectorize,
 )
-from common.script_args import atomic_write_text, dataclass_parser, option
+from common.script_args import atomic_write_text, dataclass_parser, option, output_error
 from common.torch_policy import save_linear_layers, sb3_actor_layers
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
 from friday13_env.friday import encoding
-from friday13_env.friday.agents import HeuristicAgent, load_policy
-from friday13_env.friday.env import FridayEnv
+from friday13_env.friday.agents import load, make
+from friday13_env.friday.env import FridayEnv, observation_dict
 from friday13_env.friday.evaluation import evaluate, game_seed
 from friday13_env.friday.levels import check_level
 from friday13_env.friday.policy import policy_metadata
@@ -63,37 +65,43 @@ class Args:
 
     run_name: str = option("friday_level1", "name of the run; its directory is runs/<run-name>")
     run_dir: str = option("", "explicit run directory (overrides --run-name)")
-    seed: int = option(0, "seeds the model, the environments, the warm start and the evaluations")
-    total_timesteps: int = option(1_000_000, "PPO decisions to train for, in all (the warm start not counted)")
-    levels: list[int] = option([1], "difficulty levels (1-4), one drawn per episode")
-    reward_scale: float = option(0.02, "multiplies the final reward (scores span about -80..+90)")
+    seed: int = option(0, "seeds the model, the environments, the warm start and the evaluations", minimum=0)
+    total_timesteps: int = option(
+        1_000_000, "PPO decisions to train for, in all (the warm start not counted)", minimum=0
+    )
+    levels: list[int] = option([1], "difficulty levels, one drawn per episode", minimum=1, maximum=4)
+    reward_scale: float = option(0.02, "multiplies the final reward (scores span about -80..+90)", above=0)
     win_bonus: float = option(0.0, "reward shaping, off by default: score points added to the final reward of a win")
-    bc_games: int = option(0, "warm start: behaviour-clone this many heuristic games before PPO (0 = off)")
-    bc_epochs: int = option(8, "passes over the heuristic games")
-    bc_learning_rate: float = option(1e-3, "Adam learning rate of the warm start")
-    bc_samples: int = option(8, "Monte-Carlo plays per hazard of the cloned heuristic (fewer = faster, weaker)")
-    num_envs: int = option(8, "environments stepped per rollout")
+    bc_games: int = option(0, "warm start: behaviour-clone this many heuristic games before PPO (0 = off)", minimum=0)
+    bc_epochs: int = option(8, "passes over the heuristic games", minimum=1)
+    bc_learning_rate: float = option(1e-3, "Adam learning rate of the warm start", above=0)
+    bc_samples: int = option(
+        8, "Monte-Carlo plays per hazard of the cloned heuristic (fewer = faster, weaker)", minimum=1
+    )
+    num_envs: int = option(8, "environments stepped per rollout", minimum=1)
     subprocess: bool = option(
         True, "step every environment in its own process (SubprocVecEnv); --no-subprocess steps all in this one"
     )
-    learning_rate: float = option(2e-4, "Adam learning rate")
-    n_steps: int = option(512, "rollout length per environment")
-    batch_size: int = option(512, "minibatch size")
-    n_epochs: int = option(5, "passes over each rollout")
-    gamma: float = option(0.998, "discount factor (games last ~50-250 decisions, the reward comes at the end)")
-    gae_lambda: float = option(0.95, "GAE lambda")
-    clip_range: float = option(0.2, "PPO clip range")
-    ent_coef: float = option(0.003, "entropy bonus")
-    vf_coef: float = option(0.5, "value loss weight")
-    hidden_sizes: list[int] = option([256, 256], "hidden layer widths of the actor and the critic")
-    activation: str = option("relu", "relu or tanh")
-    eval_every: int = option(100_000, "timesteps between evaluations (0 = never)")
-    eval_games: int = option(200, "games per level of each evaluation (fixed deals, greedy policy)")
-    checkpoint_every: int = option(50_000, "timesteps between checkpoints")
-    export: str = option("", "also copy the final numpy policy here, e.g. checkpoints/friday_level1.npz")
+    learning_rate: float = option(2e-4, "Adam learning rate", above=0)
+    n_steps: int = option(512, "rollout length per environment", minimum=1)
+    batch_size: int = option(512, "minibatch size", minimum=2)
+    n_epochs: int = option(5, "passes over each rollout", minimum=1)
+    gamma: float = option(
+        0.998, "discount factor (games last ~50-250 decisions, the reward comes at the end)", above=0, maximum=1
+    )
+    gae_lambda: float = option(0.95, "GAE lambda", minimum=0, maximum=1)
+    clip_range: float = option(0.2, "PPO clip range", above=0)
+    ent_coef: float = option(0.003, "entropy bonus", minimum=0)
+    vf_coef: float = option(0.5, "value loss weight", minimum=0)
+    hidden_sizes: list[int] = option([256, 256], "hidden layer widths of the actor and the critic", minimum=1)
+    activation: str = option("relu", "activation of the hidden layers", choices=("relu", "tanh"))
+    eval_every: int = option(100_000, "timesteps between evaluations (0 = never)", minimum=0)
+    eval_games: int = option(200, "games per level of each evaluation (fixed deals, greedy policy)", minimum=1)
+    checkpoint_every: int = option(50_000, "timesteps between checkpoints", minimum=1)
+    export: str = option("", "also copy the final numpy policy here, e.g. ppo-level1-v2.npz")
     resume: bool = option(False, "continue the run in the run directory from its last checkpoint")
     progress: bool = option(True, "show a progress bar")
-    torch_threads: int = option(1, "torch CPU threads of the learner process")
+    torch_threads: int = option(1, "torch CPU threads of the learner process", minimum=1)
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
@@ -108,9 +116,15 @@ def parse_args(argv: list[str] | None = None) -> Args:
             check_level(level)
         except ValueError as error:
             parser.error(f"--levels: {error}")
-    if args.bc_games < 0 or args.reward_scale <= 0:
-        parser.error("--bc-games must be >= 0 and --reward-scale > 0")
+    for flag, path, directory in (("--run-dir", run_directory(args), True), ("--export", args.export, False)):
+        problem = output_error(path, directory=directory) if path else None
+        if problem:
+            parser.error(f"{flag}: {problem}")
     return args
+
+
+def run_directory(args: Args) -> Path:
+    return Path(args.run_dir or Path("runs") / args.run_name)
 
 
 # -- environments ----------------------------------------------------------------------------------
@@ -144,7 +158,8 @@ class FridayTraining(gym.Wrapper):
         return observation, reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
-        return self.env.unwrapped.action_masks()
+        friday: FridayEnv = self.env.unwrapped  # type: ignore[assignment]
+        return friday.action_masks()
 
 
 def make_env(args: Args, rank: int) -> Callable[[], gym.Env]:
@@ -164,15 +179,17 @@ def make_vec_env(args: Args) -> VecEnv:
 def collect_demonstrations(args: Args) -> dict[str, np.ndarray]:
     """Play ``args.bc_games`` heuristic games; keep (observation, mask, action, discounted final reward)."""
     env = FridayEnv(level=args.levels[0])
-    agent = HeuristicAgent(args.seed, samples=args.bc_samples)
-    observations, masks, actions, returns = [], [], [], []
+    observations: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    actions: list[int] = []
+    returns: list[float] = []
     for game in range(args.bc_games):
         seed = game_seed(args.seed + 7_919, game)  # deals disjoint from the evaluation's (seed 12_345)
         obs, info = env.reset(seed=seed, options={"level": args.levels[game % len(args.levels)]})
-        agent.reset(seed)
+        agent = make("heuristic", seed=seed, samples=args.bc_samples)
         start, done, reward = len(actions), False, 0.0
         while not done:
-            action = agent.act(obs, info["action_mask"])
+            action = agent.act(observation_dict(obs, info))
             observations.append(obs.astype(np.float16))
             masks.append(info["action_mask"].astype(bool))
             actions.append(action)
@@ -220,7 +237,7 @@ def behaviour_clone(model: MaskablePPO, data: dict[str, np.ndarray], args: Args)
 
 # -- exporting the numpy policy --------------------------------------------------------------------
 def export_policy(model: MaskablePPO, args: Args, path: Path, training: dict[str, Any]) -> None:
-    """Copy the actor's weights out of torch into a safe ``.npz`` checkpoint (a Friday-v0 policy)."""
+    """Copy the actor's weights out of torch into a safe ``.npz`` checkpoint (a Friday policy)."""
     description = f"MaskablePPO run {args.run_name!r} on Friday levels {args.levels}"
     metadata = policy_metadata(args.activation, args.hidden_sizes, description, training)
     save_linear_layers(path, sb3_actor_layers(model), np.ones(encoding.OBS_SIZE, dtype=np.float32), metadata)
@@ -270,7 +287,7 @@ class TrainingCallback(BaseCallback):
         """Greedy numpy policy, fixed deals (seed 12_345), ``eval_games`` games per level."""
         path = self.run_dir / "eval_current.npz"
         export_policy(model or self.model, self.args, path, self.training_record(steps))
-        agent = load_policy(path)
+        agent = load(path)  # read once, greedy: the same agent plays every game
         point: dict[str, Any] = {"timesteps": steps}
         summary = []
         for level in self.args.levels:
@@ -287,46 +304,60 @@ class TrainingCallback(BaseCallback):
             )
         self.progress["curve"].append(point)
         print(f"[eval @ {steps:,} steps, {self.args.eval_games} games] " + "; ".join(summary), flush=True)
-        with open(self.run_dir / "learning_curve.csv", "w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(point))
-            writer.writeheader()
-            writer.writerows(self.progress["curve"])
+        table = io.StringIO()
+        writer = csv.DictWriter(table, fieldnames=list(point))
+        writer.writeheader()
+        writer.writerows(self.progress["curve"])
+        atomic_write_text(self.run_dir / "learning_curve.csv", table.getvalue())
 
 
 # -- the run ----------------------------------------------------------------------------------------
-def main(argv: list[str] | None = None) -> None:
-    args = parse_args(argv)
-    run_dir = Path(args.run_dir or Path("runs") / args.run_name)
+def train(args: Args) -> None:
+    """The run ``args`` describes."""
+    run_dir = run_directory(args)
     progress = open_run(run_dir, args.resume, {"timesteps": 0, "wall_time_s": 0.0, "warm_start": None, "curve": []})
     torch.set_num_threads(args.torch_threads)
     vec_env = make_vec_env(args)
-    model = resume_model(run_dir, vec_env, progress) if args.resume else new_maskable_ppo(args, vec_env, run_dir)
-    callback = TrainingCallback(args, run_dir, progress)
-    if not args.resume and args.bc_games > 0:
-        started = time.time()
-        data = collect_demonstrations(args)
-        collected = time.time() - started
-        stats = behaviour_clone(model, data, args)
-        stats.update(games=args.bc_games, collect_s=round(collected, 1), wall_time_s=round(time.time() - started, 1))
-        progress["warm_start"] = stats
-        print(f"warm start: cloned {args.bc_games} heuristic games: {stats}", flush=True)
-        if args.eval_every > 0:
-            callback.evaluate(0, model)
-    remaining = args.total_timesteps - progress["timesteps"]
-    if remaining > 0:
-        model.learn(
-            total_timesteps=remaining,
-            callback=callback,
-            reset_num_timesteps=not args.resume,
-            progress_bar=args.progress,
-            tb_log_name="ppo",
-        )
-    else:
-        callback.init_callback(model)
-    callback.save(model.num_timesteps)
-    vec_env.close()
+    try:
+        model = resume_model(run_dir, vec_env, progress) if args.resume else new_maskable_ppo(args, vec_env, run_dir)
+        callback = TrainingCallback(args, run_dir, progress)
+        if not args.resume and args.bc_games > 0:
+            started = time.time()
+            data = collect_demonstrations(args)
+            collected = time.time() - started
+            stats = behaviour_clone(model, data, args)
+            stats.update(
+                games=args.bc_games, collect_s=round(collected, 1), wall_time_s=round(time.time() - started, 1)
+            )
+            progress["warm_start"] = stats
+            print(f"warm start: cloned {args.bc_games} heuristic games: {stats}", flush=True)
+            if args.eval_every > 0:
+                callback.evaluate(0, model)
+        remaining = args.total_timesteps - progress["timesteps"]
+        if remaining > 0:
+            model.learn(
+                total_timesteps=remaining,
+                callback=callback,
+                reset_num_timesteps=not args.resume,
+                progress_bar=args.progress,
+                tb_log_name="ppo",
+            )
+        else:
+            callback.init_callback(model)
+        callback.save(model.num_timesteps)
+    finally:
+        vec_env.close()
     export_copy(run_dir, args.export)
     print(f"done: {model.num_timesteps:,} timesteps; run directory {run_dir}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The command line: bad flags exit with argparse's usage message, run-directory problems with theirs."""
+    args = parse_args(argv)
+    try:
+        train(args)
+    except RunError as error:
+        raise SystemExit(f"error: {error}") from None
 
 
 if __name__ == "__main__":

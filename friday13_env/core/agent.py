@@ -27,17 +27,29 @@ class Agent(Protocol):
         ...
 
 
-def legal_actions(observation: Observation) -> np.ndarray:
-    """The legal actions of an observation, ascending; an error if there are none."""
-    if not isinstance(observation, Mapping) or "action_mask" not in observation:
+def observation_arrays(observation: object, agent: str = "agent") -> tuple[np.ndarray, np.ndarray]:
+    """The observation vector and the action mask of an observation dict, or a ``ValueError`` saying what is
+    missing: anything but a mapping with both entries (an array, a list, ``None``) is refused here."""
+    if not isinstance(observation, Mapping):
         raise ValueError(
-            "an agent needs the observation dict {'observation': vector, 'action_mask': mask}, "
+            f"{agent}: an agent needs the observation dict {{'observation': vector, 'action_mask': mask}}, "
             f"got {type(observation).__name__}"
         )
-    legal = np.flatnonzero(np.asarray(observation["action_mask"]))
-    if legal.size == 0:
-        raise ValueError("the observation has no legal action: this agent is not the one to move")
-    return legal
+    missing = [key for key in ("observation", "action_mask") if key not in observation]
+    if missing:
+        keys = sorted(str(key) for key in observation)
+        raise ValueError(
+            f"{agent}: the observation dict has no {' and no '.join(map(repr, missing))} entry (its keys: {keys}); "
+            "an agent needs {'observation': vector, 'action_mask': mask}"
+        )
+    return np.asarray(observation["observation"]), np.asarray(observation["action_mask"])
+
+
+def legal_actions(observation: Observation, agent: str = "agent") -> np.ndarray:
+    """The legal actions of an observation, ascending; an error if there are none."""
+    if not isinstance(observation, Mapping) or "action_mask" not in observation:
+        observation_arrays(observation, agent)  # raises, naming what is missing
+    return _legal(np.asarray(observation["action_mask"]), agent)
 
 
 def checked_observation(
@@ -45,17 +57,29 @@ def checked_observation(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The observation vector and the legal actions, after checking both have the expected shape and values.
 
-    A wrong length, a NaN or an empty mask is a ``ValueError`` that names the problem, before any work.
+    Not a dict, a missing entry, a wrong length, a NaN, a non-numeric array or an empty mask is a
+    ``ValueError`` that names the agent and the problem, before any work.
     """
-    legal = legal_actions(observation)
-    if "observation" not in observation:
-        raise ValueError(f"{agent}: the observation dict has no 'observation' entry (keys: {sorted(observation)})")
-    vector = np.asarray(observation["observation"])
-    mask = np.asarray(observation["action_mask"])
+    vector, mask = observation_arrays(observation, agent)
     if vector.shape != (size,):
         raise ValueError(f"{agent}: expected an observation vector of shape ({size},), got {vector.shape}")
     if mask.shape != (num_actions,):
         raise ValueError(f"{agent}: expected an action mask of shape ({num_actions},), got {mask.shape}")
-    if not np.issubdtype(vector.dtype, np.number) or not np.all(np.isfinite(vector)):
-        raise ValueError(f"{agent}: the observation vector holds non-finite or non-numeric values")
-    return vector, legal
+    if vector.dtype.kind not in _NUMERIC:
+        raise ValueError(f"{agent}: the observation vector holds non-numeric values (dtype {vector.dtype})")
+    if not np.all(np.isfinite(vector)):
+        raise ValueError(f"{agent}: the observation vector holds non-finite values (NaN or inf)")
+    return vector, _legal(mask, agent)
+
+
+_NUMERIC = "biuf"
+"""dtype kinds of an observation or a mask: booleans, integers and floats."""
+
+
+def _legal(mask: np.ndarray, agent: str) -> np.ndarray:
+    if mask.dtype.kind not in _NUMERIC:
+        raise ValueError(f"{agent}: the action mask holds non-numeric values (dtype {mask.dtype})")
+    legal = np.flatnonzero(mask)
+    if legal.size == 0:
+        raise ValueError(f"{agent}: the observation has no legal action: this agent is not the one to move")
+    return legal

@@ -4,8 +4,10 @@ A policy checkpoint is an ``.npz`` file holding only float32 arrays and one JSON
 The metadata pins what the weights were trained for: the environment version, the deck, the
 observation layout (size and block names), the action count and the network's shape. Reading is
 safe against hostile files: nothing is unpickled (so opening a file never executes code), and every
-array header is checked against the declared network before any data is read, so memory stays
-bounded by the declared network's size (itself capped) whatever the file claims.
+array header (dtype, shape, and the member's inflated size) is checked against the declared network
+before any data is decompressed, so memory stays bounded by the declared network's size (itself
+capped) whatever the file claims. A read policy is immutable (read-only arrays), and ``read_policy``
+caches it per unchanged file, so every agent made from one checkpoint shares one copy.
 
 This module is game-agnostic: each game passes ``read_policy`` the layout its environment expects
 (``friday13_env.friday13.agents.policy``, ``friday13_env.friday.policy``), and a file made for
@@ -19,11 +21,17 @@ numpy, not torch.
 from __future__ import annotations
 
 import hashlib
+import io
 import itertools
 import json
+import math
 import os
+import stat
 import tempfile
+import threading
 import zipfile
+import zlib
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -40,6 +48,13 @@ MAX_PARAMETERS = 20_000_000
 """The largest network a checkpoint may declare (80 MB of float32): a bound on what reading allocates."""
 MAX_LAYERS = 32
 MAX_METADATA_BYTES = 1 << 20
+MAX_HEADER_BYTES = 1 << 14
+"""The longest ``.npy`` header read (numpy itself refuses headers over 10,000 characters)."""
+CACHE_ENTRIES = 32
+CACHE_BYTES = 256 << 20
+"""Bounds of ``read_policy``'s cache: at most this many policies, and this many bytes of weights."""
+_FLOAT32 = np.dtype("<f4")
+_HEADER_LENGTH_BYTES = {(1, 0): 2, (2, 0): 4}
 ExpectedLayout = Callable[["PolicyMetadata"], dict[str, Any]]
 """A game's check of a checkpoint: the metadata fields its environment needs, or a ``ValueError``."""
 
@@ -75,7 +90,7 @@ def save_policy(
     """Write a checkpoint atomically (temporary file + rename), so a crash never leaves half a file."""
     if len(weights) != len(biases) or not weights:
         raise ValueError("need one bias per weight matrix, and at least one layer")
-    arrays: dict[str, np.ndarray] = {"input_scale": np.asarray(input_scale, dtype=np.float32)}
+    arrays: dict[str, Any] = {"input_scale": np.asarray(input_scale, dtype=np.float32)}
     for index, (weight, bias) in enumerate(zip(weights, biases, strict=True)):
         arrays[f"w{index}"] = np.asarray(weight, dtype=np.float32)
         arrays[f"b{index}"] = np.asarray(bias, dtype=np.float32)
@@ -89,20 +104,30 @@ def save_policy(
 
 
 class MLPPolicy:
-    """A numpy MLP read from a checkpoint: ``logits(observation_vector)``."""
+    """A numpy MLP read from a checkpoint: ``logits(observation_vector)``.
+
+    Immutable: the arrays are read-only float32 (writable ones given to the constructor are copied) and
+    held in tuples, so one policy can be shared by every agent made from a checkpoint (``read_policy``
+    caches it). To change a network, build a new ``MLPPolicy`` from modified copies.
+    """
 
     def __init__(
         self,
-        weights: list[np.ndarray],
-        biases: list[np.ndarray],
+        weights: Sequence[np.ndarray],
+        biases: Sequence[np.ndarray],
         input_scale: np.ndarray,
         metadata: PolicyMetadata,
     ) -> None:
-        self.weights = weights
-        self.biases = biases
-        self.input_scale = input_scale
+        self.weights: tuple[np.ndarray, ...] = tuple(_read_only(weight) for weight in weights)
+        self.biases: tuple[np.ndarray, ...] = tuple(_read_only(bias) for bias in biases)
+        self.input_scale: np.ndarray = _read_only(input_scale)
         self.metadata = metadata
         self._activation = np.tanh if metadata.activation == "tanh" else _relu
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of weights, biases and input scale."""
+        return sum(array.nbytes for array in (self.input_scale, *self.weights, *self.biases))
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         # In place where numpy allows: at one observation per call the allocations are a visible cost.
@@ -170,19 +195,95 @@ def read_policy(path: str | Path, expected_layout: ExpectedLayout) -> MLPPolicy:
 
     ``expected_layout(metadata)`` returns the metadata fields the caller's environment needs (or raises
     ``ValueError`` for a file made for another environment); they are compared before any weight is read.
+
+    A file read before is not read again while it is unchanged: the policy comes from a small cache
+    keyed by the file's resolved path, identity, size and modification time (and ``expected_layout``),
+    so making many agents from one checkpoint costs one read. The policy's arrays are read-only, so
+    every agent can share it; :func:`clear_policy_cache` forgets the cached policies.
     """
     path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"no policy checkpoint at {str(path)!r}")
     try:
-        with zipfile.ZipFile(path) as archive:
-            return _read_archive(archive, path, expected_layout)
-    except (OSError, zipfile.BadZipFile, EOFError, NotImplementedError, RuntimeError) as error:
+        status = path.stat()
+    except (OSError, ValueError):
+        status = None
+    if status is None or not stat.S_ISREG(status.st_mode):
+        raise CheckpointError(f"no policy checkpoint at {str(path)!r}")
+    cached = _POLICY_CACHE.get(_cache_key(path, status, expected_layout))
+    if cached is not None:
+        return cached
+    try:
+        with path.open("rb") as handle:
+            key = _cache_key(path, os.fstat(handle.fileno()), expected_layout)  # the file actually read
+            with zipfile.ZipFile(handle) as archive:
+                policy = _read_archive(archive, path, expected_layout)
+    except (OSError, zipfile.BadZipFile, EOFError, NotImplementedError, RuntimeError, zlib.error) as error:
         raise CheckpointError(f"{path} is not a readable policy checkpoint (.npz): {error}") from error
+    _POLICY_CACHE.put(key, policy)
+    return policy
+
+
+def clear_policy_cache() -> None:
+    """Forget every cached policy, so that the next ``read_policy`` of each file reads it from disk."""
+    _POLICY_CACHE.clear()
+
+
+CacheKey = tuple[str, int, int, int, int, ExpectedLayout]
+
+
+def _cache_key(path: Path, status: os.stat_result, expected_layout: ExpectedLayout) -> CacheKey:
+    return (
+        str(path.resolve()),
+        status.st_dev,
+        status.st_ino,
+        status.st_size,
+        status.st_mtime_ns,
+        expected_layout,
+    )
+
+
+class _PolicyCache:
+    """A thread-safe LRU of read policies, bounded in entries and in bytes of weights."""
+
+    def __init__(self, max_entries: int, max_bytes: int) -> None:
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self._policies: OrderedDict[CacheKey, MLPPolicy] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: CacheKey) -> MLPPolicy | None:
+        with self._lock:
+            policy = self._policies.get(key)
+            if policy is not None:
+                self._policies.move_to_end(key)
+            return policy
+
+    def put(self, key: CacheKey, policy: MLPPolicy) -> None:
+        with self._lock:
+            self._policies[key] = policy
+            self._policies.move_to_end(key)
+            total = sum(cached.nbytes for cached in self._policies.values())
+            while len(self._policies) > 1 and (len(self._policies) > self.max_entries or total > self.max_bytes):
+                _, evicted = self._policies.popitem(last=False)
+                total -= evicted.nbytes
+
+    def clear(self) -> None:
+        with self._lock:
+            self._policies.clear()
+
+    def __len__(self) -> int:
+        return len(self._policies)
+
+
+_POLICY_CACHE = _PolicyCache(CACHE_ENTRIES, CACHE_BYTES)
 
 
 def _read_archive(archive: zipfile.ZipFile, path: Path, expected_layout: ExpectedLayout) -> MLPPolicy:
-    members = {info.filename.removesuffix(".npy"): info for info in archive.infolist()}
+    infos = archive.infolist()
+    members = {info.filename.removesuffix(".npy"): info for info in infos}
+    if len(members) != len(infos):
+        counts = Counter(info.filename.removesuffix(".npy") for info in infos)
+        twice = sorted(name for name, count in counts.items() if count > 1)
+        raise CheckpointError(f"{path} holds arrays named {twice[:10]} more than once: it is not a {FORMAT} checkpoint")
     if "metadata" not in members:
         raise CheckpointError(f"{path} has no metadata: it is not a {FORMAT} checkpoint")
     metadata = _read_metadata(archive, members["metadata"], path)
@@ -202,7 +303,7 @@ def _read_archive(archive: zipfile.ZipFile, path: Path, expected_layout: Expecte
             "matching friday13-env version"
         )
     sizes = [metadata.observation_size, *metadata.hidden_sizes, metadata.num_actions]
-    shapes = {"input_scale": (metadata.observation_size,)}
+    shapes: dict[str, tuple[int, ...]] = {"input_scale": (metadata.observation_size,)}
     for index in range(len(sizes) - 1):
         shapes[f"w{index}"] = (sizes[index], sizes[index + 1])
         shapes[f"b{index}"] = (sizes[index + 1],)
@@ -212,7 +313,11 @@ def _read_archive(archive: zipfile.ZipFile, path: Path, expected_layout: Expecte
         raise CheckpointError(
             f"{path}: arrays do not match the declared network {sizes} (missing {missing}, unexpected {unexpected})"
         )
-    arrays = {name: _read_array(archive, members[name], shape, path) for name, shape in shapes.items()}
+    # Every header first, then the data: a wrong array costs a header read, not a decompression.
+    for name, shape in shapes.items():
+        handle, _ = _open_array(archive, members[name], shape, sizes, path)
+        handle.close()
+    arrays = {name: _read_array(archive, members[name], shape, sizes, path) for name, shape in shapes.items()}
     if not all(np.all(np.isfinite(array)) for array in arrays.values()):
         raise CheckpointError(f"{path} holds non-finite weights (NaN or inf)")
     layers = len(sizes) - 1
@@ -223,15 +328,17 @@ def _read_archive(archive: zipfile.ZipFile, path: Path, expected_layout: Expecte
 
 def _read_metadata(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> PolicyMetadata:
     if info.file_size > MAX_METADATA_BYTES:
-        raise CheckpointError(f"{path}: metadata of {info.file_size} bytes (at most {MAX_METADATA_BYTES})")
+        raise CheckpointError(f"{path}: metadata of {info.file_size:,} bytes (at most {MAX_METADATA_BYTES:,})")
     with archive.open(info) as handle:
-        dtype, shape = _array_header(handle, path, "metadata")
+        dtype, shape, _, data_offset = _array_header(handle, path, "metadata")
         if dtype.kind != "U" or shape != ():
             raise CheckpointError(f"{path}: metadata must be one text string, found {dtype} of shape {shape}")
-        text = str(np.lib.format.read_array(handle, allow_pickle=False))
+        _check_data_size(info, data_offset, dtype.itemsize, f"a {dtype} string", path, "metadata")
+        data = _read_exactly(handle, dtype.itemsize, path, "metadata")
     try:
+        text = str(np.frombuffer(data, dtype=dtype)[0])
         raw = json.loads(text)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:
         raise CheckpointError(f"{path} has corrupt metadata: {error}") from error
     if not isinstance(raw, dict):
         raise CheckpointError(f"{path} has corrupt metadata: expected a JSON object, found {type(raw).__name__}")
@@ -285,36 +392,89 @@ def _is_size(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 1 << 20
 
 
-def _array_header(handle: IO[bytes], path: Path, name: str) -> tuple[np.dtype, tuple[int, ...]]:
+def _array_header(handle: IO[bytes], path: Path, name: str) -> tuple[np.dtype, tuple[int, ...], bool, int]:
+    """``(dtype, shape, fortran_order, data offset)`` of a ``.npy`` member, reading only its header.
+
+    The header's length is checked before the header is read, so a file claiming a huge header costs nothing.
+    """
+    preamble = _read_exactly(handle, 8, path, name)  # magic string and format version
     try:
-        version = np.lib.format.read_magic(handle)
-        if version == (1, 0):
-            shape, _fortran, dtype = np.lib.format.read_array_header_1_0(handle)
-        elif version == (2, 0):
-            shape, _fortran, dtype = np.lib.format.read_array_header_2_0(handle)
-        else:
-            raise ValueError(f"unsupported .npy version {version}")
+        version = np.lib.format.read_magic(io.BytesIO(preamble))
     except ValueError as error:
+        raise CheckpointError(f"{path}: array {name!r} is not a .npy array: {error}") from error
+    if version not in _HEADER_LENGTH_BYTES:
+        raise CheckpointError(f"{path}: array {name!r} has .npy format version {version}; readable: 1.0 and 2.0")
+    length_bytes = _read_exactly(handle, _HEADER_LENGTH_BYTES[version], path, name)
+    length = int.from_bytes(length_bytes, "little")
+    if length > MAX_HEADER_BYTES:
+        raise CheckpointError(f"{path}: array {name!r} has a header of {length:,} bytes (at most {MAX_HEADER_BYTES:,})")
+    header = io.BytesIO(length_bytes + _read_exactly(handle, length, path, name))
+    read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    try:
+        shape, fortran_order, dtype = read_header(header)
+    except (ValueError, TypeError, KeyError, SyntaxError, RecursionError, MemoryError) as error:
         raise CheckpointError(f"{path}: array {name!r} has a bad header: {error}") from error
     if dtype.hasobject:
-        raise CheckpointError(f"{path}: array {name!r} holds Python objects; only numbers and text are allowed")
-    return dtype, tuple(shape)
+        raise CheckpointError(
+            f"{path}: array {name!r} holds Python objects (pickled data); only numbers and text are allowed"
+        )
+    return dtype, tuple(shape), bool(fortran_order), len(preamble) + len(length_bytes) + length
 
 
-def _read_array(archive: zipfile.ZipFile, info: zipfile.ZipInfo, shape: tuple[int, ...], path: Path) -> np.ndarray:
-    """One float32 array of exactly ``shape``, its header checked before its data is decompressed."""
+def _read_exactly(handle: IO[bytes], size: int, path: Path, name: str) -> bytes:
+    data = handle.read(size)
+    if len(data) != size:
+        raise CheckpointError(f"{path}: array {name!r} is truncated ({len(data):,} of {size:,} bytes)")
+    return data
+
+
+def _check_data_size(info: zipfile.ZipInfo, offset: int, size: int, what: str, path: Path, name: str) -> None:
+    """The member holds exactly its header and ``size`` bytes: checked before any data is decompressed."""
+    if info.file_size != offset + size:
+        raise CheckpointError(
+            f"{path}: array {name!r} holds {info.file_size - offset:,} bytes of data where {what} needs "
+            f"{size:,}: it is truncated or padded"
+        )
+
+
+def _open_array(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, shape: tuple[int, ...], sizes: list[int], path: Path
+) -> tuple[IO[bytes], bool]:
+    """The member opened past its header, after checking dtype, shape and size against the declared network."""
     name = info.filename.removesuffix(".npy")
-    limit = 4 * int(np.prod(shape)) + 4096  # data plus the largest header numpy writes
-    if info.file_size > limit:
-        raise CheckpointError(f"{path}: array {name!r} is {info.file_size} bytes, more than a {shape} float32 array")
-    with archive.open(info) as handle:
-        dtype, found = _array_header(handle, path, name)
-        if found != shape or dtype != np.dtype("<f4"):
+    handle = archive.open(info)
+    try:
+        dtype, found, fortran_order, offset = _array_header(handle, path, name)
+        if found != shape or dtype != _FLOAT32:
             raise CheckpointError(
-                f"{path}: array {name!r} is {dtype} {found}; the declared network needs float32 {shape}"
+                f"{path}: array {name!r} is {dtype} {found}; the declared network {sizes} needs float32 {shape}"
             )
-        try:
-            array = np.lib.format.read_array(handle, allow_pickle=False)
-        except ValueError as error:
-            raise CheckpointError(f"{path}: array {name!r} is truncated or corrupt: {error}") from error
-    return np.ascontiguousarray(array)
+        _check_data_size(info, offset, _FLOAT32.itemsize * math.prod(shape), f"float32 {shape}", path, name)
+    except BaseException:
+        handle.close()
+        raise
+    return handle, fortran_order
+
+
+def _read_array(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, shape: tuple[int, ...], sizes: list[int], path: Path
+) -> np.ndarray:
+    """One read-only float32 array of exactly ``shape``; nothing larger than that is ever decompressed."""
+    name = info.filename.removesuffix(".npy")
+    handle, fortran_order = _open_array(archive, info, shape, sizes, path)
+    with handle:
+        data = _read_exactly(handle, _FLOAT32.itemsize * math.prod(shape), path, name)
+    array = np.frombuffer(data, dtype=_FLOAT32)  # a read-only view of immutable bytes: no copy
+    # Keep the stored memory layout (torch exports are Fortran-ordered): numpy's matrix products sum in an
+    # order that depends on it, so a re-laid-out copy would move logits in their last bits.
+    array = array.reshape(shape[::-1]).T if fortran_order else array.reshape(shape)
+    return _read_only(array)
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """``array`` as float32 that nobody can write into (a read-only copy unless it already is read-only)."""
+    converted = np.asarray(array, dtype=np.float32)
+    if converted.flags.writeable:
+        converted = converted.copy()
+        converted.setflags(write=False)
+    return converted

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from friday13_env.core.agent import Agent
-from friday13_env.core.specs import AgentSpec, parse_spec
+from friday13_env.core.specs import AgentSpec, is_existing_file, parse_spec, shown
 from friday13_env.core.zoo import zoo_files
 
 AgentFactory = Callable[..., Agent]
@@ -72,18 +72,18 @@ class Registry:
             return constructor_options(self._factories[name])
         if name in self.zoo() or _is_path(name):
             return ["greedy"]
-        raise ValueError(f"unknown {self.game} agent {name!r}; known agents: {self.names()}")
+        raise ValueError(f"unknown {self.game} agent {shown(name)}; known agents: {self.names()}")
 
     def check(self, spec: str | AgentSpec) -> AgentSpec:
         """Parse a spec and check its name and option names without building anything."""
         parsed = parse_spec(spec)
         if parsed.name not in self._factories and parsed.name not in self.zoo() and not _is_path(parsed.name):
             raise ValueError(
-                f"unknown {self.game} agent {parsed.name!r}; known agents: {self.names()}, "
+                f"unknown {self.game} agent {shown(parsed.name)}; known agents: {self.names()}, "
                 "or the path of a .npz policy checkpoint"
             )
-        if _is_path(parsed.name) and not Path(parsed.name).is_file():
-            raise ValueError(f"no policy checkpoint at {parsed.name!r} (known agents: {self.names()})")
+        if _is_path(parsed.name) and not is_existing_file(parsed.name):
+            raise ValueError(f"no policy checkpoint at {shown(parsed.name)} (known agents: {self.names()})")
         unknown = sorted({key for key, _ in parsed.options} - set(self.options_of(parsed.name)))
         if unknown:
             raise UnknownOptionError(
@@ -94,7 +94,7 @@ class Registry:
     def make(self, spec: str | AgentSpec, seed: int | None = None, **options: Any) -> Agent:
         """The agent a spec names; keyword ``options`` add to (and may not repeat) the spec's own."""
         parsed = self.check(spec)
-        _check_seed(seed)
+        check_seed(seed)
         merged = dict(parsed.options)
         repeated = sorted(set(merged) & set(options))
         if repeated:
@@ -115,19 +115,24 @@ class Registry:
 
     def policy_path(self, name: str | Path) -> Path:
         """The checkpoint a zoo name or a path stands for (for agents built on a policy, such as ``endgame``)."""
+        if not isinstance(name, str | Path) or not str(name):
+            raise ValueError(
+                f"a policy must be a zoo name {sorted(self.zoo())} or a checkpoint path, got {shown(name)}"
+            )
         path = self.zoo().get(str(name))
         if path is not None:
             return path
-        if not Path(name).is_file():
-            raise ValueError(f"{str(name)!r} is neither a zoo policy {sorted(self.zoo())} nor a checkpoint file")
+        if not is_existing_file(name):
+            raise ValueError(f"{shown(str(name))} is neither a zoo policy {sorted(self.zoo())} nor a checkpoint file")
         return Path(name)
 
 
 def _is_path(name: str) -> bool:
-    return name.endswith(".npz") or "/" in name or "\\" in name or Path(name).is_file()
+    return name.endswith(".npz") or "/" in name or "\\" in name or is_existing_file(name)
 
 
-def _check_seed(seed: object) -> None:
+def check_seed(seed: object) -> None:
+    """The one seed rule of every agent: ``None`` (fresh entropy) or a non-negative int."""
     if seed is None or (isinstance(seed, int | np.integer) and not isinstance(seed, bool) and seed >= 0):
         return
-    raise ValueError(f"seed must be None or a non-negative int, got {seed!r}")
+    raise ValueError(f"seed must be None or a non-negative int, got {shown(seed)}")

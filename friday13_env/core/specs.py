@@ -8,10 +8,16 @@ processes, so nothing unpicklable or stateful crosses a process boundary.
 
 from __future__ import annotations
 
+import argparse
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 OptionValue = bool | int | float | str
+SHOWN_CHARACTERS = 60
+"""Longer names are cut in messages: an error must stay readable whatever was typed."""
+MAX_DIGITS = 20
+"""The longest number a command-line option takes; longer ones are refused before ``int()`` sees them."""
 SPEC_SYNTAX = (
     "an agent name, zoo name or checkpoint path, optionally with options as name:key=value,key=value "
     "(e.g. search:budget=600)"
@@ -41,22 +47,22 @@ def parse_spec(text: object) -> AgentSpec:
     if isinstance(text, AgentSpec):
         return text
     if not isinstance(text, str):
-        raise ValueError(f"an agent spec must be a string; expected {SPEC_SYNTAX}, got {text!r}")
+        raise ValueError(f"an agent spec must be a string; expected {SPEC_SYNTAX}, got {shown(text)}")
     text = text.strip()
     if not text:
         raise ValueError(f"empty agent spec; expected {SPEC_SYNTAX}")
-    if ":" not in text or Path(text).exists():
+    if ":" not in text or is_existing_path(text):
         return AgentSpec(text)
     name, _, option_text = text.partition(":")
     if not name:
-        raise ValueError(f"agent spec {text!r} has no agent name before ':'; expected {SPEC_SYNTAX}")
+        raise ValueError(f"agent spec {shown(text)} has no agent name before ':'; expected {SPEC_SYNTAX}")
     options: dict[str, OptionValue] = {}
     for item in option_text.split(","):
         key, equals, value = (part.strip() for part in item.partition("="))
         if not equals or not key.isidentifier() or not value:
-            raise ValueError(f"bad option {item!r} in agent spec {text!r}; expected {SPEC_SYNTAX}")
+            raise ValueError(f"bad option {shown(item)} in agent spec {shown(text)}; expected {SPEC_SYNTAX}")
         if key in options:
-            raise ValueError(f"option {key!r} is given twice in agent spec {text!r}")
+            raise ValueError(f"option {key!r} is given twice in agent spec {shown(text)}")
         options[key] = _parse_value(value)
     return AgentSpec(name, tuple(options.items()))
 
@@ -75,3 +81,70 @@ def _parse_value(text: str) -> OptionValue:
 
 def _format_value(value: OptionValue) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def shown(value: object, limit: int = SHOWN_CHARACTERS) -> str:
+    """``repr(value)`` for a message, cut after ``limit`` characters with the full length noted."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    size = f"{len(value)} characters" if isinstance(value, str) else f"{len(text)} characters as text"
+    return f"{text[:limit]}... ({size})"
+
+
+def is_existing_path(text: str | Path) -> bool:
+    """Whether ``text`` names an existing file or folder; ``False`` for what cannot be a path at all
+    (too long for the file system, a NUL byte), instead of an ``OSError``."""
+    try:
+        return Path(text).exists()
+    except (OSError, ValueError):
+        return False
+
+
+def is_existing_file(text: str | Path) -> bool:
+    """Whether ``text`` names an existing file; ``False`` for what cannot be a path (see ``is_existing_path``)."""
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False
+
+
+# -- numbers typed on a command line ------------------------------------------------------------------
+# ``argparse`` types: a bad value is an error that names the option ("argument --seed: must be a
+# non-negative integer, got '-1'"), and a 5,000-digit number never reaches ``int()``, whose own error
+# talks about Python's internals.
+
+
+def integer_argument(text: str) -> int:
+    """Any integer of at most ``MAX_DIGITS`` digits."""
+    text = text.strip()
+    digits = text.lstrip("+-")
+    if len(digits) > MAX_DIGITS:
+        raise argparse.ArgumentTypeError(
+            f"must be an integer of at most {MAX_DIGITS} digits, got {len(text)} characters"
+        )
+    if not re.fullmatch(r"[-+]?[0-9]+", text):
+        raise argparse.ArgumentTypeError(f"invalid int value: {shown(text)}")
+    return int(text)
+
+
+def non_negative_argument(text: str) -> int:
+    """An integer >= 0, such as a seed."""
+    return _at_least(text, 0, "a non-negative integer")
+
+
+def positive_argument(text: str) -> int:
+    """An integer >= 1, such as a count."""
+    return _at_least(text, 1, "a positive integer")
+
+
+def _at_least(text: str, low: int, wanted: str) -> int:
+    if len(text.strip().lstrip("+-")) > MAX_DIGITS:
+        return integer_argument(text)  # raises the length error
+    try:
+        value = integer_argument(text)
+    except argparse.ArgumentTypeError:
+        value = low - 1
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be {wanted}, got {shown(text.strip())}")
+    return value

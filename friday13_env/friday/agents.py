@@ -1,38 +1,58 @@
-"""Agents for Friday: uniform random, the rule-based expert, determinised search and trained policies.
+"""Friday's agents by name, the same shape as the card game's: ``make("search:budget=16", seed=0)``,
+``make("ppo-level1-v1")`` (a zoo policy) or ``make("path/to/policy.npz")``. See
+:mod:`friday13_env.core.registry` for how a spec is resolved.
 
-Protocol: ``agent.act(obs, mask) -> int`` with the environment's observation and int8/bool action
-mask, plus ``agent.reset(seed)`` at the start of a game. Agents see only what the environment
-exposes (the observation and the mask) and the printed card data of :mod:`friday13_env.friday.cards`;
-never the engine state. The rule-based and search agents rebuild a state from the observation with the
-unknown orders sampled (:mod:`friday13_env.friday.belief`) and reason on that.
+Protocol (:class:`friday13_env.core.agent.Agent`, one for both games): a ``name`` and
+``act(observation) -> int``, where ``observation`` is ``{"observation": vector, "action_mask": mask}``
+(:func:`friday13_env.friday.env.observation_dict` builds it from ``env.step``'s ``obs`` and ``info``).
+Agents see only that and the printed card data of :mod:`friday13_env.friday.cards`, never the engine
+state; the rule-based and search agents rebuild a state from the observation with the unknown orders
+sampled (:mod:`friday13_env.friday.belief`) and reason on that.
+
+Seeding: ``make(spec, seed=s)`` builds a reproducible agent; the evaluation builds one per game from
+the spec and the game's seed. The random, heuristic and search agents also have an optional
+``reset(seed)`` hook that re-seeds them in place (the same as building a new one with that seed), for
+code that keeps one agent object across games; agents need not have it.
+
+Registered agents: ``random`` (uniform over the legal actions), ``heuristic`` (the rule-based expert,
+option ``samples``), ``search`` (Monte-Carlo search over the expert's moves, options ``budget``,
+``horizon``, ``rollout_samples``, ``margin``), plus the zoo's trained policies (option ``greedy``).
 """
 
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
+from typing import Any
 
 import numpy as np
 
-from friday13_env.core.policy import CheckpointError, MLPPolicy
-from friday13_env.core.registry import constructor_options
+from friday13_env.core.agent import Agent, Observation, legal_actions
+from friday13_env.core.policy import MLPPolicy, PolicyAgent
+from friday13_env.core.registry import AgentFactory, Registry, UnknownOptionError
+from friday13_env.core.specs import AgentSpec
+from friday13_env.friday.env import observation_dict
 from friday13_env.friday.expert import HeuristicAgent
-from friday13_env.friday.policy import ENV_VERSION as FRIDAY_ENV_VERSION
 from friday13_env.friday.policy import read_friday_policy
 from friday13_env.friday.search import SearchAgent
 
-
-class Agent(Protocol):
-    """What evaluation needs from an agent."""
-
-    name: str
-
-    def reset(self, seed: int | None = None) -> None:
-        """Prepare for a new game (re-seed any randomness)."""
-
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> int:
-        """Choose a legal action."""
+__all__ = [
+    "REGISTRY",
+    "Agent",
+    "HeuristicAgent",
+    "PolicyAgent",
+    "RandomAgent",
+    "SearchAgent",
+    "UnknownOptionError",
+    "load",
+    "load_policy_agent",
+    "make",
+    "names",
+    "observation_dict",
+    "options_of",
+    "register",
+]
 
 
 class RandomAgent:
@@ -44,86 +64,64 @@ class RandomAgent:
         self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        """Re-seed (only when a seed is given, so a run of games stays reproducible)."""
+        """Optional hook: re-seed (only when a seed is given, so a run of games stays reproducible)."""
         if seed is not None:
             self.rng = np.random.default_rng(seed)
 
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> int:
+    def act(self, observation: Observation) -> int:
         """A uniformly random legal action."""
-        return int(self.rng.choice(np.flatnonzero(mask)))
+        return int(self.rng.choice(legal_actions(observation)))
 
 
-class PolicyAgent:
-    """Plays a trained Friday policy checkpoint (see :mod:`friday13_env.core.policy`) with numpy only.
-
-    Greedy by default: the legal action with the highest logit; ``greedy=False`` samples from the
-    softmax over the legal actions with its own seeded generator.
-    """
-
-    def __init__(self, policy: MLPPolicy, name: str = "policy", seed: int | None = None, greedy: bool = True) -> None:
-        if policy.metadata.env_version != FRIDAY_ENV_VERSION:
-            raise CheckpointError(
-                f"policy {name!r} was trained for {policy.metadata.env_version!r}, not {FRIDAY_ENV_VERSION!r}"
-            )
-        self.policy = policy
-        self.name = name
-        self.greedy = greedy
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        """Re-seed the sampling generator (only when a seed is given)."""
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> int:
-        """The policy's choice among the legal actions."""
-        return self.policy.choose(obs, np.flatnonzero(mask), None if self.greedy else self.rng)
+@lru_cache(maxsize=8)
+def _read_policy(path: str, _version: tuple[int, int, int]) -> MLPPolicy:
+    """One read per checkpoint file version (inode, size, mtime): agents built per game share the weights."""
+    return read_friday_policy(path)
 
 
-def load_policy(path: str | Path, seed: int | None = None, greedy: bool = True) -> PolicyAgent:
-    """A :class:`PolicyAgent` from a ``.npz`` checkpoint; ``CheckpointError`` says what is wrong with a bad file
-    (missing, corrupt, another layout, or a Friday the 13th policy)."""
-    policy = read_friday_policy(path)
-    return PolicyAgent(policy, name=Path(path).stem, seed=seed, greedy=greedy)
+def load_policy_agent(
+    path: str | Path, seed: int | None = None, greedy: bool = True, name: str | None = None
+) -> PolicyAgent:
+    """A Friday policy as an agent (numpy only). A missing, corrupt or foreign checkpoint (a Friday the 13th
+    policy, another observation layout) is a ``CheckpointError`` saying what is wrong. The file is read
+    once per version: building agents again from the same file reuses its weights."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        policy = read_friday_policy(path)  # the reader names the problem
+    else:
+        policy = _read_policy(os.path.realpath(path), (stat.st_ino, stat.st_size, stat.st_mtime_ns))
+    return PolicyAgent(policy, name=name or Path(path).stem, seed=seed, greedy=greedy)
 
 
-def is_checkpoint_path(name: str) -> bool:
-    """Whether ``make_agent`` reads ``name`` as a checkpoint path rather than a baseline name."""
-    return name.endswith(".npz") or os.sep in name or "/" in name or Path(name).is_file()
+REGISTRY = Registry("Friday", "friday13_env.friday", load_policy_agent)
 
 
-AGENTS: dict[str, type[RandomAgent] | type[HeuristicAgent] | type[SearchAgent]] = {
-    "random": RandomAgent,
-    "heuristic": HeuristicAgent,
-    "search": SearchAgent,
-}
-"""The baseline agents ``make_agent`` knows by name."""
+def register(name: str, factory: AgentFactory) -> None:
+    """Make ``factory(seed=..., **options)`` available as ``make(name)``."""
+    REGISTRY.register(name, factory)
 
 
-def make_agent(name: str, seed: int | None = None, **options: object) -> Agent:
-    """Agent by name (``random``, ``heuristic``, ``search``) or by the path of a trained policy (``.npz``).
-
-    ``options`` go to the agent's constructor, e.g. ``make_agent("search", 0, budget=16)``.
-    """
-    if name in AGENTS:
-        unknown = sorted(set(options) - set(constructor_options(AGENTS[name])))
-        if unknown:
-            raise ValueError(
-                f"agent {name!r} has no option(s) {unknown}; its options: {constructor_options(AGENTS[name])}"
-            )
-        return AGENTS[name](seed, **options)  # type: ignore[arg-type]
-    if is_checkpoint_path(name):
-        return load_policy(name, seed, **options)  # type: ignore[arg-type]
-    raise ValueError(f"unknown agent {name!r}; allowed: {sorted(AGENTS)} or the path of a .npz policy checkpoint")
+def names() -> list[str]:
+    """Every agent name ``make`` accepts with no options (registered agents and zoo policies), sorted."""
+    return REGISTRY.names()
 
 
-__all__ = [
-    "AGENTS",
-    "Agent",
-    "HeuristicAgent",
-    "PolicyAgent",
-    "RandomAgent",
-    "SearchAgent",
-    "load_policy",
-    "make_agent",
-]
+def options_of(name: str) -> list[str]:
+    """The keyword options an agent accepts (besides ``seed``), sorted."""
+    return REGISTRY.options_of(name)
+
+
+def make(spec: str | AgentSpec, seed: int | None = None, **options: Any) -> Agent:
+    """An agent from a spec: a registered or zoo name, or a checkpoint path, with options."""
+    return REGISTRY.make(spec, seed=seed, **options)
+
+
+def load(path: str | Path, seed: int | None = None, greedy: bool = True) -> Agent:
+    """A trained agent from a checkpoint file."""
+    return REGISTRY.load(path, seed=seed, greedy=greedy)
+
+
+register("random", RandomAgent)
+register("heuristic", HeuristicAgent)
+register("search", SearchAgent)

@@ -20,8 +20,11 @@ import numpy as np
 
 from friday13_env.friday import abilities, actions, zones
 from friday13_env.friday.cards import (
+    CARD_TYPES,
+    HAZARD_IDS,
     NUM_STEPS,
     PIRATES,
+    TYPE_OF,
     Ability,
     Pirate,
     PirateAbility,
@@ -35,6 +38,8 @@ from friday13_env.friday.strength import aging_life_cost, fight_target, fight_to
 PIRATE_POINTS = 15
 LIFE_POINTS = 5
 UNBEATEN_HAZARD_POINTS = -3
+MIN_SCORE = sum(min(0, CARD_TYPES[t].score_value) for t in TYPE_OF) + UNBEATEN_HAZARD_POINTS * len(HAZARD_IDS)
+"""A floor under every final score (-150): every negative card owned and every hazard card left unbeaten."""
 
 
 def new_game(level: int, rng: np.random.Generator) -> State:

@@ -1,22 +1,36 @@
 """Gymnasium environment for Friday: a thin adapter over :mod:`friday13_env.friday.engine`.
 
-``FridayEnv(level=1, render_mode=None, reward_mode="score")``
+``gymnasium.make("friday13_env/FridaySolo-v0", level=1, render_mode=None, reward="score",
+illegal_action="end")`` or ``FridayEnv(...)`` directly (``friday13_env/Friday-v0`` is a deprecated
+alias of the same environment).
 
 * Action space: ``Discrete(129)`` (its ``sample()`` returns a legal action); see
   :mod:`friday13_env.friday.actions` for the table. Only some actions are legal in each state: use
   :meth:`FridayEnv.action_masks` (sb3-contrib MaskablePPO) or ``info["action_mask"]`` (int8).
-  An illegal action raises ``ValueError`` listing the legal ones.
+  ``step`` takes a Python int, a numpy integer or a 0-d integer array; anything else (a float, a
+  string, a bool, ``None``) and any number outside 0..128 is a ``ValueError`` naming the legal
+  actions. A legal-range but illegal action follows PettingZoo's wrapped-environment convention by
+  default (``illegal_action="end"``): the episode terminates with ``ILLEGAL_ACTION_PENALTY[reward]``
+  (the score floor ``MIN_SCORE`` = -150 for ``reward="score"``, -1 for ``reward="win"``, so it is
+  never better than playing on) and ``info["illegal_action"] = True``; ``illegal_action="raise"``
+  raises a ``ValueError`` naming the legal actions instead.
+* After any exception inside ``step`` the environment refuses further steps until ``reset``.
 * Observation space: ``Box(-1, 1, (OBS_SIZE,), float32)``; layout and decoder in
-  :mod:`friday13_env.friday.encoding`.
-* Reward: 0 until the end, then the rulebook's final score (``reward_mode="score"``, default) or
-  1/0 for a win/loss (``reward_mode="win"``, an optional alternative objective, off by default).
-* ``info``: ``action_mask``, ``phase``, ``life``, ``step`` always; ``won`` and ``score`` at the end.
+  :mod:`friday13_env.friday.encoding`. Agents take ``{"observation": obs, "action_mask": mask}``
+  (:func:`observation_dict`).
+* Reward: 0 until the end, then the rulebook's final score (``reward="score"``, default) or 1/0 for
+  a win/loss (``reward="win"``, an optional alternative objective).
+* ``info``: ``action_mask``, ``phase``, ``life``, ``step``, ``illegal_action`` always; ``won`` and
+  ``score`` at the end.
+* Rendering: ``"ansi"`` (text), ``"human"`` (prints the text), ``"rgb_array"`` (a uint8 image of the
+  same, drawn with numpy only; see :func:`friday13_env.friday.render.render_rgb`).
 * Episodes always terminate (every fight and every step are finite); there is no truncation.
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -24,20 +38,31 @@ import numpy as np
 from gymnasium import spaces
 
 from friday13_env.friday import engine
-from friday13_env.friday.actions import NUM_ACTIONS
+from friday13_env.friday.actions import NUM_ACTIONS, action_name
 from friday13_env.friday.encoding import OBS_SIZE, encode
 from friday13_env.friday.levels import check_level
-from friday13_env.friday.render import render_text
+from friday13_env.friday.render import render_rgb, render_text
 from friday13_env.friday.state import State
 
 REWARD_MODES = ("score", "win")
+ILLEGAL_ACTION_MODES = ("end", "raise")
+RENDER_MODES = ("ansi", "human", "rgb_array")
+RESET_OPTIONS = ("level",)
+ILLEGAL_ACTION_PENALTY: dict[str, float] = {"score": float(engine.MIN_SCORE), "win": -1.0}
+"""Reward of an illegal action under ``illegal_action="end"``, per reward mode: no worse a result exists."""
+
+
+def observation_dict(observation: np.ndarray, info: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """What an agent's ``act`` takes: ``{"observation": observation, "action_mask": info["action_mask"]}``."""
+    return {"observation": observation, "action_mask": info["action_mask"]}
 
 
 class LegalDiscrete(spaces.Discrete):
     """``Discrete`` whose ``sample()`` draws a *legal* action of the environment's current state.
 
-    Illegal actions raise, so a plain uniform sample would be useless (and would break generic tools
-    such as the Gymnasium and SB3 environment checkers); an explicit ``mask`` still takes precedence.
+    A plain uniform sample would almost always be illegal (and would end the episode at once), which
+    makes generic tools such as the Gymnasium and SB3 environment checkers useless; an explicit
+    ``mask`` still takes precedence.
     """
 
     def __init__(self, n: int, env: FridayEnv) -> None:
@@ -46,61 +71,137 @@ class LegalDiscrete(spaces.Discrete):
 
     def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None) -> np.int64:
         """Uniform over the legal actions (all actions before ``reset`` or after the end)."""
-        state = self._env.state
-        if mask is None and probability is None and state is not None and not state.done:
-            mask = engine.action_mask(state)
+        if mask is None and probability is None and self._env.in_progress:
+            mask = self._env.action_masks().astype(np.int8)
         return super().sample(mask=mask, probability=probability)
 
 
 class FridayEnv(gym.Env[np.ndarray, int]):
-    """Friday, the solo deck-builder, as a single-agent Gymnasium environment."""
+    """Friday, the solo deck-builder, as a single-agent Gymnasium environment (see the module doc)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "Friday-v0"}
+    metadata: ClassVar[dict[str, Any]] = {  # type: ignore[misc]  # gymnasium declares it per instance
+        "render_modes": list(RENDER_MODES),
+        "render_fps": 4,
+        "name": "FridaySolo-v0",
+    }
 
-    def __init__(self, level: int = 1, render_mode: str | None = None, reward_mode: str = "score") -> None:
+    def __init__(
+        self,
+        level: int = 1,
+        render_mode: str | None = None,
+        reward: str = "score",
+        illegal_action: str = "end",
+        *,
+        reward_mode: str | None = None,
+    ) -> None:
+        if reward_mode is not None:
+            warnings.warn("reward_mode= is deprecated: use reward= (same values)", DeprecationWarning, stacklevel=2)
+            if reward != "score":
+                raise ValueError("give reward= (reward_mode= is its deprecated name), not both")
+            reward = reward_mode
         self.level = check_level(level)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of None, 'ansi', 'human', got {render_mode!r}")
-        if reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+        _check_choice("render_mode", render_mode, (None, *RENDER_MODES))
+        _check_choice("reward", reward, REWARD_MODES)
+        _check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self.render_mode = render_mode
-        self.reward_mode = reward_mode
-        self.action_space = LegalDiscrete(NUM_ACTIONS, self)
+        self.reward = reward
+        self.illegal_action = illegal_action
+        self.action_space = LegalDiscrete(NUM_ACTIONS, self)  # type: ignore[assignment]  # Space[np.int64]
         self.observation_space = spaces.Box(-1.0, 1.0, shape=(OBS_SIZE,), dtype=np.float32)
         self.state: State | None = None
+        self._ended = False
+        """The episode is over: the game ended, or an illegal action ended it."""
+        self._illegal = False
+        self._failure: str | None = None
+        """Why the environment refuses to step: an exception raised inside ``step``, until ``reset``."""
+
+    @property
+    def reward_mode(self) -> str:
+        """Deprecated name of :attr:`reward`."""
+        return self.reward
+
+    @property
+    def in_progress(self) -> bool:
+        """Whether ``step`` may be called now: reset, not ended, not failed."""
+        return self.state is not None and not self._ended and self._failure is None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         """Start a new game; ``options={"level": n}`` switches the level for this and later games."""
+        if options is not None and not isinstance(options, Mapping):
+            raise ValueError(f"reset options must be a dict such as {{'level': 2}} or None, got {options!r}")
+        unknown = sorted(map(str, set(options or {}) - set(RESET_OPTIONS)))
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown}; allowed: {list(RESET_OPTIONS)}")
+        level = check_level(options["level"]) if options and "level" in options else self.level
         super().reset(seed=seed)
-        if options and "level" in options:
-            self.level = check_level(options["level"])
+        self.level = level
         self.state = engine.new_game(self.level, self.np_random)
+        self._ended = self._illegal = False
+        self._failure = None
         if self.render_mode == "human":
             self.render()
         return encode(self.state), self._info()
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
-        """Apply one action; the reward is non-zero only when the game ends."""
+    def step(self, action: int | np.integer | np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Apply one action; the reward is non-zero only when the episode ends (see the module doc)."""
+        if self._failure is not None:
+            raise RuntimeError(f"step() refused: an earlier step() raised {self._failure}; call reset() first")
         state = self._require_state()
-        if state.done:
-            raise ValueError("step() called after the game ended; call reset() first")
-        engine.apply_action(state, int(action), self.np_random)
-        reward = 0.0
-        if state.done:
-            reward = float(engine.final_score(state)) if self.reward_mode == "score" else float(bool(state.won))
+        if self._ended:
+            raise ValueError("step() called after the episode ended; call reset() first")
+        try:
+            return self._step(state, action)
+        except Exception as error:
+            self._failure = repr(error)
+            raise
+
+    def _step(self, state: State, action: object) -> tuple[np.ndarray, float, bool, bool, dict]:
+        move = self._checked_action(state, action)
+        if self.illegal_action == "end" and not engine.action_mask(state)[move]:
+            self._ended = self._illegal = True
+            reward = ILLEGAL_ACTION_PENALTY[self.reward]
+        else:
+            engine.apply_action(state, move, self.np_random)
+            self._ended = state.done
+            reward = 0.0
+            if state.done:
+                reward = float(engine.final_score(state)) if self.reward == "score" else float(bool(state.won))
         if self.render_mode == "human":
             self.render()
-        return encode(state), reward, state.done, False, self._info()
+        return encode(state), reward, self._ended, False, self._info()
+
+    def _checked_action(self, state: State, action: object) -> int:
+        """``action`` as an int in the action space, or a ``ValueError`` naming the legal actions."""
+        if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
+            action = action.item()
+        if isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer):
+            raise ValueError(
+                "action must be an integer (a Python int, a numpy integer or a 0-d integer array), got "
+                f"{action!r} ({type(action).__name__}); {_legal_text(state)}"
+            )
+        if not 0 <= action < NUM_ACTIONS:
+            raise ValueError(
+                f"action {action} is not in the action space Discrete({NUM_ACTIONS}); {_legal_text(state)}"
+            )
+        return int(action)
 
     def action_masks(self) -> np.ndarray:
-        """Boolean mask of legal actions (the hook MaskablePPO looks for)."""
-        return engine.action_mask(self._require_state()).astype(bool)
+        """Boolean mask of legal actions (the hook MaskablePPO looks for); all False once the episode ended."""
+        state = self._require_state()
+        if self._ended:
+            return np.zeros(NUM_ACTIONS, dtype=bool)
+        return engine.action_mask(state).astype(bool)
 
-    def render(self) -> str | None:
-        """``ansi``: return the text; ``human``: print it."""
+    def render(self) -> str | np.ndarray | None:
+        """``ansi``: return the text; ``human``: print it; ``rgb_array``: return a (H, W, 3) uint8 image."""
         if self.render_mode is None:
             return None
-        text = render_text(self._require_state())
+        state = self._require_state()
+        if self.render_mode == "rgb_array":
+            return render_rgb(state, "Episode ended by an illegal action" if self._illegal else None)
+        text = render_text(state)
+        if self._illegal:
+            text += "\nEpisode ended by an illegal action"
         if self.render_mode == "human":
             print(text)
             return None
@@ -113,18 +214,33 @@ class FridayEnv(gym.Env[np.ndarray, int]):
         return self.state
 
     def _info(self) -> dict[str, Any]:
-        """Mask and a few readable facts; result and score once the game is over."""
+        """Mask and a few readable facts; result and score once the episode is over."""
         state = self._require_state()
         info: dict[str, Any] = {
-            "action_mask": engine.action_mask(state),
+            "action_mask": self.action_masks().astype(np.int8),
             "phase": state.phase.name,
             "life": state.life,
             "step": state.step,
+            "illegal_action": self._illegal,
         }
-        if state.done:
+        if self._illegal:
+            info["won"] = False
+            info["score"] = engine.MIN_SCORE
+        elif state.done:
             info["won"] = bool(state.won)
             info["score"] = engine.final_score(state)
         return info
+
+
+def _legal_text(state: State) -> str:
+    names = ", ".join(f"{a} ({action_name(a, state.phase)})" for a in engine.legal_actions(state))
+    return f"legal actions: {names or 'none (the game is over)'}"
+
+
+def _check_choice(name: str, value: object, allowed: tuple[object, ...]) -> None:
+    """A ``ValueError`` naming the allowed values (compared by type too: ``True`` is not ``1``, lists never match)."""
+    if not any(type(value) is type(choice) and value == choice for choice in allowed):
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
 
 
 def deprecated_friday_v0(**kwargs: Any) -> FridayEnv:

@@ -1,32 +1,27 @@
 """Evaluate Friday agents: win rate and mean score per level, with 95% confidence intervals.
 
-Game ``g`` of a run with seed ``s`` resets the environment with seed ``s * 1_000_003 + g`` and the agent
-with the same number, so results are reproducible and every agent faces the same deals.
-Win rates get Wilson score intervals (good at rates near 0 or 1); mean scores get Student-t intervals.
+Game ``g`` of a run with seed ``s`` resets the environment with seed ``s * 1_000_003 + g`` and plays it
+with an agent built from the spec with the same number as its seed (``make(spec, seed=...)``), so
+results are reproducible and every agent faces the same deals. An agent object instead of a spec plays
+every game; its optional ``reset(seed)`` hook, if it has one, is called with the game's seed.
+Win rates get Wilson score intervals (good at rates near 0 or 1, always inside [0, 1]); mean scores get
+Student-t intervals (both from :mod:`friday13_env.core.stats`).
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from friday13_env.friday.agents import Agent
-from friday13_env.friday.env import FridayEnv
-
-Z_95 = 1.959963984540054
-
-
-@dataclass(frozen=True, slots=True)
-class Interval:
-    """A point estimate with a 95% confidence interval."""
-
-    value: float
-    low: float
-    high: float
+from friday13_env.core import stats
+from friday13_env.core.agent import Agent
+from friday13_env.core.specs import AgentSpec, parse_spec
+from friday13_env.core.stats import Interval, wilson_interval
+from friday13_env.friday.agents import REGISTRY, make
+from friday13_env.friday.env import FridayEnv, observation_dict
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,36 +39,9 @@ class LevelResult:
     """Wall time per decision, agent and environment together (depends on the machine and its load)."""
 
 
-def wilson_interval(successes: int, trials: int, z: float = Z_95) -> Interval:
-    """Wilson score interval for a binomial proportion."""
-    if trials <= 0:
-        raise ValueError(f"trials must be positive, got {trials}")
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return Interval(p, max(0.0, centre - half), min(1.0, centre + half))
-
-
-def t_quantile_975(dof: int) -> float:
-    """Two-sided 95% Student-t quantile (Cornish-Fisher expansion; exact to ~1e-4 for dof >= 3)."""
-    if dof <= 0:
-        return math.inf
-    z = Z_95
-    g1 = (z**3 + z) / 4
-    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
-    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
-    return z + g1 / dof + g2 / dof**2 + g3 / dof**3
-
-
 def mean_interval(values: Sequence[float]) -> Interval:
     """Mean with a Student-t 95% interval (degenerate for fewer than two values)."""
-    data = np.asarray(values, dtype=np.float64)
-    mean = float(data.mean())
-    if len(data) < 2:
-        return Interval(mean, mean, mean)
-    half = t_quantile_975(len(data) - 1) * float(data.std(ddof=1)) / math.sqrt(len(data))
-    return Interval(mean, mean - half, mean + half)
+    return stats.mean_interval(values).interval
 
 
 def game_seed(seed: int, game: int) -> int:
@@ -82,34 +50,60 @@ def game_seed(seed: int, game: int) -> int:
 
 
 def play_game(env: FridayEnv, agent: Agent, seed: int) -> tuple[bool, int, int]:
-    """Play one game; returns (won, score, number of decisions)."""
+    """Play one game with ``agent`` as it is; returns (won, score, number of decisions)."""
     obs, info = env.reset(seed=seed)
-    agent.reset(seed)
     steps, done = 0, False
     while not done:
-        obs, _, done, _, info = env.step(agent.act(obs, info["action_mask"]))
+        obs, _, done, _, info = env.step(agent.act(observation_dict(obs, info)))
         steps += 1
     return bool(info["won"]), int(info["score"]), steps
 
 
 def evaluate(
-    agent: Agent, level: int, games: int, seed: int = 0, progress: Callable[[int], None] | None = None
+    agent: str | AgentSpec | Agent,
+    level: int,
+    games: int,
+    seed: int = 0,
+    progress: Callable[[int], None] | None = None,
 ) -> LevelResult:
-    """Play ``games`` games of ``agent`` at ``level`` and summarise them."""
-    if games <= 0:
-        raise ValueError(f"games must be positive, got {games}")
+    """Play ``games`` games at ``level`` and summarise them.
+
+    ``agent`` is a spec (``"search:budget=16"``, a zoo name, a checkpoint path: one agent is built per
+    game, seeded with the game's seed) or an agent object (its ``reset(seed)`` hook, if any, is called
+    before each game). Rows are labelled with the spec, or the agent's ``name``.
+    """
+    if isinstance(games, bool) or not isinstance(games, int) or games <= 0:
+        raise ValueError(f"games must be a positive int, got {games!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    if isinstance(agent, str | AgentSpec):
+        spec = REGISTRY.check(parse_spec(agent))
+        label = spec.label
+
+        def agent_for(game_seed: int) -> Agent:
+            return make(spec, seed=game_seed)
+    else:
+        label = agent.name
+        reset = getattr(agent, "reset", None)
+
+        def agent_for(game_seed: int) -> Agent:
+            if callable(reset):
+                reset(game_seed)
+            return agent
+
     env = FridayEnv(level=level)
     wins, scores, steps = 0, [], []
     start = time.perf_counter()
     for game in range(games):
-        won, score, n = play_game(env, agent, game_seed(seed, game))
+        number = game_seed(seed, game)
+        won, score, n = play_game(env, agent_for(number), number)
         wins += won
         scores.append(score)
         steps.append(n)
         if progress is not None:
             progress(game + 1)
     return LevelResult(
-        agent.name,
+        label,
         level,
         games,
         wins,

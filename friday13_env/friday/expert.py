@@ -29,11 +29,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from friday13_env.core.agent import Observation, checked_observation
 from friday13_env.friday import actions as A
 from friday13_env.friday import engine
 from friday13_env.friday.abilities import targets
+from friday13_env.friday.actions import NUM_ACTIONS
 from friday13_env.friday.belief import redeal, sample_state
 from friday13_env.friday.cards import CARD_TYPES, TYPE_OF, Ability, card_type
+from friday13_env.friday.encoding import OBS_SIZE
+from friday13_env.friday.options import count_option
 from friday13_env.friday.state import Phase, State
 from friday13_env.friday.strength import aging_life_cost, fight_target, fight_total, slot_values
 from friday13_env.friday.value import WinModel, shipped_model
@@ -402,28 +406,31 @@ class HeuristicAgent:
     """The rule-based expert as an agent: rebuilds a state from the observation, then asks the policy.
 
     ``samples``: Monte-Carlo plays per offered hazard (fewer = faster, weaker); ``model``: the win model
-    that judges positions (default: the shipped one). An action the mask forbids would be a bug and
+    that judges positions (default: the shipped one). ``act`` takes the environment's observation dict
+    ``{"observation": vector, "action_mask": mask}``. An action the mask forbids would be a bug and
     raises instead of being replaced.
     """
 
     name = "heuristic"
 
     def __init__(self, seed: int | None = None, samples: int = 8, model: WinModel | None = None) -> None:
-        if samples < 1:
-            raise ValueError(f"samples must be at least 1, got {samples}")
-        self.samples = samples
+        self.samples = count_option("samples", samples)
+        if model is not None and not isinstance(model, WinModel):
+            raise ValueError(f"model must be a WinModel or None (the shipped model), got {model!r}")
         self.model = model or shipped_model()
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        """Re-seed (a new generator from ``seed``; None draws fresh entropy only at construction)."""
+        """Optional hook: re-seed for a new game (a new generator from ``seed``; None draws fresh entropy
+        only at construction). Building a new agent with ``make("heuristic", seed=...)`` is the same."""
         if seed is not None or not hasattr(self, "rng"):
             self.rng = np.random.default_rng(seed)
             self.policy = ExpertPolicy(self.rng, self.samples, model=self.model)
 
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> int:
-        """The expert's move in a determinisation of ``obs``."""
-        action = self.policy.choose(sample_state(obs, self.rng))
-        if not mask[action]:
-            raise RuntimeError(f"heuristic chose illegal action {action}; legal: {np.flatnonzero(mask).tolist()}")
+    def act(self, observation: Observation) -> int:
+        """The expert's move in a determinisation of the observation."""
+        vector, legal = checked_observation(observation, OBS_SIZE, NUM_ACTIONS, self.name)
+        action = self.policy.choose(sample_state(vector, self.rng))
+        if action not in legal:
+            raise RuntimeError(f"heuristic chose illegal action {action}; legal: {legal.tolist()}")
         return action

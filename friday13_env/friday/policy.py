@@ -1,7 +1,9 @@
-"""Friday (solo) policies: the layout a checkpoint must match to play ``Friday-v0``.
+"""Friday (solo) policies: the layout a checkpoint must match to play ``FridaySolo-v0``.
 
 The format itself (arrays, metadata, safe reading) is game-agnostic, in :mod:`friday13_env.core.policy`;
-a solo policy leaves ``deck`` empty.
+a solo policy leaves ``deck`` empty. ``ENV_VERSION`` (``"Friday-v0"``) tags the observation and action
+layout a checkpoint was trained for; it kept the environment's first id when the id became
+``FridaySolo-v0`` (same layout), so existing checkpoints stay readable.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from friday13_env.core.policy import MLPPolicy, PolicyMetadata, read_policy
 from friday13_env.friday import actions, encoding
 
 ENV_VERSION = "Friday-v0"
+"""The layout tag of solo policies (the environment's first id; the layout is unchanged under ``FridaySolo-v0``)."""
 
 
 def layout_fields() -> dict[str, Any]:

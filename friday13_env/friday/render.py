@@ -1,9 +1,15 @@
-"""Readable text view of a Friday game (the environment's ``ansi``/``human`` rendering)."""
+"""Views of a Friday game: text (the environment's ``ansi``/``human`` rendering) and an image of it
+(``rgb_array``), drawn with numpy only."""
 
 from __future__ import annotations
 
+import textwrap
+
+import numpy as np
+
+from friday13_env.core.bitmap import Canvas, Color
 from friday13_env.friday.actions import action_name
-from friday13_env.friday.cards import ABILITY_LABELS, PIRATES, STEP_NAMES, card_label, hazard_side
+from friday13_env.friday.cards import ABILITY_LABELS, MAX_LIFE, PIRATES, STEP_NAMES, card_label, hazard_side
 from friday13_env.friday.engine import final_score, legal_actions
 from friday13_env.friday.state import Phase, State
 from friday13_env.friday.strength import fight_target, fight_total, slot_values
@@ -62,3 +68,63 @@ def render_text(state: State) -> str:
     else:
         lines.append("Legal: " + "; ".join(f"{a}={action_name(a, state.phase)}" for a in legal_actions(state)))
     return "\n".join(lines)
+
+
+COLUMNS, ROWS, SCALE = 80, 36, 2
+"""The image: 80 x 36 character cells of 12 x 20 pixels, so every frame is 960 x 720 (multiples of 16)."""
+BACKGROUND: Color = (24, 26, 33)
+TEXT: Color = (225, 225, 225)
+TITLE: Color = (250, 210, 90)
+DIM: Color = (70, 74, 86)
+MUTED: Color = (150, 155, 170)
+LIFE: Color = (70, 170, 90)
+RESERVE: Color = (200, 170, 60)
+SHORT: Color = (200, 80, 70)
+FIGHT_SEGMENTS = 30
+_HEADER_ROWS = 5
+_BAR_COLUMN = 20
+
+
+def render_rgb(state: State, note: str | None = None) -> np.ndarray:
+    """The game as a uint8 (720, 960, 3) image: status, a life bar (life, reserve, lost), the piles, a bar of
+    the fight's points against the hazard value, then the text view's details (pirates, hazards, table
+    cards, the pending decision, the legal actions), cut off with ``...`` if they do not fit."""
+    canvas = Canvas(COLUMNS, ROWS, SCALE, BACKGROUND)
+    canvas.text(0, 0, f"FRIDAY  LEVEL {state.level}  STEP {STEP_NAMES[state.step]}  PHASE {state.phase.name}", TITLE)
+    canvas.text(1, 0, f"LIFE {state.life} RESERVE {state.reserve}", TEXT)
+    lost = max(0, MAX_LIFE - state.life - state.reserve)
+    canvas.bar(1, _BAR_COLUMN, COLUMNS - _BAR_COLUMN, [LIFE] * state.life + [RESERVE] * state.reserve + [DIM] * lost)
+    canvas.text(
+        2,
+        0,
+        f"STACK {len(state.robinson)}  DISCARD {len(state.discard)}  DESTROYED {len(state.destroyed)}  AGING "
+        f"{len(state.aging)}  HAZARDS {len(state.hazard_stack)}  HAZARD DISCARD {len(state.hazard_discard)}",
+        TEXT,
+    )
+    fight = state.fight
+    if fight is None:
+        canvas.text(3, 0, "NO FIGHT", MUTED)
+    else:
+        total, target = fight_total(fight), fight_target(state)
+        winning = total >= target
+        canvas.text(3, 0, f"POINTS {total} / {target}", TEXT)
+        share = 1.0 if target <= 0 else max(0.0, min(1.0, total / target))
+        filled = round(FIGHT_SEGMENTS * share)
+        color = LIFE if winning else SHORT
+        segments = [color] * filled + [DIM] * (FIGHT_SEGMENTS - filled)
+        canvas.bar(3, _BAR_COLUMN, COLUMNS - _BAR_COLUMN, segments)
+    canvas.rule(4, DIM)
+    details = render_text(state).split("\n")[2:]  # the first two lines are the status and piles above
+    if note:
+        details.append(note)
+    lines = [
+        (part, TITLE if line.startswith(("Game over", note or "\0")) else MUTED if line.startswith("Legal") else TEXT)
+        for line in details
+        for part in textwrap.wrap(line, COLUMNS, subsequent_indent="    ") or [""]
+    ]
+    room = ROWS - _HEADER_ROWS
+    if len(lines) > room:
+        lines = [*lines[: room - 1], ("...", DIM)]
+    for row, (text, color) in enumerate(lines, start=_HEADER_ROWS):
+        canvas.text(row, 0, text, color)
+    return canvas.image

@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from friday13_env.core.agent import Observation, checked_observation
 from friday13_env.friday import actions as A
 from friday13_env.friday import engine
+from friday13_env.friday.actions import NUM_ACTIONS
 from friday13_env.friday.belief import redeal, sample_state
+from friday13_env.friday.encoding import OBS_SIZE
 from friday13_env.friday.expert import ExpertPolicy
+from friday13_env.friday.options import count_option, number_option
 from friday13_env.friday.state import Phase, State
 from friday13_env.friday.strength import fight_target, fight_total
 from friday13_env.friday.value import WinModel, shipped_model
@@ -106,11 +110,12 @@ class SearchPolicy:
 
 
 class SearchAgent:
-    """:class:`SearchPolicy` as an agent (observation in, action out).
+    """:class:`SearchPolicy` as an agent (observation dict in, action out).
 
     ``budget``: sampled futures per candidate action; ``horizon``: fights each future is played for;
     ``rollout_samples``: the expert's own Monte-Carlo plays per hazard inside the futures; ``margin``: the
-    gain in win-chance points an alternative needs over the expert's move.
+    gain in win-chance points an alternative needs over the expert's move; ``model``: the win model
+    (default: the shipped one).
     """
 
     name = "search"
@@ -124,25 +129,28 @@ class SearchAgent:
         model: WinModel | None = None,
         margin: float = 1.0,
     ) -> None:
+        if model is not None and not isinstance(model, WinModel):
+            raise ValueError(f"model must be a WinModel or None (the shipped model), got {model!r}")
         self.options = {
-            "budget": budget,
-            "horizon": horizon,
-            "rollout_samples": rollout_samples,
+            "budget": count_option("budget", budget),
+            "horizon": count_option("horizon", horizon),
+            "rollout_samples": count_option("rollout_samples", rollout_samples),
             "model": model,
-            "margin": margin,
+            "margin": number_option("margin", margin),
         }
-        self.rng = np.random.default_rng(seed)
-        self.policy = SearchPolicy(self.rng, **self.options)  # type: ignore[arg-type]
+        self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        """Re-seed (only when a seed is given, so a run of games stays reproducible)."""
-        if seed is not None:
+        """Optional hook: re-seed for a new game (only when a seed is given, or at construction).
+        Building a new agent with ``make("search", seed=...)`` is the same."""
+        if seed is not None or not hasattr(self, "rng"):
             self.rng = np.random.default_rng(seed)
             self.policy = SearchPolicy(self.rng, **self.options)  # type: ignore[arg-type]
 
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> int:
-        """The searched move in a determinisation of ``obs``."""
-        action = self.policy.choose(sample_state(obs, self.rng))
-        if not mask[action]:
-            raise RuntimeError(f"search chose illegal action {action}; legal: {np.flatnonzero(mask).tolist()}")
+    def act(self, observation: Observation) -> int:
+        """The searched move in a determinisation of the observation."""
+        vector, legal = checked_observation(observation, OBS_SIZE, NUM_ACTIONS, self.name)
+        action = self.policy.choose(sample_state(vector, self.rng))
+        if action not in legal:
+            raise RuntimeError(f"search chose illegal action {action}; legal: {legal.tolist()}")
         return action

@@ -28,7 +28,9 @@ _CHOICES = (Phase.CHOOSE_HAZARD, Phase.LAST_HAZARD, Phase.CHOOSE_PIRATE)
 
 def collect(games: int, seed: int, samples: int, model: WinModel | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Features, step and final result (1 = won) of every choice position in ``games`` expert games."""
-    rows, steps, labels = [], [], []
+    rows: list[np.ndarray] = []
+    steps: list[int] = []
+    labels: list[float] = []
     for game in range(games):
         rng = np.random.default_rng(game_seed(seed + 7_919, game))
         state = engine.new_game(1 + game % 4, rng)

@@ -3,19 +3,31 @@
 ``raw_env`` is the bare environment (an illegal action raises a ``ValueError`` naming the legal
 ones); ``env()`` is PettingZoo's standard wrapped form, where an illegal action ends the game with
 a penalty for the offender, an out-of-range action is rejected and calls out of order are caught.
+
+Both are built on PettingZoo's public API only (``AECEnv``, ``EnvLogger``): no private helper of
+``AECEnv`` and no wrapper internals, which differ between PettingZoo releases, so the same code
+runs on every PettingZoo from 1.24.0 on.
+
+Infos: from ``reset`` on, every agent's ``infos`` holds every key, with a neutral value until it
+means something (``INFO_KEYS``): ``round`` (the round the last card was played in), ``round_over``
+(True on the step that ended a round), ``round_points`` (the agent's points of the round that just
+ended; 0 on other steps), ``total_points`` (its total so far), ``winner`` (at the end of the game,
+True for every player sharing the lowest total; False until then) and ``illegal_action`` (True for
+the agent whose illegal action ended the game in ``env()``). Libraries that build their specs from
+the first infos (TorchRL) see them all.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from friday13_env.friday13.cards import get_deck
+from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.encoding import (
     encode_observation,
     encode_state,
@@ -25,19 +37,85 @@ from friday13_env.friday13.encoding import (
 )
 from friday13_env.friday13.engine import GameState, IllegalActionError, Rules, new_game
 from friday13_env.friday13.render import render_state
+from friday13_env.friday13.render_image import TableCanvas, render_rgb
 
 REWARD_MODES: dict[str, str] = {
     "points": "every agent receives minus its bad-luck points at the end of each round",
     "win": "at the end of the game, 1 for every player sharing the lowest total, else 0",
     "relative": "at the end of each round, the table's mean points minus the agent's own (zero-sum)",
 }
-RENDER_MODES = ("ansi", "human")
+RENDER_MODES = ("ansi", "human", "rgb_array")
+"""``ansi``: text; ``human``: the text printed after every step; ``rgb_array``: the text drawn as an image."""
 ILLEGAL_ACTION_REWARD = -1.0
 """Penalty of the wrapped ``env()`` for an illegal action, PettingZoo's classic convention."""
+NEUTRAL_INFO: dict[str, Any] = {
+    "round": 0,
+    "round_over": False,
+    "round_points": 0,
+    "total_points": 0,
+    "winner": False,
+    "illegal_action": False,
+}
+"""Every agent's info at ``reset``: each key the environment ever reports, with its neutral value."""
+INFO_KEYS = tuple(NEUTRAL_INFO)
 
 
 def agent_name(seat: int) -> str:
     return f"player_{seat}"
+
+
+def check_choice(option: str, value: object, allowed: Collection[Any]) -> None:
+    """A ``ValueError`` naming the allowed values unless ``value`` is one (never a ``TypeError``, whatever it is)."""
+    if not any(value is choice or (isinstance(value, str) and value == choice) for choice in allowed):
+        shown = sorted(allowed, key=lambda choice: (choice is not None, str(choice)))
+        raise ValueError(f"unknown {option} {value!r}; allowed values: {shown}")
+
+
+def check_render_mode(render_mode: object) -> None:
+    check_choice("render_mode", render_mode, [None, *RENDER_MODES])
+
+
+PETTINGZOO_PROBE_OPTION = "options"
+"""The one reset option the AEC environments ignore: PettingZoo's ``api_test`` passes
+``options={"options": 1}`` to check that ``reset`` takes an ``options`` argument."""
+
+
+def check_reset_options(options: object, *, ignored: Collection[str] = ()) -> None:
+    """No environment of this game takes reset options: anything but ``None`` or ``{}`` is a ``ValueError``.
+
+    ``ignored`` names keys that are accepted and ignored (the AEC environments pass
+    ``PETTINGZOO_PROBE_OPTION``); every other key is refused, so a misspelt or imagined option
+    never passes silently.
+    """
+    if options is None or (isinstance(options, Mapping) and not (options.keys() - set(ignored))):
+        return
+    named = sorted(map(str, options.keys() - set(ignored))) if isinstance(options, Mapping) else options
+    raise ValueError(f"reset() takes no options, got {named!r}; configure the environment when making it")
+
+
+def as_action(action: object, game: GameState) -> int:
+    """``action`` as an ``int`` of the action space: a Python or numpy integer, or a 0-d integer array.
+
+    Anything else (floats, strings, bools even though Python counts them as ints, ``None``, arrays of
+    other shapes or dtypes) and any number outside ``0..num_actions - 1`` is an ``IllegalActionError``
+    (a ``ValueError``) naming the legal actions, so that ``0.99`` or ``"1"`` never plays a card.
+    Whether the player holds the card is left to the engine.
+    """
+    num_actions = game.rules.deck.num_actions
+    integer = isinstance(action, int | np.integer) and not isinstance(action, bool)
+    if integer or (isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"):
+        value = int(action)  # type: ignore[call-overload]
+    else:
+        raise IllegalActionError(
+            f"action {action!r} is not in the action space Discrete({num_actions}): an action is a Python or numpy "
+            f"integer (or a 0-d integer array) in 0..{num_actions - 1}; legal actions: {game.legal_actions()}"
+        )
+    if not 0 <= value < num_actions:
+        raise IllegalActionError(
+            f"action {value} is not in the action space Discrete({num_actions}): out of range 0..{num_actions - 1}; "
+            f"legal actions: {game.legal_actions()}"
+        )
+    return value
 
 
 class raw_env(AECEnv):
@@ -59,14 +137,15 @@ class raw_env(AECEnv):
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        if reward not in REWARD_MODES:
-            raise ValueError(f"unknown reward mode {reward!r}; allowed values: {sorted(REWARD_MODES)}")
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"unknown render_mode {render_mode!r}; allowed values: {[None, *RENDER_MODES]}")
+        check_choice("deck", deck, DECKS)
+        check_choice("reward mode", reward, REWARD_MODES)
+        check_render_mode(render_mode)
         self.rules = Rules(num_players=num_players, deck=get_deck(deck), num_rounds=num_rounds)
         self.reward_mode = reward
         self.render_mode = render_mode
         self.layout = observation_layout(self.rules.deck)
+        self.canvas = TableCanvas.for_table(self.rules.deck, self.rules.num_players)
+        """The ``rgb_array`` image's size: one shape for every position of this table."""
         self.possible_agents = [agent_name(seat) for seat in range(self.rules.num_players)]
         self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         num_actions = self.rules.deck.num_actions
@@ -84,14 +163,23 @@ class raw_env(AECEnv):
         self.game: GameState | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self.possible_agents[self.seat_of(agent)]]
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        return self.action_spaces[self.possible_agents[self.seat_of(agent)]]
+
+    def seat_of(self, agent: str) -> int:
+        """The seat of an agent name; a ``ValueError`` naming the agents for any other name."""
+        seat = self._seats.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            raise ValueError(f"no agent {agent!r}; agents: {self.possible_agents}")
+        return seat
 
     # -- lifecycle ---------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Deal a new game. A seed re-seeds the environment's one ``numpy`` Generator."""
+        """Deal a new game. A seed re-seeds the environment's one ``numpy`` Generator; no options are taken
+        (``check_reset_options``: PettingZoo's ``api_test`` probe is ignored, anything else is a ``ValueError``)."""
+        check_reset_options(options, ignored=[PETTINGZOO_PROBE_OPTION])
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         self.game = new_game(self.rules, self._rng)
@@ -100,14 +188,14 @@ class raw_env(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos = {agent: dict(NEUTRAL_INFO) for agent in self.agents}
         self.agent_selection = self.possible_agents[self.game.current]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The player-relative observation of ``agent``; its mask is all zeros unless it is to move."""
         game = self._require_game()
-        seat = self._seats[agent]
-        if seat == game.current and not game.round_over and not self.terminations[agent]:
+        seat = self.seat_of(agent)
+        if seat == game.current and not game.round_over and not self.terminations.get(agent, True):
             mask = np.array(game.action_mask(), dtype=np.int8)
         else:
             mask = self._no_moves.copy()
@@ -117,55 +205,114 @@ class raw_env(AECEnv):
         """The full state (every hand) for centralised critics; see ``encoding.state_layout``."""
         return encode_state(self._require_game())
 
-    def step(self, action: int | None) -> None:
+    def step(self, action: int | np.integer | np.ndarray | None) -> None:
+        """Play ``action`` for ``agent_selection``; a finished agent must step ``None`` (and is then removed).
+
+        An illegal, out-of-range or non-integer action raises a ``ValueError`` naming the legal
+        actions and changes nothing.
+        """
         game = self._require_game()
         if not self.agents:
             raise RuntimeError("step() called after the game ended (every agent is done); call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+            self._remove_done_agent(action)
             return
         if action is None:
             raise IllegalActionError(f"{agent} is to move and must play a card; legal actions: {game.legal_actions()}")
-        game.play(action)
-        self._cumulative_rewards[agent] = 0.0
+        game.play(as_action(action, game))
         rewards = dict.fromkeys(self.agents, 0.0)
-        infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
-        if game.round_over:
-            self._score_round(game, rewards, infos)
+        infos = self._score_round(game, rewards) if game.round_over else self._infos(game)
+        self._cumulative_rewards[agent] = 0.0
         self.rewards = rewards
         self.infos = infos
         self.agent_selection = self.possible_agents[game.current]
-        self._accumulate_rewards()
+        for name, reward in rewards.items():
+            self._cumulative_rewards[name] += reward
         if self.render_mode == "human":
             self.render()
 
-    def _score_round(self, game: GameState, rewards: dict[str, float], infos: dict[str, dict[str, Any]]) -> None:
+    def end_on_illegal_action(self) -> None:
+        """End the game because ``agent_selection`` chose an illegal action (``env()``'s convention); nothing is played.
+
+        The offender receives ``ILLEGAL_ACTION_REWARD``, the others 0; every agent is terminated and
+        truncated, the offender's info says ``illegal_action``, and the finished agents then step
+        ``None`` in turn as at the end of any game.
+        """
+        game = self._require_game()
+        offender = self.agent_selection
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[offender] = ILLEGAL_ACTION_REWARD
+        self.infos = self._infos(game)
+        self.infos[offender]["illegal_action"] = True
+        self._cumulative_rewards[offender] = 0.0
+        for name, reward in self.rewards.items():
+            self._cumulative_rewards[name] += reward
+        self.agent_selection = self.agents[0]
+
+    def _remove_done_agent(self, action: object) -> None:
+        """The step of a finished agent: it leaves ``agents``, and the next finished agent is selected."""
+        if action is not None:
+            raise ValueError(f"{self.agent_selection} is done: the only valid action is None, got {action!r}")
+        agent = self.agent_selection
+        for table in (self.terminations, self.truncations, self.rewards, self._cumulative_rewards, self.infos):
+            del table[agent]
+        self.agents.remove(agent)
+        done = [name for name in self.agents if self.terminations[name] or self.truncations[name]]
+        if done:
+            self.agent_selection = done[0]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+
+    def _infos(self, game: GameState) -> dict[str, dict[str, Any]]:
+        """Every agent's info for a step that ended no round: neutral values, the round and the totals."""
+        scores = game.scores
+        return {
+            agent: {**NEUTRAL_INFO, "round": game.round, "total_points": scores[self._seats[agent]]}
+            for agent in self.agents
+        }
+
+    def _score_round(self, game: GameState, rewards: dict[str, float]) -> dict[str, dict[str, Any]]:
         """Rewards and infos of a round end; deals the next round or ends the game."""
         points = game.last_round_points
         assert points is not None
         mean = sum(points) / len(points)
+        best = min(game.scores)
+        infos = {}
         for seat, agent in enumerate(self.possible_agents):
-            infos[agent] = {"round_points": points[seat], "total_points": game.scores[seat], "round": game.round}
+            infos[agent] = {
+                **NEUTRAL_INFO,
+                "round": game.round,
+                "round_over": True,
+                "round_points": points[seat],
+                "total_points": game.scores[seat],
+                "winner": game.game_over and game.scores[seat] == best,
+            }
             if self.reward_mode == "points":
                 rewards[agent] = float(-points[seat])
             elif self.reward_mode == "relative":
                 rewards[agent] = mean - points[seat]
+            elif game.game_over:
+                rewards[agent] = 1.0 if game.scores[seat] == best else 0.0
         if game.game_over:
-            best = min(game.scores)
-            for seat, agent in enumerate(self.possible_agents):
-                infos[agent]["winner"] = game.scores[seat] == best
-                if self.reward_mode == "win":
-                    rewards[agent] = 1.0 if game.scores[seat] == best else 0.0
             self.terminations = dict.fromkeys(self.agents, True)
         else:
             game.next_round(self._rng)
+        return infos
 
-    def render(self) -> str | None:
-        """``ansi`` returns the table as text; ``human`` prints it."""
+    def render(self) -> str | np.ndarray | None:
+        """``ansi`` returns the table as text, ``rgb_array`` as a ``uint8`` (H, W, 3) image; ``human`` prints it.
+
+        The hand shown is that of the player to move. Every image of this environment has the shape
+        ``canvas.shape``.
+        """
         if self.render_mode is None:
             raise ValueError(f"render() needs a render_mode; allowed values: {list(RENDER_MODES)}")
-        text = render_state(self._require_game())
+        game = self._require_game()
+        if self.render_mode == "rgb_array":
+            return render_rgb(game, self.canvas)
+        text = render_state(game)
         if self.render_mode == "human":
             print(text)
             return None
@@ -180,100 +327,169 @@ class raw_env(AECEnv):
         return self.game
 
 
-class CheckedEnv(OrderEnforcingWrapper):
+_SET_AT_RESET = frozenset(
+    {"agent_selection", "agents", "terminations", "truncations", "rewards", "infos", "num_agents"}
+)
+
+
+class CheckedEnv(AECEnv):
     """PettingZoo's standard checks in one layer instead of three, so that they stay cheap.
 
     Behaves like ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(env)))``:
-    calls before ``reset`` are errors, an out-of-range action is rejected, and a legal-range but
-    illegal action ends the game with ``ILLEGAL_ACTION_REWARD`` for the offender and 0 for the
-    others. The hot attributes are forwarded by properties, not ``__getattr__`` chains.
+    calls before ``reset`` are errors, an out-of-range or non-integer action is a ``ValueError``,
+    and a legal-range but illegal action ends the game with ``ILLEGAL_ACTION_REWARD`` for the
+    offender and 0 for the others. It subclasses ``AECEnv`` itself, not PettingZoo's wrappers,
+    whose internals change between releases: everything it reads of the wrapped ``raw_env`` is
+    public, and ``unwrapped`` is that ``raw_env``.
     """
 
     def __init__(self, env: raw_env) -> None:
-        super().__init__(env)
-        self._raw = env
-        self._num_actions = env.rules.deck.num_actions
+        super().__init__()
+        self.env = env
+        self.metadata = env.metadata
+        self.possible_agents = env.possible_agents
+        self.render_mode = env.render_mode
+        self.state_space = env.state_space
+        self._started = False
+        self._updated = False
 
     @property
-    def agent_selection(self) -> str:  # type: ignore[override]
+    def unwrapped(self) -> raw_env:
+        return self.env
+
+    def __getattr__(self, name: str) -> Any:
+        """Public attributes of the wrapped environment (``rules``, ``game``, ``layout``...)."""
+        env = self.__dict__.get("env")
+        if name in _SET_AT_RESET:  # a property above raised: the environment is not reset yet
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        if env is None or name.startswith("_"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(env, name)
+
+    # -- the AEC attributes, readable after reset --------------------------------------------
+    @property
+    def agent_selection(self) -> str:
         self._check_reset("agent_selection")
-        return self._raw.agent_selection
+        return self.env.agent_selection
 
     @property
-    def agents(self) -> list[str]:  # type: ignore[override]
+    def agents(self) -> list[str]:
         self._check_reset("agents")
-        return self._raw.agents
+        return self.env.agents
 
     @property
-    def terminations(self) -> dict[str, bool]:  # type: ignore[override]
+    def terminations(self) -> dict[str, bool]:
         self._check_reset("terminations")
-        return self._raw.terminations
+        return self.env.terminations
 
     @property
-    def truncations(self) -> dict[str, bool]:  # type: ignore[override]
+    def truncations(self) -> dict[str, bool]:
         self._check_reset("truncations")
-        return self._raw.truncations
+        return self.env.truncations
 
     @property
-    def rewards(self) -> dict[str, float]:  # type: ignore[override]
+    def rewards(self) -> dict[str, float]:
         self._check_reset("rewards")
-        return self._raw.rewards
+        return self.env.rewards
 
     @property
-    def infos(self) -> dict[str, dict[str, Any]]:  # type: ignore[override]
+    def infos(self) -> dict[str, dict[str, Any]]:
         self._check_reset("infos")
-        return self._raw.infos
+        return self.env.infos
 
     @property
-    def _cumulative_rewards(self) -> dict[str, float]:  # type: ignore[override]
-        return self._raw._cumulative_rewards
+    def _cumulative_rewards(self) -> dict[str, float]:
+        """The AEC protocol's cumulative rewards (read by tools that expect PettingZoo's wrappers to pass them on)."""
+        self._check_reset("_cumulative_rewards")
+        return self.env._cumulative_rewards
 
     def _check_reset(self, name: str) -> None:
-        if not self._has_reset:
+        if not self._started:
             raise AttributeError(f"{name} cannot be accessed before reset")
 
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        raw = self._raw
-        self._check_reset("last()")
-        agent = raw.agent_selection
-        observation = raw.observe(agent) if observe else None
-        return (
-            observation,
-            raw._cumulative_rewards[agent],
-            raw.terminations[agent],
-            raw.truncations[agent],
-            raw.infos[agent],
-        )
+    # -- the AEC methods ---------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.env.observation_space(agent)
 
-    def step(self, action: int | None) -> None:
-        raw = self._raw
-        if not self._has_reset:
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.env.action_space(agent)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self.env.reset(seed=seed, options=options)
+        self._started = True
+        self._updated = True
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if not self._started:
+            EnvLogger.error_observe_before_reset()
+        return self.env.observe(agent)
+
+    def state(self) -> np.ndarray:
+        if not self._started:
+            EnvLogger.error_state_before_reset()
+        return self.env.state()
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        self._check_reset("last()")
+        return self.env.last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
+        """The agent to move, until the game is over; ``step`` must be called between two agents."""
+        if not self._started:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderedAgentIterator(self, max_iter)
+
+    def step(self, action: int | np.integer | np.ndarray | None) -> None:
+        raw = self.env
+        if not self._started:
             EnvLogger.error_step_before_reset()
-        self._has_updated = True
+        self._updated = True
         if not raw.agents:
             EnvLogger.warn_step_after_terminated_truncated()
             return
         agent = raw.agent_selection
         if raw.terminations[agent] or raw.truncations[agent]:
-            raw._was_dead_step(action)
+            raw.step(action)
             return
-        if not (action.__class__ is int or isinstance(action, np.integer)) or not 0 <= action < self._num_actions:
-            raise ValueError(f"action {action!r} is not in the action space Discrete({self._num_actions})")
-        if raw._require_game().is_legal(action):
+        game = raw._require_game()
+        action = as_action(action, game)
+        if game.is_legal(action):
             raw.step(action)
             return
         EnvLogger.warn_on_illegal_move()
-        raw._cumulative_rewards[agent] = 0.0
-        raw.terminations = dict.fromkeys(raw.agents, True)
-        raw.truncations = dict.fromkeys(raw.agents, True)
-        raw.rewards = dict.fromkeys(raw.agents, 0.0)
-        raw.rewards[agent] = ILLEGAL_ACTION_REWARD
-        raw.infos = {name: {"illegal_action": {"agent": agent, "action": int(action)}} for name in raw.agents}
-        raw._accumulate_rewards()
-        raw._deads_step_first()
+        raw.end_on_illegal_action()
+
+    def render(self) -> str | np.ndarray | None:
+        if not self._started:
+            EnvLogger.error_render_before_reset()
+        return self.env.render()
+
+    def close(self) -> None:
+        self.env.close()
 
     def __str__(self) -> str:
-        return str(self._raw)
+        return str(self.env)
+
+
+class _OrderedAgentIterator(Iterator[str]):
+    """``agent_iter``'s iterator: the agent to move, asserting that the loop stepped since the last one."""
+
+    def __init__(self, env: CheckedEnv, max_iter: int) -> None:
+        self.env = env
+        self.left = max_iter
+
+    def __iter__(self) -> _OrderedAgentIterator:
+        return self
+
+    def __next__(self) -> str:
+        env = self.env
+        if not env.agents or self.left <= 0:
+            raise StopIteration
+        self.left -= 1
+        if not env._updated:
+            raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
+        env._updated = False
+        return env.agent_selection
 
 
 def env(**kwargs: Any) -> CheckedEnv:

@@ -3,12 +3,15 @@
 ``friday13 play --players 4 --opponents cautious majority search --seat 0 --seed 0`` (or
 ``python -m friday13_env.friday13.play ...``). Moves are typed as cards: ``cat 7``, ``mirror 2``, ``l1``,
 ``f13 mirror``; ``help`` lists the legal moves, ``board`` reprints the table, ``quit`` leaves.
+Opponents are agent specs, exactly as ``friday13_env.agents.make`` takes them: ``search:budget=600``,
+``endgame``, ``ensemble-v1`` or a checkpoint path.
 
 The game runs on the engine directly rather than through an environment because a person wants to
 hear about every single play (which card, which pile, the announced total, what was taken) and the
 round results, which ``GameState.play`` and ``last_round_points`` report as they happen. Input is
 read from any text stream so tests can script whole games; bad input is answered and asked again,
-never a crash.
+never a crash. At a terminal, lines are read with ``input()`` and the ``readline`` module where Python
+has it, so the arrow keys edit the line and recall earlier moves instead of printing escape codes.
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ from typing import TextIO
 
 import numpy as np
 
+from friday13_env.core.specs import integer_argument, non_negative_argument, shown
 from friday13_env.friday13 import agents
 from friday13_env.friday13.agents import Agent
+from friday13_env.friday13.agents.seating import check_seated
 from friday13_env.friday13.cards import DECKS, OMEN_TYPE_NAMES, OMEN_TYPES, Deck, get_deck
 from friday13_env.friday13.encoding import encode_observation
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS, GameState, Rules, new_game
@@ -42,11 +47,56 @@ FILLER_WORDS = frozenset({"black", "broken", "on", "the", "th", "pile", "play"})
 HELP_WORDS = frozenset({"help", "h", "?", "moves"})
 BOARD_WORDS = frozenset({"board", "b", "show", "table"})
 QUIT_WORDS = frozenset({"quit", "q", "exit"})
+SHOWN_DIGITS = 6
+"""A card value longer than this is echoed as its first digits and its length."""
 INSTRUCTIONS = (
     "Type a card to play it: 'cat 7', 'mirror 2', 'ladder 1' (or 'c7', 'm2', 'l1'); a Friday the 13th card "
     "needs its pile: 'f13 cat', 'f13 mirror', 'f13 ladder'.\n"
     "'help' lists your legal moves, 'board' shows the table again, 'quit' leaves the game."
 )
+
+
+class TerminalInput:
+    """Lines typed at a terminal, read with ``input()`` so that ``readline`` (imported here, where Python
+    has it) gives line editing and history: arrow keys move the cursor instead of printing escape codes.
+
+    Called with the prompt, which ``input()`` prints itself so that editing never overwrites it.
+    Returns the line with its newline, or ``""`` at the end of input, like ``TextIO.readline``.
+    """
+
+    def __init__(self) -> None:
+        self.line_editing = enable_line_editing()
+
+    def __call__(self, prompt: str = "") -> str:
+        try:
+            return input(prompt) + "\n"
+        except EOFError:
+            return ""
+
+
+def enable_line_editing() -> bool:
+    """Import ``readline`` (which hooks line editing into ``input()``); ``False`` where it is missing."""
+    try:
+        import readline  # noqa: F401
+    except ImportError:  # Windows without pyreadline, or a Python built without it
+        return False
+    return True
+
+
+def line_reader(input_stream: TextIO, output_stream: TextIO) -> Callable[[], str]:
+    """How the game reads the player's lines: ``TerminalInput`` for a person at a terminal (standard input
+    and output, input a TTY), else the stream's own ``readline`` (pipes, files, tests). Only the terminal
+    case imports ``readline``."""
+    if input_stream is sys.stdin and output_stream is sys.stdout and _is_terminal(input_stream):
+        return TerminalInput()
+    return input_stream.readline
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed stream, or one without isatty
+        return False
 
 
 class InputClosed(Exception):
@@ -62,19 +112,33 @@ def parse_move(text: str, deck: Deck) -> int:
 
     Only the syntax and the deck are checked here; whether the player holds the card is not.
     """
-    words = [word for word in re.findall(r"[a-z]+|\d+", text.lower()) if word not in FILLER_WORDS]
+    # A sign stays with its number ("mirror -5" is no card, not mirror 5); other punctuation separates words.
+    words = [word for word in re.findall(r"[a-z]+|[-+]?\d+", text.lower()) if word not in FILLER_WORDS]
     if words and words[0] in FRIDAY_ALIASES:
         rest = words[2:] if words[1:2] == ["13"] else words[1:]
         if len(rest) != 1 or rest[0] not in PILE_ALIASES:
             raise ValueError(f"say which pile the Friday the 13th card goes on: {_friday_moves()}")
         return deck.friday_kind + PILE_ALIASES[rest[0]]
-    if len(words) != 2 or words[0] not in PILE_ALIASES or not words[1].isdigit():
-        raise ValueError(f"cannot read {text.strip()!r} as a card; type e.g. 'cat 7', 'm2' or 'f13 ladder'")
-    pile, value = PILE_ALIASES[words[0]], int(words[1])
-    if value not in deck.omen_values:
-        values = ", ".join(map(str, deck.omen_values))
-        raise ValueError(f"there is no {OMEN_TYPES[pile]} {value} in the {deck.name} deck; values are {values}")
-    return pile * deck.num_values + deck.omen_values.index(value)
+    if len(words) != 2 or words[0] not in PILE_ALIASES or not re.fullmatch(r"[-+]?\d+", words[1]):
+        raise ValueError(f"cannot read {shown(text.strip())} as a card; type e.g. 'cat 7', 'm2' or 'f13 ladder'")
+    pile, number = PILE_ALIASES[words[0]], words[1]
+    values = [str(value) for value in deck.omen_values]
+    # Compared as text: a sign or a 5,000-digit number is simply no card (and never reaches int()).
+    value = (number.lstrip("0") or "0") if number.isdigit() else number
+    if value not in values:
+        raise ValueError(
+            f"there is no {OMEN_TYPES[pile]} {_short_number(number)} in the {deck.name} deck; "
+            f"values are {', '.join(values)}"
+        )
+    return pile * deck.num_values + values.index(value)
+
+
+def _short_number(number: str) -> str:
+    """A typed number as a message shows it: whole if short, else its first digits and its length."""
+    digits = number.lstrip("+-")
+    if len(digits) <= SHOWN_DIGITS:
+        return number
+    return f"{number[: len(number) - len(digits) + SHOWN_DIGITS]}... ({len(digits)} digits)"
 
 
 def _friday_moves() -> str:
@@ -134,10 +198,15 @@ class Game:
     def _ask_move(self, read_line: Callable[[], str]) -> int:
         state, deck = self.state, self.rules.deck
         self.say(render_state(state, show_hand_of=self.human))
+        prompt = f"Your move (player_{self.human})> "
         while True:
-            self.output.write(f"Your move (player_{self.human})> ")
-            self.output.flush()
-            line = read_line()
+            if isinstance(read_line, TerminalInput):
+                self.output.flush()
+                line = read_line(prompt)
+            else:
+                self.output.write(prompt)
+                self.output.flush()
+                line = read_line()
             if not line:
                 raise InputClosed
             text = line.strip().lower()
@@ -215,20 +284,28 @@ def _observation(state: GameState, seat: int) -> dict[str, np.ndarray]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``play``, shared by ``friday13 play`` and ``python -m friday13_env.friday13.play``."""
     parser.add_argument(
-        "--players", type=int, default=4, choices=range(MIN_PLAYERS, MAX_PLAYERS + 1), help="table size (default 4)"
+        "--players",
+        type=integer_argument,
+        default=4,
+        choices=range(MIN_PLAYERS, MAX_PLAYERS + 1),
+        help="table size (default 4)",
     )
     parser.add_argument(
         "--opponents",
         nargs="+",
         default=["random"],
         metavar="AGENT",
-        help=f"one agent per other seat, clockwise after you, or one for all; registered: {agents.names()} "
-        "or a checkpoint path (default: random)",
+        help="one agent per other seat, clockwise after you, or one for all, each as agents.make takes it: "
+        f"a name {agents.names()}, a name with options (search:budget=600) or a checkpoint path (default: random)",
     )
-    parser.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1; player_0 starts (default 0)")
+    parser.add_argument(
+        "--seat", type=integer_argument, default=0, help="your seat, 0..players-1; player_0 starts (default 0)"
+    )
     parser.add_argument("--deck", default="standard", choices=sorted(DECKS), help="deck edition (default standard)")
-    parser.add_argument("--rounds", type=int, default=4, help="number of rounds (default 4)")
-    parser.add_argument("--seed", type=int, default=None, help="seed for the deals and the agents (default: random)")
+    parser.add_argument("--rounds", type=integer_argument, default=4, help="number of rounds (default 4)")
+    parser.add_argument(
+        "--seed", type=non_negative_argument, default=None, help="seed for the deals and the agents (default: random)"
+    )
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
@@ -253,16 +330,19 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, input_stream:
     rng = np.random.default_rng(args.seed)
     seeds = rng.integers(2**32, size=len(names)).tolist()
     others = [(args.seat + offset) % rules.num_players for offset in range(1, rules.num_players)]
-    try:
-        opponents = {seat: agents.make(name, seed=s) for seat, name, s in zip(others, names, seeds, strict=True)}
-    except ValueError as error:
-        parser.error(str(error))
+    opponents = {}
+    for seat, name, agent_seed in zip(others, names, seeds, strict=True):
+        try:
+            opponents[seat] = agents.make(name, seed=agent_seed)
+            check_seated(opponents[seat], rules.deck)
+        except ValueError as error:
+            parser.error(f"argument --opponents: {error}")
     game = Game(args.seat, opponents, rng, output_stream, new_game(rules, rng))
     game.say(f"Friday the 13th: you are player_{args.seat} at a table of {rules.num_players}.")
     game.say("Opponents: " + ", ".join(game.seat_name(seat) for seat in others))
     game.say(INSTRUCTIONS)
     try:
-        game.play(input_stream.readline)
+        game.play(line_reader(input_stream, output_stream))
     except InputClosed:
         game.say("\nInput ended before the game did; leaving the game.")
     except QuitGame:
@@ -279,7 +359,7 @@ def main(
     """``python -m friday13_env.friday13.play [options]``; streams default to stdin/stdout."""
     parser = build_parser(prog="python -m friday13_env.friday13.play")
     args = parser.parse_args(argv)
-    return run(args, parser, input_stream or sys.stdin, output_stream or sys.stdout)
+    return run(args, parser, sys.stdin if input_stream is None else input_stream, output_stream or sys.stdout)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,12 @@ Why it is built the way it is:
 - **Masks without surprises.** ``info["action_mask"]`` and ``action_masks()`` (found by sb3-contrib's
   MaskablePPO, also through ``gymnasium.make``'s wrappers and VecEnvs) give the legal actions, and
   ``action_space.sample()`` draws a legal action. An illegal action is never replaced by a legal
-  one: it raises a ``ValueError`` naming the legal actions, and the episode can go on.
+  one: by default it ends the episode with ``ILLEGAL_ACTION_REWARD`` and ``info["illegal_action"]``
+  (the convention of the wrapped AEC ``env()``, which generic checkers rely on);
+  ``illegal_action="raise"`` raises a ``ValueError`` naming the legal actions instead, and the
+  episode can go on.
+- **No half-played turns.** An exception while the table is being played (an opponent failing,
+  say) leaves the environment refusing ``step`` until ``reset``; a rejected action changes nothing.
 - **Reproducibility.** Every random choice (player count, seat, opponents, their seeds, the deals)
   is drawn from the Generator that ``reset(seed=...)`` seeds, so a seed and the learner's actions
   determine the whole episode.
@@ -23,7 +28,8 @@ Why it is built the way it is:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, ClassVar, TypeAlias
 
 import gymnasium as gym
@@ -31,15 +37,30 @@ import numpy as np
 from gymnasium import spaces
 
 from friday13_env.friday13 import agents
-from friday13_env.friday13.aec import RENDER_MODES, raw_env
+from friday13_env.friday13.aec import (
+    ILLEGAL_ACTION_REWARD,
+    NEUTRAL_INFO,
+    RENDER_MODES,
+    as_action,
+    check_render_mode,
+    check_reset_options,
+    raw_env,
+)
 from friday13_env.friday13.agents import Agent
+from friday13_env.friday13.agents.seating import check_seated
+from friday13_env.friday13.cards import Deck
 from friday13_env.friday13.encoding import encode_observation, observation_bounds
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS, GameState, IllegalActionError
 from friday13_env.friday13.render import render_state
+from friday13_env.friday13.render_image import TableCanvas, render_rgb
 
 OpponentSpec: TypeAlias = "str | os.PathLike[str] | Agent | Callable[..., Agent]"
-"""An opponent: a registered agent name, a checkpoint path, an ``Agent`` object (used as it is, in
-every episode it is drawn for) or a factory called as ``factory(seed=...)`` once per episode."""
+"""An opponent: an agent spec for ``agents.make`` (a registered name, with options as in
+``"search:budget=600"``, a zoo name such as ``"ensemble-v1"``, or a checkpoint path), an ``Agent``
+object (used as it is, in every episode it is drawn for) or a factory called as
+``factory(seed=...)`` once per episode."""
+ILLEGAL_ACTION_MODES = ("end", "raise")
+"""What an illegal action does: end the episode (the AEC ``env()`` convention, as in the solo game) or raise."""
 
 DEFAULT_OPPONENT_POOL = ("random",)
 _SEED_BOUND = 2**32
@@ -62,6 +83,8 @@ class LegalDiscrete(spaces.Discrete):
     def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None) -> np.int64:
         if mask is None and probability is None and self.legal_mask is not None:
             mask = self.legal_mask
+        if probability is None:  # Gymnasium < 1.0 has no ``probability`` argument
+            return super().sample(mask=mask)
         return super().sample(mask=mask, probability=probability)
 
 
@@ -80,19 +103,33 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         deck, num_rounds, reward: passed to ``aec.raw_env``; the learner's reward for a step is the
             sum of the AEC rewards it received since its previous move (``reward`` mode ``points``:
             minus its bad-luck points when a round ends; ``win``; ``relative``).
-        render_mode: ``"ansi"`` (``render()`` returns text) or ``"human"`` (printed every step).
+        render_mode: ``"ansi"`` (``render()`` returns text), ``"human"`` (printed every step) or
+            ``"rgb_array"`` (the text as a ``uint8`` (H, W, 3) image, of one shape for the whole
+            environment whatever table size is drawn).
+        illegal_action: ``"end"`` (default): an illegal action ends the episode with reward
+            ``ILLEGAL_ACTION_REWARD`` (-1) and ``info["illegal_action"] = True``, nothing played;
+            ``"raise"``: it raises a ``ValueError`` naming the legal actions and the episode goes on.
+            Either way, a non-integer or out-of-range action is a ``ValueError``.
 
-    ``info`` always holds ``action_mask``. After a step in which a round ended it also holds the
-    learner's AEC round info (``round``, ``round_points``, ``total_points``); at the end of the
-    game also ``winner`` (shared wins count), ``rank`` (1 + players with a strictly lower total),
-    ``final_scores`` (every seat's total, absolute seat order), and, like every ``reset`` info,
+    ``info`` holds every key from ``reset`` on, with a neutral value until it means something:
+    ``action_mask``; the learner's AEC info (``round``, ``round_over``: a round ended since the
+    learner's previous move, ``round_points``: its points of that round, else 0, ``total_points``:
+    its total so far, ``winner``: False until the game ends, then True on a shared or sole win,
+    ``illegal_action``); ``rank`` (1 + players with a strictly lower total; 0 until the game ends),
+    ``final_scores`` (every seat's total, absolute seat order; zeros until the game ends),
     ``num_players``, ``seat`` and ``opponents`` (``{"player_k": label}``).
+
+    Opponents that declare a deck (policies) must play the table's: one made for the other deck is
+    refused when the environment is made (names, objects) or when it is seated at ``reset`` (factories).
 
     Self-play: ``env.unwrapped.set_opponent_pool(specs)`` (or ``vec_env.env_method(
     "set_opponent_pool", specs)``) swaps the opponents in from the next reset on.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": list(RENDER_MODES), "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {  # type: ignore[misc]  # gymnasium declares it per instance
+        "render_modes": list(RENDER_MODES),
+        "render_fps": 1,
+    }
 
     def __init__(
         self,
@@ -104,22 +141,33 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         num_rounds: int = 4,
         reward: str = "points",
         render_mode: str | None = None,
+        illegal_action: str = "end",
     ) -> None:
         self._player_counts = _player_counts(num_players)
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"unknown render_mode {render_mode!r}; allowed values: {[None, *RENDER_MODES]}")
+        check_render_mode(render_mode)
+        if not (isinstance(illegal_action, str) and illegal_action in ILLEGAL_ACTION_MODES):
+            raise ValueError(
+                f"illegal_action must be one of {sorted(ILLEGAL_ACTION_MODES)} (end the episode with reward "
+                f"{ILLEGAL_ACTION_REWARD}, or raise a ValueError), got {illegal_action!r}"
+            )
         self.render_mode = render_mode
+        self.illegal_action = illegal_action
         # One bare AEC environment per table size; building them validates deck, rounds and reward.
         self._tables = {
             n: raw_env(num_players=n, deck=deck, num_rounds=num_rounds, reward=reward) for n in self._player_counts
         }
+        any_table = next(iter(self._tables.values()))
+        self.deck: Deck = any_table.rules.deck
+        """The deck of every table: opponents that declare another one are refused."""
+        self.canvas = TableCanvas.for_table(self.deck, max(self._player_counts))
+        """The ``rgb_array`` image's size, the same at every table size this environment draws."""
         self._seat_option = _check_seat(seat, self._player_counts)
         if opponents is not None and opponent_pool is not None:
             raise ValueError("give either opponents (one per seat) or opponent_pool (drawn per seat), not both")
         self._fixed_opponents: list[OpponentSpec] | None = None
         self._opponent_pool: list[OpponentSpec] = []
         if opponents is not None:
-            self._fixed_opponents = _check_specs(opponents, "opponents")
+            self._fixed_opponents = _check_specs(opponents, "opponents", self.deck)
             needed = max(self._player_counts) - 1
             if len(self._fixed_opponents) != needed:
                 raise ValueError(
@@ -128,29 +176,32 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
                 )
         else:
             self.set_opponent_pool(DEFAULT_OPPONENT_POOL if opponent_pool is None else opponent_pool)
-        any_table = next(iter(self._tables.values()))
         # Same layout at every table size; the bounds (hand sizes) differ, so take the widest.
         high = np.maximum.reduce([observation_bounds(table.rules) for table in self._tables.values()])
         self.observation_space = spaces.Box(0.0, high, dtype=np.float32)
-        self.action_space = LegalDiscrete(any_table.rules.deck.num_actions)
+        self._legal_space = LegalDiscrete(any_table.rules.deck.num_actions)
+        self.action_space = self._legal_space
         self._raw: raw_env | None = None
         self._game: GameState | None = None
         self._players: list[Agent | None] = []
         self._labels: dict[str, str] = {}
         self._seat = 0
         self._agent = ""
-        self._mask = np.zeros(self.action_space.n, dtype=np.int8)
+        self._no_moves = np.zeros(self._legal_space.n, dtype=np.int8)
+        self._mask = self._no_moves.copy()
         self._done = False
+        self._failure: str | None = None
+        """Set when an exception left the table mid-turn: ``step`` refuses to go on until ``reset``."""
 
     @property
     def game(self) -> GameState:
         """The engine state of the current episode, for analysis and tests (read it, do not change it)."""
-        return self._require_game()
+        return self._require_game(even_if_failed=True)
 
     @property
     def seat(self) -> int:
         """The learner's seat in the current episode."""
-        self._require_started()
+        self._require_game(even_if_failed=True)
         return self._seat
 
     # -- opponents ---------------------------------------------------------------------------
@@ -160,9 +211,10 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         The hook for self-play: pass frozen snapshots as ``Agent`` objects (used as they are) or as
         factories ``factory(seed=...) -> Agent`` (built afresh each episode with a seed from the
         environment's Generator, so episodes stay reproducible). Through a ``SubprocVecEnv``
-        (``env_method("set_opponent_pool", specs)``) the entries must be picklable.
+        (``env_method("set_opponent_pool", specs)``) the entries must be picklable. Names and agents
+        of the wrong deck are refused here; factories when their agent is seated.
         """
-        pool = _check_specs(specs, "opponent_pool")
+        pool = _check_specs(specs, "opponent_pool", self.deck)
         if not pool:
             raise ValueError("opponent_pool must hold at least one opponent")
         self._opponent_pool = pool
@@ -170,12 +222,15 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
 
     # -- gymnasium API -----------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        """Draw table size, seat and opponents, deal, and play the opponents up to the learner's move."""
+        """Draw table size, seat and opponents, deal, and play the opponents up to the learner's move.
+
+        Takes no ``options`` (a ``ValueError`` for any). If seating or playing the opponents raises,
+        the environment refuses ``step`` until the next ``reset``.
+        """
+        check_reset_options(options)
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(seed)  # so that rollouts of action_space.sample() are reproducible too
-        if options:
-            raise ValueError(f"reset() takes no options, got {sorted(options)}")
         rng = self.np_random
         counts = self._player_counts
         n = counts[0] if len(counts) == 1 else int(counts[rng.integers(len(counts))])
@@ -187,41 +242,53 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         seeds = rng.integers(_SEED_BOUND, size=n).tolist()
         raw = self._tables[n]
         raw.reset(seed=seeds[-1])
-        self._raw, self._game = raw, raw.game
+        game = raw._require_game()
+        self._raw, self._game = raw, game
         self._seat, self._agent = seat, raw.possible_agents[seat]
         self._players = [None] * n
         self._labels = {}
-        for offset, spec in enumerate(specs):
-            other = (seat + 1 + offset) % n
-            agent, label = _instantiate(spec, seeds[offset])
-            self._players[other] = agent
-            self._labels[raw.possible_agents[other]] = label
         self._done = False
-        self._play_opponents()
-        observation, info = self._observe()
-        info.update(self._table_info())
-        return observation, info
+        self._failure = None
+        with self._guard("reset()"):
+            for offset, spec in enumerate(specs):
+                other = (seat + 1 + offset) % n
+                agent, label = _instantiate(spec, seeds[offset], self.deck)
+                self._players[other] = agent
+                self._labels[raw.possible_agents[other]] = label
+            _, round_info = self._play_opponents(raw, game)
+        return self._observe(game, round_info)
 
     def step(self, action: int | np.integer | np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict]:
         """Play the learner's card, then the opponents' until the learner is to move or the game ends.
 
-        Raises ``ValueError`` for an illegal action (naming the legal ones; nothing is played) and
-        ``RuntimeError`` after the episode ended or before the first reset.
+        Actions are Python or numpy integers, or 0-d integer arrays; anything else, and an
+        out-of-range action, is a ``ValueError`` naming the legal actions (nothing is played). An
+        illegal action ends the episode with ``ILLEGAL_ACTION_REWARD`` or, with
+        ``illegal_action="raise"``, raises likewise. ``RuntimeError`` after the episode ended, before
+        the first reset, and after an exception left the table mid-turn.
         """
         raw = self._require_started()
         if self._done:
             raise RuntimeError("step() called after the episode ended; call reset() to start a new one")
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action.item()
-        raw.step(action)
-        reward = raw.rewards[self._agent]
-        round_info = raw.infos[self._agent]
-        opponents_reward, opponents_round_info = self._play_opponents()
-        observation, info = self._observe()
-        info.update(round_info or opponents_round_info)
-        if self._game.game_over:
-            self._done = True
-            info.update(self._final_info())
+        game = self._require_game()
+        action = as_action(action, game)
+        if not game.is_legal(action):
+            if self.illegal_action == "end":
+                raw.end_on_illegal_action()
+                self._done = True
+                observation, info = self._observe(game, raw.infos[self._agent])
+                return observation, raw.rewards[self._agent], True, False, info
+            game.copy().play(action)  # raises the engine's IllegalActionError naming the legal actions
+            raise AssertionError(f"the engine accepted the illegal action {action}")  # pragma: no cover
+        with self._guard("step()"):
+            raw.step(action)
+            reward = raw.rewards[self._agent]
+            learner_info = raw.infos[self._agent]
+            opponents_reward, opponents_info = self._play_opponents(raw, game)
+            if not learner_info["round_over"]:
+                learner_info = opponents_info
+            self._done = game.game_over
+            observation, info = self._observe(game, learner_info)
         return observation, reward + opponents_reward, self._done, False, info
 
     def action_masks(self) -> np.ndarray:
@@ -229,29 +296,43 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         self._require_started()
         return self._mask.astype(bool)
 
-    def render(self) -> str | None:
-        """``ansi`` returns the table from the learner's seat as text; ``human`` prints it."""
+    def render(self) -> str | np.ndarray | None:
+        """The table from the learner's seat: text (``ansi``; ``human`` prints it) or an image (``rgb_array``)."""
         if self.render_mode is None:
             raise ValueError(f"render() needs a render_mode; allowed values: {list(RENDER_MODES)}")
-        text = render_state(self._require_game(), show_hand_of=self._seat)
+        game = self._require_game(even_if_failed=True)
+        if self.render_mode == "rgb_array":
+            return render_rgb(game, self.canvas, show_hand_of=self._seat)
+        text = render_state(game, show_hand_of=self._seat)
         if self.render_mode == "human":
             print(text)
             return None
         return text
 
     # -- internals ---------------------------------------------------------------------------
-    def _play_opponents(self) -> tuple[float, dict[str, Any]]:
+    @contextmanager
+    def _guard(self, where: str) -> Iterator[None]:
+        """Any exception inside marks the environment failed (the table may be mid-turn) and propagates."""
+        try:
+            yield
+        except BaseException as error:
+            self._failure = f"an earlier {where} raised {type(error).__name__}: {error}"
+            raise
+
+    def _play_opponents(self, raw: raw_env, game: GameState) -> tuple[float, dict[str, Any]]:
         """Let opponents move until the learner is to move or the game is over.
 
-        Returns the learner's reward over those plies and its AEC round info if a round ended.
+        Returns the learner's reward over those plies and its latest AEC info (that of a round end
+        if a round ended on the way).
         """
-        raw, game, me = self._raw, self._game, self._agent
-        players, names = self._players, raw.possible_agents
+        me, players, names = self._agent, self._players, raw.possible_agents
         reward = 0.0
-        round_info: dict[str, Any] = {}
+        info = raw.infos[me]
         while game.current != self._seat and not game.game_over:
             name = names[game.current]
-            action = players[game.current].act(raw.observe(name))
+            player = players[game.current]
+            assert player is not None, f"no opponent seated at {name}"
+            action = player.act(raw.observe(name))
             try:
                 raw.step(action)
             except IllegalActionError as error:
@@ -259,36 +340,47 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
                     f"opponent {self._labels[name]!r} at {name} chose an illegal action: {error}"
                 ) from error
             reward += raw.rewards[me]
-            round_info = raw.infos[me] or round_info
-        return reward, round_info
+            if not info["round_over"]:
+                info = raw.infos[me]
+        return reward, info
 
-    def _observe(self) -> tuple[np.ndarray, dict[str, Any]]:
-        game = self._game
-        self._mask = np.array(game.action_mask(), dtype=np.int8)
-        self.action_space.legal_mask = self._mask
+    def _observe(self, game: GameState, learner_info: dict[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:
+        """The learner's observation and the full info: its AEC info, the mask and the table."""
+        self._mask = self._no_moves.copy() if self._done else np.array(game.action_mask(), dtype=np.int8)
+        self._legal_space.legal_mask = self._mask
         if self.render_mode == "human":
             self.render()
-        return encode_observation(game, self._seat), {"action_mask": self._mask.copy()}
-
-    def _table_info(self) -> dict[str, Any]:
-        return {"num_players": len(self._players), "seat": self._seat, "opponents": dict(self._labels)}
-
-    def _final_info(self) -> dict[str, Any]:
-        scores = self._game.scores
-        mine = scores[self._seat]
-        return {
-            "final_scores": list(scores),
-            "rank": 1 + sum(score < mine for score in scores),
-            **self._table_info(),
+        n = len(self._players)
+        info: dict[str, Any] = {
+            "action_mask": self._mask.copy(),
+            **NEUTRAL_INFO,
+            **learner_info,
+            "rank": 0,
+            "final_scores": [0] * n,
+            "num_players": n,
+            "seat": self._seat,
+            "opponents": dict(self._labels),
         }
+        if game.game_over:
+            scores = game.scores
+            info["final_scores"] = list(scores)
+            info["rank"] = 1 + sum(score < scores[self._seat] for score in scores)
+        return encode_observation(game, self._seat), info
 
     def _require_started(self) -> raw_env:
         if self._raw is None:
             raise RuntimeError("the environment must be reset() before it is used")
+        if self._failure is not None:
+            raise RuntimeError(
+                f"{self._failure}; the table may be left mid-turn, so the episode cannot go on: call reset()"
+            )
         return self._raw
 
-    def _require_game(self) -> GameState:
-        self._require_started()
+    def _require_game(self, even_if_failed: bool = False) -> GameState:
+        if self._raw is None:
+            raise RuntimeError("the environment must be reset() before it is used")
+        if not even_if_failed:
+            self._require_started()
         assert self._game is not None
         return self._game
 
@@ -313,29 +405,35 @@ def _check_seat(seat: int | None, counts: tuple[int, ...]) -> int | None:
     return int(seat)
 
 
-def _check_specs(specs: Sequence[OpponentSpec], option: str) -> list[OpponentSpec]:
-    """Validate opponent specs up front, so a typo fails at construction and not mid-training."""
+def _check_specs(specs: Sequence[OpponentSpec], option: str, deck: Deck) -> list[OpponentSpec]:
+    """Validate opponent specs up front, so a typo or a wrong deck fails at construction and not mid-training."""
     if isinstance(specs, str | os.PathLike) or not isinstance(specs, Sequence):
         raise ValueError(f"{option} must be a list of opponents, got {specs!r}")
     for spec in specs:
         if isinstance(spec, str | os.PathLike):
-            agents.make(os.fspath(spec), seed=0)  # raises ValueError listing the registered agents
-        elif not callable(spec) and not isinstance(spec, Agent):
+            # Builds the agent once: unknown names and options list what is allowed, and a policy shows its deck.
+            check_seated(agents.make(os.fspath(spec), seed=0), deck)
+        elif not isinstance(spec, type) and isinstance(spec, Agent):
+            check_seated(spec, deck)
+        elif not callable(spec):
             raise ValueError(
-                f"{option} entries must be agent names {agents.names()}, checkpoint paths, Agent objects or "
-                f"factories factory(seed=...) -> Agent; got {spec!r}"
+                f"{option} entries must be agent specs {agents.names()} (with options as 'search:budget=600'), "
+                f"checkpoint paths, Agent objects or factories factory(seed=...) -> Agent; got {spec!r}"
             )
     return list(specs)
 
 
-def _instantiate(spec: OpponentSpec, seed: int) -> tuple[Agent, str]:
+def _instantiate(spec: OpponentSpec, seed: int, deck: Deck) -> tuple[Agent, str]:
     """The agent for one seat and one episode, with the label reported in ``info["opponents"]``."""
     if isinstance(spec, str | os.PathLike):
         name = os.fspath(spec)
-        return agents.make(name, seed=seed), name
-    if isinstance(spec, type) or not isinstance(spec, Agent):
+        agent, label = agents.make(name, seed=seed), name
+    elif isinstance(spec, type) or not isinstance(spec, Agent):
         agent = spec(seed=seed)
         if not isinstance(agent, Agent):
             raise ValueError(f"opponent factory {spec!r} returned {agent!r}, which is not an Agent (name + act)")
-        return agent, agent.name
-    return spec, spec.name
+        label = agent.name
+    else:
+        agent, label = spec, spec.name
+    check_seated(agent, deck)
+    return agent, label

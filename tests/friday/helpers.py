@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from friday13_env.core.agent import Agent
 from friday13_env.friday.engine import apply_action
-from friday13_env.friday.env import FridayEnv
+from friday13_env.friday.env import FridayEnv, observation_dict
 from friday13_env.friday.scenario import find_card, find_cards
 from friday13_env.friday.state import State
 
@@ -31,12 +32,15 @@ def play(state: State, *moves: int) -> State:
     return state
 
 
-def assert_plays_only_legal_moves(agent: object, level: int, seed: int) -> None:
-    """Play one whole game of ``agent`` at ``level``, checking every chosen action against the mask."""
-    env = FridayEnv(level=level)
+def assert_plays_only_legal_moves(agent: Agent, level: int, seed: int) -> dict:
+    """Play one whole game of ``agent`` at ``level``, checking every chosen action against the mask;
+    returns the last ``info``."""
+    env = FridayEnv(level=level, illegal_action="raise")
     obs, info = env.reset(seed=seed)
     done = False
     while not done:
-        action = agent.act(obs, info["action_mask"])  # type: ignore[attr-defined]
-        assert info["action_mask"][action] == 1
+        action = agent.act(observation_dict(obs, info))
+        assert type(action) is int and info["action_mask"][action] == 1
         obs, _, done, _, info = env.step(action)
+    assert not info["illegal_action"] and isinstance(info["won"], bool)
+    return info

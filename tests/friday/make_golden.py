@@ -15,8 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from friday13_env.friday.agents import make_agent
-from friday13_env.friday.env import FridayEnv
+from friday13_env.friday.agents import make
+from friday13_env.friday.env import FridayEnv, observation_dict
 
 GOLDEN_PATH = Path(__file__).with_name("friday_golden.json")
 GAMES = ({"agent": "heuristic", "level": 1, "seed": 2033}, {"agent": "random", "level": 4, "seed": 7})
@@ -24,12 +24,12 @@ GAMES = ({"agent": "heuristic", "level": 1, "seed": 2033}, {"agent": "random", "
 
 def record(agent: str, level: int, seed: int) -> dict[str, Any]:
     """Play a game with an agent and record everything the golden test compares."""
-    env, player = FridayEnv(level=level), make_agent(agent, seed)
+    env, player = FridayEnv(level=level), make(agent, seed=seed)
     obs, info = env.reset(seed=seed)
     digest = hashlib.sha256(obs.tobytes())
     actions, rewards, done = [], [], False
     while not done:
-        action = player.act(obs, info["action_mask"])
+        action = player.act(observation_dict(obs, info))
         obs, reward, done, _, info = env.step(action)
         actions.append(action)
         rewards.append(reward)

@@ -1,19 +1,28 @@
-"""The Gymnasium adapter: spaces, checkers, masks, rewards, rendering, errors and the decoder."""
+"""The Gymnasium adapter: ids, spaces, checkers, masks, rewards, hardening, rendering and the decoder."""
 
 from __future__ import annotations
+
+import sys
+import types
+import warnings
 
 import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+import friday13_env  # noqa: F401  (registers the ids)
 from friday13_env.friday import actions as A
+from friday13_env.friday import engine
 from friday13_env.friday.encoding import LAYOUT, OBS_SIZE, decode, encode
-from friday13_env.friday.env import FridayEnv
+from friday13_env.friday.engine import MIN_SCORE
+from friday13_env.friday.env import ILLEGAL_ACTION_PENALTY, FridayEnv
 from friday13_env.friday.scenario import build_state, find_card, find_cards
 from friday13_env.friday.state import Phase
 
-ENV_ID = "friday13_env/Friday-v0"
+ENV_ID = "friday13_env/FridaySolo-v0"
+OLD_ID = "friday13_env/Friday-v0"
+FIRST_LEGAL = r"legal actions: 0 \(fight hazard A\), 1 \(fight hazard B\)"
 
 
 def play_out(env: FridayEnv, seed: int) -> tuple[list[float], dict]:
@@ -28,64 +37,212 @@ def play_out(env: FridayEnv, seed: int) -> tuple[list[float], dict]:
     return rewards, info
 
 
-def test_gymnasium_checker_passes():
-    check_env(FridayEnv(level=2, render_mode="ansi"), skip_render_check=False)
+# -- ids, checkers, spaces --------------------------------------------------------------------------
 
 
-def test_sb3_checker_passes():
+@pytest.mark.filterwarnings("ignore:.*alternative render modes:UserWarning")  # needs a spec: tested via gym.make
+def test_gymnasium_checker_passes_in_every_render_mode():
+    for mode in (None, "ansi", "rgb_array"):
+        check_env(FridayEnv(level=2, render_mode=mode), skip_render_check=False)
+
+
+def test_gymnasium_checker_passes_on_the_registered_id_with_defaults():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "the environment is wrapped": checked all the same
+        check_env(gym.make(ENV_ID))
+    check_env(gym.make(ENV_ID).unwrapped)
+
+
+def test_sb3_checker_passes_on_the_registered_id_with_defaults():
     sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
-    sb3_checker.check_env(FridayEnv(level=4), warn=True)
+    sb3_checker.check_env(gym.make(ENV_ID).unwrapped, warn=True)
+    sb3_checker.check_env(gym.make(ENV_ID), warn=True)
+    sb3_checker.check_env(FridayEnv(level=4, render_mode="rgb_array"), warn=True, skip_render_check=False)
 
 
 def test_gymnasium_make():
-    if ENV_ID not in gym.registry:
-        gym.register(ENV_ID, entry_point="friday13_env.friday.env:FridayEnv")
     env = gym.make(ENV_ID, level=3)
     obs, info = env.reset(seed=1)
-    assert obs.shape == (OBS_SIZE,) and env.unwrapped.level == 3
+    assert obs.shape == (OBS_SIZE,) and env.unwrapped.level == 3 and env.spec.id == ENV_ID
     assert info["action_mask"].dtype == np.int8
+
+
+def test_the_old_id_is_a_deprecated_alias_that_still_works():
+    with pytest.warns(DeprecationWarning, match="Friday-v0 is deprecated: use friday13_env/FridaySolo-v0"):
+        env = gym.make(OLD_ID, level=2, reward="win")
+    assert isinstance(env.unwrapped, FridayEnv) and env.unwrapped.level == 2
+    _, info = env.reset(seed=0)
+    _, reward, terminated, _, _ = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert reward == 0.0 and not terminated
 
 
 def test_spaces_and_metadata():
     env = FridayEnv()
-    assert env.metadata == {"render_modes": ["ansi", "human"], "name": "Friday-v0"}
+    assert env.metadata == {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4, "name": "FridaySolo-v0"}
     assert env.action_space.n == A.NUM_ACTIONS == 129
     assert env.observation_space.shape == (OBS_SIZE,) and env.observation_space.dtype == np.float32
     assert sum(int(np.prod(shape)) for _, shape in LAYOUT) == OBS_SIZE
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"level": 0}, {"level": 5}, {"level": "1"}, {"render_mode": "rgb_array"}, {"reward_mode": "x"}]
+    ("kwargs", "message"),
+    [
+        ({"level": 0}, r"level must be one of \[1, 2, 3, 4\]"),
+        ({"level": 5}, r"level must be one of"),
+        ({"level": "1"}, r"level must be one of"),
+        ({"render_mode": "rgb"}, r"render_mode must be one of \[None, 'ansi', 'human', 'rgb_array'\]"),
+        ({"reward": "x"}, r"reward must be one of \['score', 'win'\], got 'x'"),
+        ({"reward": ["score"]}, r"reward must be one of \['score', 'win'\]"),
+        ({"illegal_action": "ignore"}, r"illegal_action must be one of \['end', 'raise'\], got 'ignore'"),
+    ],
 )
-def test_bad_arguments_raise(kwargs):
-    with pytest.raises(ValueError, match="must be one of"):
+def test_bad_arguments_raise(kwargs, message):
+    with pytest.raises(ValueError, match=message):
         FridayEnv(**kwargs)
+
+
+# -- rewards ----------------------------------------------------------------------------------------
 
 
 def test_reward_is_the_final_score_and_info_reports_the_result():
     env = FridayEnv(level=1)
     rewards, info = play_out(env, seed=3)
     assert all(r == 0 for r in rewards[:-1])
-    assert rewards[-1] == info["score"] and isinstance(info["won"], bool)
-    with pytest.raises(ValueError, match="after the game ended"):
+    assert rewards[-1] == info["score"] and isinstance(info["won"], bool) and info["illegal_action"] is False
+    with pytest.raises(ValueError, match="after the episode ended"):
         env.step(0)
 
 
-def test_win_reward_mode():
-    env = FridayEnv(level=1, reward_mode="win")
+def test_win_reward():
+    env = FridayEnv(level=1, reward="win")
     rewards, info = play_out(env, seed=3)
     assert rewards[-1] == float(info["won"])
 
 
-def test_mask_matches_action_masks_and_illegal_actions_raise():
+def test_reward_mode_is_a_deprecated_alias_of_reward():
+    with pytest.warns(DeprecationWarning, match="reward_mode= is deprecated: use reward="):
+        env = FridayEnv(reward_mode="win")
+    assert env.reward == "win"
+    with pytest.raises(ValueError, match="not both"), pytest.warns(DeprecationWarning):
+        FridayEnv(reward="win", reward_mode="win")
+
+
+def test_min_score_is_a_floor_of_every_final_score():
+    assert MIN_SCORE == -150  # 5 distracted (-1) + 11 aging cards (-5) + 30 unbeaten hazards (-3)
+    for seed in range(3):
+        _, info = play_out(FridayEnv(level=4), seed)
+        assert info["score"] >= MIN_SCORE
+
+
+# -- actions: types, range, legality ----------------------------------------------------------------
+
+
+def test_mask_matches_action_masks():
     env = FridayEnv()
     _, info = env.reset(seed=0)
     assert np.array_equal(info["action_mask"].astype(bool), env.action_masks())
     assert np.flatnonzero(info["action_mask"]).tolist() == [A.HAZARD_A, A.HAZARD_B]
-    with pytest.raises(
-        ValueError, match=r"illegal action 3 in phase CHOOSE_HAZARD; legal actions: 0 \(fight hazard A\), 1"
-    ):
+
+
+@pytest.mark.parametrize(
+    "action", [1, np.int64(1), np.int8(1), np.uint8(1), np.array(1), np.array(1, dtype=np.int16), np.uint64(1)]
+)
+def test_step_accepts_python_and_numpy_integers(action):
+    env = FridayEnv()
+    env.reset(seed=0)
+    reference = FridayEnv()
+    reference.reset(seed=0)
+    assert np.array_equal(env.step(action)[0], reference.step(1)[0])
+
+
+@pytest.mark.parametrize(
+    "action",
+    [0.99, 1.0, "1", True, False, None, np.float64(1.0), np.bool_(True), np.array(1.0), np.array([1]), [1], 1 + 0j],
+)
+def test_step_rejects_anything_but_an_integer_naming_the_legal_actions(action):
+    env = FridayEnv()
+    env.reset(seed=0)
+    before = encode(env.state)
+    with pytest.raises(ValueError, match=r"action must be an integer .*; " + FIRST_LEGAL):
+        env.step(action)
+    assert np.array_equal(encode(env.state), before), "nothing was played"
+
+
+@pytest.mark.parametrize("action", [-1, 129, 10**30, np.int64(-5)])
+def test_step_rejects_actions_outside_the_action_space(action):
+    env = FridayEnv()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"not in the action space Discrete\(129\); " + FIRST_LEGAL):
+        env.step(action)
+
+
+@pytest.mark.parametrize(("reward", "penalty"), [("score", -150.0), ("win", -1.0)])
+def test_an_illegal_action_ends_the_episode_with_the_documented_penalty(reward, penalty):
+    env = FridayEnv(reward=reward)
+    env.reset(seed=0)
+    obs, value, terminated, truncated, info = env.step(A.END_FIGHT)
+    assert (value, terminated, truncated) == (penalty, True, False) and ILLEGAL_ACTION_PENALTY[reward] == penalty
+    assert info["illegal_action"] is True and info["won"] is False and info["score"] == MIN_SCORE
+    assert not info["action_mask"].any() and not env.action_masks().any() and obs in env.observation_space
+    with pytest.raises(ValueError, match=r"after the episode ended; call reset\(\) first"):
+        env.step(A.HAZARD_A)
+    _, info = env.reset(seed=0)
+    assert info["illegal_action"] is False and env.step(A.HAZARD_A)[2] is False
+
+
+def test_illegal_action_raise_restores_raising():
+    env = FridayEnv(illegal_action="raise")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"illegal action 3 in phase CHOOSE_HAZARD; " + FIRST_LEGAL):
         env.step(A.END_FIGHT)
+
+
+def test_after_an_exception_in_step_the_env_refuses_to_step_until_reset(monkeypatch):
+    env = FridayEnv()
+    env.reset(seed=0)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(engine, "apply_action", broken)
+        with pytest.raises(RuntimeError, match="boom"):
+            env.step(A.HAZARD_A)
+    for action in (A.HAZARD_A, A.HAZARD_B):
+        with pytest.raises(RuntimeError, match=r"an earlier step\(\) raised RuntimeError\('boom'\); call reset\(\)"):
+            env.step(action)
+    env.reset(seed=0)
+    assert env.step(A.HAZARD_A)[2] is False
+
+    for bad in (0.5, A.END_FIGHT):  # a rejected action too: the env is not stepped on after any failure
+        strict = FridayEnv(illegal_action="raise")
+        strict.reset(seed=0)
+        with pytest.raises(ValueError):
+            strict.step(bad)
+        with pytest.raises(RuntimeError, match="call reset"):
+            strict.step(A.HAZARD_A)
+
+
+def test_step_and_masks_before_reset_are_errors():
+    env = FridayEnv()
+    with pytest.raises(ValueError, match=r"call reset\(\) before"):
+        env.step(0)
+    with pytest.raises(ValueError, match=r"call reset\(\) before"):
+        env.action_masks()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"levle": 2}, r"unknown reset option\(s\) \['levle'\]; allowed: \['level'\]"),
+        ({"level": 2, "seed": 3}, r"unknown reset option\(s\) \['seed'\]; allowed: \['level'\]"),
+        ("level", r"reset options must be a dict such as \{'level': 2\}"),
+        ({"level": 9}, r"level must be one of"),
+    ],
+)
+def test_unknown_reset_options_are_rejected(options, message):
+    with pytest.raises(ValueError, match=message):
+        FridayEnv().reset(seed=0, options=options)
 
 
 def test_same_seed_same_trajectory():
@@ -95,7 +252,16 @@ def test_same_seed_same_trajectory():
     assert ra == rb and ia["score"] == ib["score"] and np.array_equal(encode(a.state), encode(b.state))
 
 
-def test_render_modes(capsys):
+def test_reset_options_change_level():
+    env = FridayEnv(level=1)
+    env.reset(seed=0, options={"level": 4})
+    assert env.state.level == 4 and env.state.life == 18
+
+
+# -- rendering --------------------------------------------------------------------------------------
+
+
+def test_text_render_modes(capsys):
     env = FridayEnv(render_mode="ansi")
     env.reset(seed=0)
     text = env.render()
@@ -106,10 +272,62 @@ def test_render_modes(capsys):
     assert FridayEnv().render() is None
 
 
-def test_reset_options_change_level():
-    env = FridayEnv(level=1)
-    env.reset(seed=0, options={"level": 4})
-    assert env.state.level == 4 and env.state.life == 18
+def test_rgb_array_frames_show_the_game_with_one_shape():
+    env = FridayEnv(level=1, render_mode="rgb_array")
+    env.reset(seed=3)
+    env.action_space.seed(3)
+    frames, done = [env.render()], False
+    while not done:
+        _, _, done, _, _ = env.step(env.action_space.sample())
+        frames.append(env.render())
+    height, width = frames[0].shape[:2]
+    assert height % 16 == 0 and width % 16 == 0, "video codecs want sizes in multiples of 16"
+    for frame in frames:
+        assert frame.dtype == np.uint8 and frame.shape == (height, width, 3)
+    assert len(np.unique(frames[0].reshape(-1, 3), axis=0)) >= 3, "text and bars in several colours"
+    assert not np.array_equal(frames[0], frames[1]) and not np.array_equal(frames[-2], frames[-1])
+
+
+def test_rgb_array_draws_the_life_bar():
+    from friday13_env.friday.render import render_rgb
+
+    full, hurt = build_state(life=20), build_state(life=5)
+    assert not np.array_equal(render_rgb(full), render_rgb(hurt))
+    green = np.array([70, 170, 90], dtype=np.uint8)
+    count = [int(np.all(render_rgb(s) == green, axis=-1).sum()) for s in (full, hurt)]
+    assert count[0] == 4 * count[1], "20 life points against 5"
+
+
+def test_record_video_captures_every_frame(tmp_path, monkeypatch):
+    recorded: list[list[np.ndarray]] = []
+
+    class ImageSequenceClip:  # stands in for moviepy's, which needs frames of one shape
+        def __init__(self, frames, fps):
+            assert len({frame.shape for frame in frames}) == 1 and fps == 4
+            recorded.append(list(frames))
+
+        def write_videofile(self, path, logger=None):
+            pass
+
+    module = types.ModuleType("moviepy.video.io.ImageSequenceClip")
+    module.ImageSequenceClip = ImageSequenceClip
+    for name in ("moviepy", "moviepy.video", "moviepy.video.io"):
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    monkeypatch.setitem(sys.modules, "moviepy.video.io.ImageSequenceClip", module)
+    env = gym.wrappers.RecordVideo(
+        gym.make(ENV_ID, render_mode="rgb_array"), str(tmp_path / "videos"), episode_trigger=lambda _: True
+    )
+    env.reset(seed=0)
+    env.action_space.seed(0)
+    steps, done = 0, False
+    while not done:
+        _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+        steps, done = steps + 1, terminated or truncated
+    env.close()
+    assert len(recorded) == 1 and len(recorded[0]) == steps + 1
+
+
+# -- the observation ----------------------------------------------------------------------------------
 
 
 def test_decoder_exposes_the_fight():

@@ -9,7 +9,7 @@ import pytest
 
 from friday13_env.friday import actions as A
 from friday13_env.friday import engine
-from friday13_env.friday.agents import HeuristicAgent, SearchAgent, make_agent
+from friday13_env.friday.agents import HeuristicAgent, SearchAgent, make
 from friday13_env.friday.belief import redeal, sample_state
 from friday13_env.friday.encoding import encode
 from friday13_env.friday.expert import ExpertPolicy
@@ -129,10 +129,10 @@ def test_expert_agents_only_choose_legal_actions(agent):
 
 
 def test_search_and_heuristic_options_are_checked():
-    with pytest.raises(ValueError, match="budget, horizon and rollout_samples must be at least 1"):
-        make_agent("search", 0, budget=0)
-    with pytest.raises(ValueError, match="samples must be at least 1, got 0"):
-        make_agent("heuristic", 0, samples=0)
+    with pytest.raises(ValueError, match="budget must be an integer >= 1, got 0"):
+        make("search", seed=0, budget=0)
+    with pytest.raises(ValueError, match="samples must be an integer >= 1, got 0"):
+        make("heuristic", seed=0, samples=0)
 
 
 def test_win_model_reads_its_file_and_rejects_other_features(tmp_path):

@@ -65,7 +65,7 @@ def test_random_games_keep_every_invariant(seed: int, level: int, heuristic: boo
         check_invariants(state)
         if step % 4 == 0:
             check_mask_is_exact(state)
-        apply_action(state, agent.act(encode(state), action_mask(state)), rng)
+        apply_action(state, agent.act({"observation": encode(state), "action_mask": action_mask(state)}), rng)
         step += 1
     check_invariants(state)
     assert state.won is not None

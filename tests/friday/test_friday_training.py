@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -13,28 +11,17 @@ import numpy as np
 import pytest
 
 from friday13_env.core.policy import CheckpointError, PolicyMetadata, save_policy
-from friday13_env.friday import policy as friday_policy
 from friday13_env.friday import encoding
-from friday13_env.friday.agents import PolicyAgent, load_policy, make_agent
+from friday13_env.friday import policy as friday_policy
+from friday13_env.friday.agents import PolicyAgent, load, make
 from friday13_env.friday.env import FridayEnv
 from friday13_env.friday.evaluation import play_game
 from friday13_env.friday13.agents import policy as card_policy
 from friday13_env.friday13.agents.policy import ENV_VERSION, load_policy_agent
 from tests.friday.helpers import assert_plays_only_legal_moves
+from tests.scripts import load_training_script as load_script
 
 pytest.importorskip("sb3_contrib", reason="the training extra is not installed")
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def load_script(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "training" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
 
 TINY = [
     "--num-envs", "2", "--no-subprocess", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1",
@@ -70,11 +57,11 @@ def test_train_warm_start_checkpoint_resume_export_and_play(tmp_path: Path, caps
     metadata = json.loads(str(np.load(export)["metadata"]))
     assert metadata["env_version"] == friday_policy.ENV_VERSION and metadata["training"]["timesteps"] == 1536
 
-    agent = make_agent(str(export), seed=0)
+    agent = make(str(export), seed=0)
     assert isinstance(agent, PolicyAgent) and agent.name == "friday"
     env = FridayEnv(level=1)
     first = play_game(env, agent, seed=3)
-    assert first[2] > 0 and play_game(env, make_agent(str(export), seed=0), seed=3) == first  # greedy: reproducible
+    assert first[2] > 0 and play_game(env, make(str(export), seed=0), seed=3) == first  # greedy: reproducible
 
     evaluate_cli = load_script("evaluate_friday")
     assert evaluate_cli.main(["--agents", str(export), "random", "--levels", "1", "--games", "2"]) == 0
@@ -88,6 +75,27 @@ def test_bad_options_are_rejected_before_training(tmp_path: Path, capsys: pytest
     assert "--levels" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="no checkpoint"):
         train.main(["--run-dir", str(tmp_path / "missing"), "--resume"])
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--n-steps", "0"], "--n-steps: must be at least 1, got 0"),
+        (["--hidden-sizes", "0"], "--hidden-sizes: must be at least 1, got 0"),
+        (["--gamma", "5"], "--gamma: must be above 0 and at most 1, got 5"),
+        (["--learning-rate", "-1"], "--learning-rate: must be above 0, got -1"),
+        (["--reward-scale", "0"], "--reward-scale: must be above 0, got 0"),
+        (["--bc-games", "-1"], "--bc-games: must be at least 0, got -1"),
+        (["--seed", "-1"], "--seed: must be at least 0, got -1"),
+        (["--activation", "sigmoid"], "--activation: invalid choice"),
+        (["--export", "/proc/friday/policy.npz"], "--export: cannot write in /proc"),
+    ],
+)
+def test_every_flag_is_checked_before_training(tmp_path: Path, capsys: pytest.CaptureFixture, flags, message) -> None:
+    with pytest.raises(SystemExit):
+        load_script("train_friday").parse_args(["--run-dir", str(tmp_path / "run"), *flags])
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
 
 
 def tiny_policy(path: Path, env_version: str, **overrides) -> Path:
@@ -104,7 +112,7 @@ def tiny_policy(path: Path, env_version: str, **overrides) -> Path:
 
 
 def test_a_valid_friday_policy_plays_only_legal_moves(tmp_path: Path) -> None:
-    agent = load_policy(tiny_policy(tmp_path / "ok.npz", friday_policy.ENV_VERSION), seed=1, greedy=False)
+    agent = load(tiny_policy(tmp_path / "ok.npz", friday_policy.ENV_VERSION), seed=1, greedy=False)
     assert_plays_only_legal_moves(agent, level=4, seed=0)
 
 
@@ -112,15 +120,17 @@ def test_bad_checkpoints_give_clear_errors(tmp_path: Path) -> None:
     corrupt = tmp_path / "corrupt.npz"
     corrupt.write_bytes(b"not a zip file at all")
     with pytest.raises(CheckpointError, match="not a readable policy checkpoint"):
-        make_agent(str(corrupt))
+        make(str(corrupt))
+    with pytest.raises(ValueError, match="no policy checkpoint"):
+        make(str(tmp_path / "missing.npz"))
     with pytest.raises(CheckpointError, match="no policy checkpoint"):
-        make_agent(str(tmp_path / "missing.npz"))
+        load(tmp_path / "missing.npz")
     friday13 = tiny_policy(tmp_path / "friday13.npz", ENV_VERSION)
     with pytest.raises(CheckpointError, match=r"Friday the 13th card game.*Friday plays"):
-        make_agent(str(friday13))
+        make(str(friday13))
     wrong_layout = tiny_policy(tmp_path / "old.npz", friday_policy.ENV_VERSION, observation_size=encoding.OBS_SIZE - 1)
     with pytest.raises(CheckpointError, match="another observation/action layout"):
-        make_agent(str(wrong_layout))
+        make(str(wrong_layout))
     with pytest.raises(CheckpointError, match="Friday the 13th plays 'friday13_v0'"):  # and the other way round
         load_policy_agent(tiny_policy(tmp_path / "friday.npz", friday_policy.ENV_VERSION))
     with pytest.raises(SystemExit):

@@ -1,11 +1,9 @@
-"""Supervised policy fitting that the distillation scripts share (needs the ``train`` extra: torch).
+"""Supervised policy fitting that both teachers of ``training/distill.py`` share (needs the ``train`` extra).
 
-``training/distill_search.py`` fits an MLP to the ``search`` agent's move values,
-``training/distill_ensemble.py`` to an ensemble's logits and ``training/distill_endgame.py`` to the
-``endgame`` agent's moves; all build the same network (the layout ``friday13_env.core.policy``
-exports), hold out whole games, measure greedy agreement with their teacher and finish with the
-same quick duplicate evaluation, so their figures compare. The last two also share how their games
-are played in parallel, cached and exported.
+``--teacher search`` fits an MLP to the ``search`` agent's move values, ``--teacher ensemble`` to an
+ensemble's logits; both build the same network (the layout ``friday13_env.core.policy`` exports) the
+same way (``fit_student``), hold out whole games, measure greedy agreement with their teacher, write
+their outputs atomically and finish with the same quick duplicate evaluation, so their figures compare.
 """
 
 from __future__ import annotations
@@ -13,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import zipfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -23,7 +22,8 @@ import torch
 from tqdm import tqdm
 
 from common.script_args import atomic_write_text
-from common.torch_policy import save_linear_layers
+from common.torch_policy import load_linear_layers, save_linear_layers
+from friday13_env.core.policy import MLPPolicy
 from friday13_env.friday13.agents import Agent, make
 from friday13_env.friday13.agents.policy import policy_metadata
 from friday13_env.friday13.evaluation import evaluate, focus_matchups
@@ -86,19 +86,25 @@ def play_jobs(
 
 
 def read_dataset(path: Path, spec: dict[str, Any]) -> dict[str, np.ndarray] | None:
-    """The cached data set if it was recorded with exactly this specification, else None."""
+    """The cached data set if it was recorded with exactly this specification, else None (a damaged cache is
+    reported and recorded again: it is only a cache)."""
     if not path.is_file():
         return None
-    with np.load(path, allow_pickle=False) as archive:
-        if json.loads(str(archive["spec"])) != spec:
-            return None
-        return {name: archive[name] for name in archive.files if name != "spec"}
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            if json.loads(str(archive["spec"])) != spec:
+                return None
+            return {name: archive[name] for name in archive.files if name != "spec"}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+        print(f"note: {path} is damaged ({error}); recording it again", flush=True)
+        return None
 
 
 def write_dataset(path: Path, spec: dict[str, Any], data: dict[str, np.ndarray]) -> None:
     """Atomically (temporary file + rename): an interrupted run never leaves half a data set."""
     with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
-        np.savez_compressed(handle, spec=np.array(json.dumps(spec)), **data)
+        arrays: dict[str, Any] = {"spec": np.array(json.dumps(spec)), **data}
+        np.savez_compressed(handle, **arrays)
     os.chmod(handle.name, 0o644)  # temporary files are private; a data set is meant to be shared
     os.replace(handle.name, path)
 
@@ -212,6 +218,37 @@ def fit_network(
     }
 
 
+def fit_student(
+    data: dict[str, np.ndarray],
+    labels: torch.Tensor,
+    targets: torch.Tensor,
+    scale: np.ndarray,
+    *,
+    seed: int,
+    validation: float,
+    hidden_sizes: list[int],
+    init: MLPPolicy | None = None,
+    **fit_options: Any,
+) -> tuple[torch.nn.Sequential, dict[str, Any]]:
+    """A new network (or ``init``'s weights) fitted to the teacher's ``labels`` and soft ``targets`` for the
+    decisions in ``data`` (``observations``, ``masks``, ``games``), the games split as ``validation`` says.
+
+    Seeded by ``seed`` alone, in one fixed order (torch's seed, the network's initial weights, the
+    minibatch order), so the same data and arguments give the same weights on the same machine.
+    ``fit_options`` are ``fit_network``'s.
+    """
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    is_validation = split_by_game(data["games"], validation, seed)
+    x = torch.as_tensor(data["observations"].astype(np.float32) * scale)
+    mask = torch.as_tensor(data["masks"].astype(bool))
+    network = build_network(hidden_sizes, x.shape[1], mask.shape[1])
+    if init is not None:
+        load_linear_layers(linear_layers(network), init)
+    report = fit_network(network, (x, mask, labels, targets), is_validation, rng, **fit_options)
+    return network, report
+
+
 def quick_evaluation(
     path: Path, opponents: list[str], games: int, *, workers: int, deck: str, progress: bool
 ) -> dict[str, dict[str, Any]]:
@@ -229,6 +266,26 @@ def quick_evaluation(
     return rates
 
 
+def save_student(network: torch.nn.Sequential, path: Path, description: str, scale: np.ndarray, args: Any,
+                 training: dict[str, Any]) -> None:  # fmt: skip
+    """The network as a numpy policy checkpoint, with ``training`` in its metadata (written atomically)."""
+    metadata = policy_metadata(args.deck, "relu", args.hidden_sizes, description, training)
+    save_linear_layers(path, linear_layers(network), scale, metadata)
+
+
+def write_outputs(
+    network: torch.nn.Sequential, training: dict[str, Any], description: str, scale: np.ndarray, args: Any
+) -> dict[str, Any]:
+    """``<out_dir>/policy.npz``, a copy at ``args.export`` if set, and ``<out_dir>/summary.json`` (``training``),
+    each written atomically; returns ``training``."""
+    out_dir = Path(args.out_dir)
+    for path in [out_dir / "policy.npz", *([Path(args.export)] if args.export else [])]:
+        save_student(network, path, description, scale, args, training)
+        print(f"wrote {path}", flush=True)
+    atomic_write_text(out_dir / "summary.json", json.dumps(training, indent=1))
+    return training
+
+
 def export_evaluated(
     network: torch.nn.Sequential,
     training: dict[str, Any],
@@ -236,25 +293,14 @@ def export_evaluated(
     scale: np.ndarray,
     args: Any,
 ) -> dict[str, Any]:
-    """Write ``<out_dir>/policy.npz``, add its quick evaluation to ``training``, write it again with that (and
-    to ``args.export`` if set) and ``summary.json``; returns ``training``.
+    """Write ``<out_dir>/policy.npz``, add its quick evaluation to ``training``, then ``write_outputs``.
 
-    ``args`` is a distillation script's arguments: ``deck``, ``hidden_sizes``, ``out_dir``, ``export``,
+    ``args`` is a distillation run's arguments: ``deck``, ``hidden_sizes``, ``out_dir``, ``export``,
     ``eval_opponents``, ``eval_games``, ``workers``, ``progress``.
     """
-    out_dir = Path(args.out_dir)
-    policy_path = out_dir / "policy.npz"
-
-    def save(path: Path) -> None:
-        metadata = policy_metadata(args.deck, "relu", args.hidden_sizes, description, training)
-        save_linear_layers(path, linear_layers(network), scale, metadata)
-
-    save(policy_path)
+    policy_path = Path(args.out_dir) / "policy.npz"
+    save_student(network, policy_path, description, scale, args, training)
     training["evaluation"] = quick_evaluation(
         policy_path, args.eval_opponents, args.eval_games, workers=args.workers, deck=args.deck, progress=args.progress
     )
-    for path in [policy_path, *([Path(args.export)] if args.export else [])]:
-        save(path)
-        print(f"wrote {path}")
-    atomic_write_text(out_dir / "summary.json", json.dumps(training, indent=1))
-    return training
+    return write_outputs(network, training, description, scale, args)

@@ -4,23 +4,34 @@
 hyperparameters from the command line into different ``Args`` dataclasses with the same PPO fields;
 this is the one place that checks those fields, turns them into a model, and keeps a run directory
 (``last.zip`` + ``progress.json``, ``--resume``, the final export), so the two games train the same way.
+
+Nothing here exits the interpreter: a run directory that cannot be started or continued (no
+checkpoint to resume, a damaged ``last.zip`` or ``progress.json``, changed hyperparameters) is a
+``RunError`` naming the file and what to do, which a script's ``main`` turns into an exit message.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sys
-from collections.abc import Callable, Sequence
+import zipfile
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 import gymnasium as gym
 import torch
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
+from common.script_args import atomic_write_bytes, flag_name
+
 ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
+
+
+class RunError(Exception):
+    """A run directory that cannot be started or continued, with what to do about it."""
 
 
 class PPOHyperparameters(Protocol):
@@ -76,9 +87,17 @@ def new_maskable_ppo(args: PPOHyperparameters, vec_env: VecEnv, run_dir: Path) -
 
 
 def hyperparameter_error(args: PPOHyperparameters) -> str | None:
-    """What is wrong with the PPO fields, in words (for ``parser.error``), or None."""
+    """What is wrong with the PPO fields together, in words (for ``parser.error``), or None.
+
+    Each field's own bounds are the parser's (``option(..., minimum=...)``); these are the checks that
+    need several fields, and the PPO constraints for scripts whose fields declare no bounds.
+    """
     if args.activation not in ACTIVATIONS:
         return f"--activation must be one of {sorted(ACTIVATIONS)}, got {args.activation!r}"
+    if args.num_envs < 1 or args.n_steps < 1:
+        return f"--num-envs and --n-steps must be at least 1, got {args.num_envs} and {args.n_steps}"
+    if args.batch_size < 2:
+        return f"--batch-size must be at least 2 (advantages are normalised per minibatch), got {args.batch_size}"
     if args.batch_size > args.n_steps * args.num_envs:
         return f"--batch-size {args.batch_size} exceeds one rollout ({args.n_steps} x {args.num_envs} steps)"
     return None
@@ -87,21 +106,100 @@ def hyperparameter_error(args: PPOHyperparameters) -> str | None:
 def open_run(run_dir: Path, resume: bool, fresh_progress: dict[str, Any]) -> dict[str, Any]:
     """The run's progress record: the stored one with ``resume``, else ``fresh_progress`` for a new run.
 
-    Exits with a message when ``--resume`` finds no checkpoint, or a new run would overwrite one.
+    A ``RunError`` when ``--resume`` finds no checkpoint or a damaged ``progress.json`` (it must hold every
+    key of ``fresh_progress``, each of the same type), or when a new run would overwrite one.
     """
+    if run_dir.exists() and not run_dir.is_dir():
+        raise RunError(f"the run directory {run_dir} is a file")
     if resume:
         if not (run_dir / "last.zip").is_file():
-            sys.exit(f"--resume: no checkpoint at {run_dir / 'last.zip'}; start the run without --resume first")
-        return json.loads((run_dir / "progress.json").read_text())
+            raise RunError(f"--resume: no checkpoint at {run_dir / 'last.zip'}; start the run without --resume first")
+        return read_progress(run_dir / "progress.json", fresh_progress)
     if (run_dir / "last.zip").exists():
-        sys.exit(f"{run_dir} already holds a run: pass --resume to continue it, or choose another --run-name")
-    run_dir.mkdir(parents=True, exist_ok=True)
+        raise RunError(f"{run_dir} already holds a run: pass --resume to continue it, or choose another --run-name")
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise RunError(f"cannot create the run directory {run_dir}: {error.strerror or error}") from error
     return fresh_progress
 
 
+def read_progress(path: Path, template: dict[str, Any]) -> dict[str, Any]:
+    """``progress.json``, checked against the keys and types of a fresh run's record."""
+    try:
+        progress = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise RunError(f"--resume: {path} is missing; the run directory is incomplete") from None
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise RunError(f"--resume: {path} is damaged ({error}); restore it or start a new run") from error
+    if not isinstance(progress, dict):
+        raise RunError(f"--resume: {path} is damaged (not a JSON object); restore it or start a new run")
+    for key, fresh in template.items():
+        if key not in progress:
+            raise RunError(f"--resume: {path} is damaged: it has no {key!r}")
+        if fresh is not None and not _same_kind(progress[key], fresh):
+            raise RunError(
+                f"--resume: {path} is damaged: {key!r} should be a {type(fresh).__name__}, found {progress[key]!r}"
+            )
+    if isinstance(progress.get("timesteps"), int) and progress["timesteps"] < 0:
+        raise RunError(f"--resume: {path} is damaged: timesteps {progress['timesteps']}")
+    return progress
+
+
+def _same_kind(value: object, like: object) -> bool:
+    """Whether a stored value has the type of a fresh run's (an int stands for a float, a bool for neither)."""
+    if isinstance(like, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and isinstance(like, bool)
+    if isinstance(like, float):
+        return isinstance(value, int | float)
+    return isinstance(value, type(like))
+
+
+def changed_hyperparameters(stored: dict[str, Any], given: dict[str, Any], names: Iterable[str]) -> list[str]:
+    """One line per hyperparameter of ``names`` whose ``given`` value differs from the ``stored`` run's."""
+    return [
+        f"{flag_name(name)}: the run has {stored.get(name)!r}, the command line {given[name]!r}"
+        for name in names
+        if name in given and stored.get(name) != given[name]
+    ]
+
+
+def check_checkpoint(run_dir: Path, progress: dict[str, Any]) -> None:
+    """Check ``last.zip`` against ``progress.json`` without loading the model (a ``RunError`` naming what is
+    wrong); if ``last.zip`` is ahead (a run stopped between writing the two), ``progress`` moves up to it."""
+    path = run_dir / "last.zip"
+    try:
+        with zipfile.ZipFile(path) as archive:
+            timesteps = json.loads(archive.read("data"))["num_timesteps"]
+        if isinstance(timesteps, bool) or not isinstance(timesteps, int):
+            raise ValueError(f"num_timesteps is {timesteps!r}")
+    except (OSError, zipfile.BadZipFile, KeyError, ValueError, TypeError) as error:
+        raise RunError(
+            f"--resume: {path} is damaged or not a MaskablePPO checkpoint ({type(error).__name__}: {error});"
+            " restore it or start a new run"
+        ) from error
+    if timesteps < progress["timesteps"]:
+        raise RunError(
+            f"--resume: {path} holds {timesteps:,} timesteps but {run_dir / 'progress.json'} records "
+            f"{progress['timesteps']:,}: the two files are not of the same checkpoint"
+        )
+    if timesteps > progress["timesteps"]:
+        print(f"note: {path} is ahead of progress.json; going on from {timesteps:,} timesteps", flush=True)
+        progress["timesteps"] = timesteps
+
+
 def resume_model(run_dir: Path, vec_env: VecEnv, progress: dict[str, Any]) -> MaskablePPO:
-    """The model of the run's last checkpoint, weights and optimiser, on ``vec_env``."""
-    model = MaskablePPO.load(run_dir / "last.zip", env=vec_env, device="cpu")
+    """The model of the run's last checkpoint, weights and optimiser, on ``vec_env`` (checked as
+    ``check_checkpoint`` checks it; anything else that stops SB3 from loading it is a ``RunError`` too)."""
+    check_checkpoint(run_dir, progress)
+    path = run_dir / "last.zip"
+    try:
+        model = MaskablePPO.load(path, env=vec_env, device="cpu")
+    except Exception as error:  # SB3 raises whatever unzipping, unpickling or a changed space raises
+        raise RunError(
+            f"--resume: {path} is damaged or not this run's MaskablePPO checkpoint ({type(error).__name__}: {error});"
+            " restore it or start a new run"
+        ) from error
     print(f"resuming {run_dir} at {progress['timesteps']:,} timesteps", flush=True)
     return model
 
@@ -111,7 +209,7 @@ def next_multiple(done: int, every: int) -> float:
     return (done // every + 1) * every if every > 0 else float("inf")
 
 
-def save_model(model: MaskablePPO, run_dir: Path) -> None:
+def save_model(model: BaseAlgorithm, run_dir: Path) -> None:
     """``run_dir/last.zip``, written to a temporary file and renamed, so a crash never leaves half a file."""
     temporary = run_dir / "last.tmp.zip"
     model.save(temporary)
@@ -119,10 +217,16 @@ def save_model(model: MaskablePPO, run_dir: Path) -> None:
 
 
 def export_copy(run_dir: Path, export: str) -> None:
-    """Copy the run's final ``policy.npz`` to ``--export`` (nothing when it is empty)."""
+    """Copy the run's final ``policy.npz`` to ``--export`` atomically (nothing when it is empty)."""
     if not export:
         return
-    path = Path(export)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes((run_dir / "policy.npz").read_bytes())
-    print(f"exported the policy to {path}", flush=True)
+    source = run_dir / "policy.npz"
+    try:
+        data = source.read_bytes()
+    except OSError as error:
+        raise RunError(f"--export: cannot read {source}: {error.strerror or error}") from error
+    try:
+        atomic_write_bytes(export, data)
+    except OSError as error:
+        raise RunError(f"--export: cannot write {export}: {error.strerror or error}") from error
+    print(f"exported the policy to {export}", flush=True)

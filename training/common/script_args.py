@@ -1,59 +1,210 @@
 """Command lines built from dataclasses, shared by the training and distillation scripts.
 
-A script declares its hyperparameters once, as a dataclass whose fields carry their help text
-(``option(default, help)``); ``dataclass_parser`` turns that into an argparse parser, so defaults,
-flags and ``--help`` can never drift apart (the CleanRL convention, without extra dependencies).
+A script declares its hyperparameters once, as a dataclass whose fields carry their help text and
+their bounds (``option(default, help, minimum=1)``); ``dataclass_parser`` turns that into an argparse
+parser, so defaults, flags, bounds and ``--help`` can never drift apart (the CleanRL convention,
+without extra dependencies). A value out of bounds is refused by argparse itself, naming the flag,
+before the script does anything.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import os
+import tempfile
 import typing
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+REPOSITORY = Path(__file__).resolve().parents[2]
+"""The checkout the training scripts run from: where the shipped teacher checkpoints live."""
 
-def option(default: Any, help: str, allow_empty: bool = False) -> Any:
-    """A dataclass field that carries its ``--help`` text (lists get a fresh copy per instance).
+
+def option(
+    default: Any,
+    help: str,
+    *,
+    allow_empty: bool = False,
+    minimum: float | None = None,
+    above: float | None = None,
+    maximum: float | None = None,
+    below: float | None = None,
+    choices: Sequence[str] | None = None,
+) -> Any:
+    """A dataclass field that carries its ``--help`` text and bounds (lists get a fresh copy per instance).
 
     A list flag needs at least one value unless ``allow_empty`` (then the bare flag means ``[]``).
+    ``minimum`` / ``maximum`` are inclusive bounds, ``above`` / ``below`` exclusive ones; they apply to each
+    value of a list flag, and float values must also be finite. ``choices`` lists the allowed texts.
     """
+    bounds = {"minimum": minimum, "above": above, "maximum": maximum, "below": below}
+    metadata = {"help": help, "allow_empty": allow_empty, "bounds": bounds, "choices": choices}
     if isinstance(default, list):
-        metadata = {"help": help, "allow_empty": allow_empty}
         return dataclasses.field(default_factory=lambda: list(default), metadata=metadata)
-    return dataclasses.field(default=default, metadata={"help": help})
+    return dataclasses.field(default=default, metadata=metadata)
 
 
-def dataclass_parser(cls: type, description: str | None) -> argparse.ArgumentParser:
-    """One ``--flag`` per field of ``cls``: booleans get ``--x/--no-x``, lists take several values."""
+def bounds_text(bounds: dict[str, float | None]) -> str:
+    """``{"minimum": 1, ...}`` -> ``"at least 1"``, the words of the help text and of the error."""
+    words = {"minimum": "at least", "above": "above", "maximum": "at most", "below": "below"}
+    return " and ".join(f"{words[key]} {value:g}" for key, value in bounds.items() if value is not None)
+
+
+def bound_error(value: float, bounds: dict[str, float | None]) -> str | None:
+    """Why ``value`` is out of ``bounds`` (or not a finite number), or None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"must be a finite number, got {value}"
+    limits = {key: limit for key, limit in bounds.items() if limit is not None}
+    ok = (
+        value >= limits.get("minimum", -math.inf)
+        and value > limits.get("above", -math.inf)
+        and value <= limits.get("maximum", math.inf)
+        and value < limits.get("below", math.inf)
+    )
+    return None if ok else f"must be {bounds_text(bounds)}, got {value:g}"
+
+
+def bounded(convert: Callable[[str], Any], bounds: dict[str, float | None]) -> Callable[[str], Any]:
+    """An argparse ``type`` that converts a value and refuses one out of ``bounds`` (or a NaN / infinity)."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {convert.__name__}, got {text!r}") from None
+        error = bound_error(value, bounds)
+        if error:
+            raise argparse.ArgumentTypeError(error)
+        return value
+
+    parse.__name__ = convert.__name__  # argparse names the type in its own messages
+    return parse
+
+
+def field_errors(cls: type, values: dict[str, Any]) -> list[str]:
+    """What the parser would refuse in ``values`` (e.g. arguments read back from a run's record): one line per
+    field of ``cls`` that is missing, of the wrong type, out of bounds or not one of its choices."""
+    hints = typing.get_type_hints(cls)
+    errors = []
+    for spec in dataclasses.fields(cls):
+        flag = flag_name(spec.name)
+        if spec.name not in values:
+            errors.append(f"{flag}: missing")
+            continue
+        value = values[spec.name]
+        hint = hints[spec.name]
+        is_list = typing.get_origin(hint) is list
+        item_type = typing.get_args(hint)[0] if is_list else hint
+        items = value if is_list and isinstance(value, list) else [value]
+        if is_list and not isinstance(value, list):
+            errors.append(f"{flag}: expected a list, got {value!r}")
+            continue
+        if is_list and not value and not spec.metadata.get("allow_empty"):
+            errors.append(f"{flag}: expected at least one value")
+        for item in items:
+            if not _is_instance(item, item_type):
+                errors.append(f"{flag}: expected {item_type.__name__}, got {item!r}")
+            elif spec.metadata.get("choices") and item not in spec.metadata["choices"]:
+                errors.append(f"{flag}: {item!r} is not one of {list(spec.metadata['choices'])}")
+            elif item_type in (int, float) and (error := bound_error(item, spec.metadata.get("bounds") or {})):
+                errors.append(f"{flag}: {error}")
+    return errors
+
+
+def _is_instance(value: object, kind: type) -> bool:
+    if kind is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind)
+
+
+def dataclass_parser(cls: type, description: str | None, *, suppress_defaults: bool = False) -> argparse.ArgumentParser:
+    """One ``--flag`` per field of ``cls``: booleans get ``--x/--no-x``, lists take several values.
+
+    With ``suppress_defaults`` a flag that is not given is absent from the result (``given_flags``).
+    """
     parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     hints = typing.get_type_hints(cls)
     for spec in dataclasses.fields(cls):
         default = spec.default_factory() if spec.default_factory is not dataclasses.MISSING else spec.default
         flag = "--" + spec.name.replace("_", "-")
         shown = " ".join(map(str, default)) if isinstance(default, list) else repr(default)
-        help_text = f"{spec.metadata['help']} (default: {shown})"
+        bounds = spec.metadata.get("bounds") or {}
+        limits = bounds_text(bounds)
+        help_text = f"{spec.metadata['help']} (default: {shown}{'; ' + limits if limits else ''})"
+        keywords: dict[str, Any] = {"default": argparse.SUPPRESS if suppress_defaults else default, "help": help_text}
         if isinstance(default, bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=help_text)
-        elif isinstance(default, list):
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, **keywords)
+            continue
+        if isinstance(default, list):
             (item_type,) = typing.get_args(hints[spec.name])  # from the annotation: a default may be empty
-            nargs = "*" if spec.metadata["allow_empty"] else "+"
-            parser.add_argument(flag, nargs=nargs, type=item_type, default=default, help=help_text)
+            keywords["nargs"] = "*" if spec.metadata.get("allow_empty") else "+"
         else:
-            parser.add_argument(flag, type=type(default), default=default, help=help_text)
+            item_type = type(default)
+        keywords["type"] = bounded(item_type, bounds) if limits else item_type
+        if spec.metadata.get("choices"):
+            keywords["choices"] = list(spec.metadata["choices"])
+        parser.add_argument(flag, **keywords)
     return parser
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write through a temporary file and a rename, so a crash never leaves half a file."""
-    temporary = path.with_suffix(path.suffix + ".tmp")
-    temporary.write_text(text)
-    os.replace(temporary, path)
+def given_flags(cls: type, argv: Sequence[str] | None) -> set[str]:
+    """The fields of ``cls`` that ``argv`` sets explicitly (as opposed to leaving them at their default)."""
+    parser = dataclass_parser(cls, None, suppress_defaults=True)
+    known, _ = parser.parse_known_args(argv)
+    return set(vars(known))
 
 
-def repository_path(name: str, repository: Path) -> Path:
+def flag_name(field: str) -> str:
+    return "--" + field.replace("_", "-")
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write through a temporary file in the same folder and a rename, so a crash never leaves half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False) as handle:
+        handle.write(data)
+    try:
+        os.chmod(handle.name, 0o644)  # temporary files are private; outputs are meant to be shared
+        os.replace(handle.name, path)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """``atomic_write_bytes`` for text (UTF-8)."""
+    atomic_write_bytes(path, text.encode())
+
+
+def output_error(path: str | Path, *, directory: bool = False) -> str | None:
+    """Why ``path`` cannot be written (a file, or with ``directory`` a folder), or None: checked before a long
+    run, so that it does not end by losing its results. Nothing is created: the nearest existing folder on
+    the way must be one that takes a new file."""
+    path = Path(path)
+    if directory and path.exists() and not path.is_dir():
+        return f"{path} is a file, not a directory"
+    if not directory and path.is_dir():
+        return f"{path} is a directory"
+    folder = path if directory else path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"{folder} is a file, not a directory"
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        return f"cannot write in {folder}: {error.strerror or error}"
+    return None
+
+
+def repository_path(name: str, repository: Path = REPOSITORY) -> Path:
     """``name`` as given if it exists there (or is absolute), else the same path under ``repository`` if that
     exists: so that a script's default pointing at a shipped checkpoint works from any directory."""
     path = Path(name)

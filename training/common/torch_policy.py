@@ -27,7 +27,7 @@ EXPECTED_LAYOUTS = {
 def save_linear_layers(
     path: str | Path, layers: Sequence[Any], input_scale: np.ndarray, metadata: PolicyMetadata
 ) -> None:
-    """Save an MLP given as torch ``Linear`` layers (duck-typed, so this module never imports torch)."""
+    """Save an MLP given as torch ``Linear`` layers, atomically (a temporary file, then a rename)."""
     weights = [layer.weight.detach().cpu().numpy().T for layer in layers]
     biases = [layer.bias.detach().cpu().numpy() for layer in layers]
     save_policy(path, weights, biases, input_scale, metadata)
@@ -36,8 +36,7 @@ def save_linear_layers(
 def load_linear_layers(layers: Sequence[Any], policy: MLPPolicy) -> None:
     """Copy a policy's weights into torch ``Linear`` layers: the inverse of ``save_linear_layers``.
 
-    Used to start training (e.g. PPO's actor) from an exported policy. torch is imported here, not
-    at module level, so that playing a policy never needs it.
+    Used to start training (e.g. PPO's actor) from an exported policy.
     """
     if len(layers) != len(policy.weights):
         raise ValueError(f"the policy has {len(policy.weights)} layers, the network {len(layers)}")
@@ -47,8 +46,8 @@ def load_linear_layers(layers: Sequence[Any], policy: MLPPolicy) -> None:
                 raise ValueError(
                     f"layer {index}: the network's weight is {tuple(layer.weight.shape)}, the policy's {weight.T.shape}"
                 )
-            layer.weight.copy_(torch.as_tensor(weight.T))
-            layer.bias.copy_(torch.as_tensor(bias))
+            layer.weight.copy_(torch.tensor(weight.T))  # a copy: a policy's arrays are read-only
+            layer.bias.copy_(torch.tensor(bias))
 
 
 def sb3_actor_layers(model: Any) -> list[Any]:

@@ -4,25 +4,59 @@ observation was encoded with, and the uniform random agent that every other agen
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 
 import numpy as np
 
-from friday13_env.core.agent import Agent, Observation, legal_actions
+from friday13_env.core.agent import Agent, Observation, checked_observation, legal_actions
+from friday13_env.core.registry import check_seed
 from friday13_env.friday13.cards import DECKS, Deck
 from friday13_env.friday13.encoding import observation_layout
 
-__all__ = ["Agent", "Observation", "RandomAgent", "deck_of", "legal_actions"]
+__all__ = ["Agent", "Observation", "RandomAgent", "agent_rng", "checked", "deck_of", "legal_actions"]
 
 
 def deck_of(observation: Observation) -> Deck:
-    """Which deck an observation was encoded with, read from its length (each deck's differs)."""
-    size = len(observation["observation"])
-    deck = _deck_by_observation_size().get(size)
+    """Which deck an observation was encoded with, read from its length (each deck's differs).
+
+    Anything that is not an observation dict with a 1-d ``observation`` vector of one deck's length
+    is a ``ValueError`` saying so.
+    """
+    if not isinstance(observation, Mapping) or "observation" not in observation:
+        found = sorted(map(str, observation)) if isinstance(observation, Mapping) else type(observation).__name__
+        raise ValueError(
+            "an agent needs the observation dict {'observation': vector, 'action_mask': mask}; "
+            f"the 'observation' entry is missing (got {found})"
+        )
+    shape = np.shape(observation["observation"])
+    if len(shape) != 1:
+        raise ValueError(f"an observation vector must be 1-d, got shape {shape}")
+    deck = _deck_by_observation_size().get(shape[0])
     if deck is None:
         sizes = {name: observation_layout(deck).size for name, deck in DECKS.items()}
-        raise ValueError(f"an observation of length {size} matches no deck; expected one of {sizes}")
+        raise ValueError(f"an observation of length {shape[0]} matches no deck; expected one of {sizes}")
     return deck
+
+
+def checked(observation: Observation, agent: str) -> tuple[Deck, np.ndarray, np.ndarray]:
+    """The deck, observation vector and legal actions of an observation, after checking that it is one a
+    Friday the 13th table produces: a ``ValueError`` naming the agent and the problem otherwise.
+
+    Checked: the dict's shape, a vector of one deck's length holding finite, non-negative numbers,
+    and an action mask of that deck's action count with a legal action.
+    """
+    deck = deck_of(observation)
+    vector, legal = checked_observation(observation, observation_layout(deck).size, deck.num_actions, agent)
+    if np.any(vector < 0):
+        raise ValueError(f"{agent}: the observation vector holds negative values; a table's counts are never negative")
+    return deck, vector, legal
+
+
+def agent_rng(seed: int | None) -> np.random.Generator:
+    """An agent's own random generator, after checking the seed (``None`` or a non-negative int)."""
+    check_seed(seed)
+    return np.random.default_rng(seed)
 
 
 @cache
@@ -40,7 +74,7 @@ class RandomAgent:
     name = "random"
 
     def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self.rng = agent_rng(seed)
 
     def act(self, observation: Observation) -> int:
         legal = legal_actions(observation)

@@ -21,9 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
-from friday13_env.friday13.agents.base import Observation, deck_of, legal_actions
+from friday13_env.core.registry import check_seed
+from friday13_env.core.specs import shown
+from friday13_env.friday13.agents.base import Observation, checked
 from friday13_env.friday13.agents.policy import load_policy_agent
-from friday13_env.friday13.agents.search import SearchAgent
+from friday13_env.friday13.agents.search import SearchAgent, check_budget, check_objective
+from friday13_env.friday13.cards import Deck
 from friday13_env.friday13.encoding import observation_layout
 
 DEFAULT_POLICY = "ensemble-v1"
@@ -59,32 +62,46 @@ class EndgameSearchAgent:
         margin: float = DEFAULT_MARGIN,
         first_margin: float | None = DEFAULT_FIRST_MARGIN,
     ) -> None:
+        # Every option is checked before the policy file is read.
         if not isinstance(policy, str | Path) or not str(policy):
-            raise ValueError(f"endgame option policy must be a zoo name or a checkpoint path, got {policy!r}")
+            raise ValueError(f"endgame option policy must be a zoo name or a checkpoint path, got {shown(policy)}")
         if isinstance(cards, bool) or not isinstance(cards, int | np.integer) or cards < 1:
             raise ValueError(
-                f"endgame option cards must be an int >= 1 (hand size from which to search), got {cards!r}"
+                f"endgame option cards must be an int >= 1 (hand size from which to search), got {shown(cards)}"
             )
         for option, value in (("margin", margin), ("first_margin", margin if first_margin is None else first_margin)):
             if isinstance(value, bool) or not isinstance(value, int | float | np.number) or not 0 <= value <= 1:
                 raise ValueError(
                     f"endgame option {option} must be a number in [0, 1] (skip the search where the policy's likeliest"
-                    f" move leads the next by more than this in probability; 1 = always search), got {value!r}"
+                    f" move leads the next by more than this in probability; 1 = always search), got {shown(value)}"
                 )
+        check_budget(budget, self.name)
+        check_objective(objective, self.name)
+        check_seed(seed)
         from friday13_env.friday13.agents.registry import REGISTRY  # here: the registry imports this module
 
+        try:
+            path = REGISTRY.policy_path(policy)
+        except ValueError as error:
+            raise ValueError(f"endgame option policy: {error}") from error
         policy_seed, search_seed = (
             (None, None) if seed is None else map(int, np.random.SeedSequence(seed).generate_state(2))
         )
-        self.policy = load_policy_agent(REGISTRY.policy_path(policy), seed=policy_seed, name=str(policy))
         self.search = SearchAgent(seed=search_seed, budget=budget, objective=objective)
+        self.policy = load_policy_agent(path, seed=policy_seed, name=str(policy))
         self.cards = int(cards)
         self.margin = float(margin)
         self.first_margin = self.margin if first_margin is None else float(first_margin)
 
+    @property
+    def deck(self) -> Deck:
+        """The deck of the policy's table: the only deck this agent can play."""
+        return self.policy.deck
+
     def act(self, observation: Observation) -> int:
-        hand_size = observation["observation"][observation_layout(deck_of(observation)).slices["hand_sizes"]][0]
-        if hand_size > self.cards or legal_actions(observation).size == 1:
+        deck, vector, legal = checked(observation, self.name)
+        hand_size = vector[observation_layout(deck).slices["hand_sizes"]][0]
+        if hand_size > self.cards or legal.size == 1:
             return self.policy.act(observation)
         margin = self.first_margin if hand_size == self.cards else self.margin
         if margin < 1.0:

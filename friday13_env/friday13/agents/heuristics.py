@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
+from friday13_env.core.registry import check_seed
 from friday13_env.friday13.agents.base import Observation
 from friday13_env.friday13.agents.table import Move, Table, hand_by_type
 from friday13_env.friday13.cards import FRIDAY_POINTS, NUM_PILES, OMEN_POINTS
@@ -77,10 +80,11 @@ class CautiousAgent:
     name = "cautious"
 
     def __init__(self, seed: int | None = None) -> None:
+        check_seed(seed)
         self.seed = seed
 
     def act(self, observation: Observation) -> int:
-        return cautious_action(Table.read(observation))
+        return cautious_action(Table.read(observation, self.name))
 
 
 def cautious_action(table: Table) -> int:
@@ -121,11 +125,14 @@ class MajorityAgent:
         self, seed: int | None = None, *, open_min: int = CLEAN_OPEN_MIN, keep_min: int = CLEAN_KEEP_MIN
     ) -> None:
         for option, value in (("open_min", open_min), ("keep_min", keep_min)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"majority option {option} must be an int >= 1, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+                raise ValueError(
+                    f"majority option {option} must be an int >= 1 (clean target cards to take a pile), got {value!r}"
+                )
+        check_seed(seed)
         self.seed = seed
-        self.open_min = open_min
-        self.keep_min = keep_min
+        self.open_min = int(open_min)
+        self.keep_min = int(keep_min)
 
     def target(self, table: Table) -> int:
         """The omen type to collect (see the class docstring)."""
@@ -139,7 +146,7 @@ class MajorityAgent:
         return max(range(NUM_PILES), key=lambda t: (max(leads[t], 0), high[t], in_hand[t], -t))
 
     def act(self, observation: Observation) -> int:
-        table = Table.read(observation)
+        table = Table.read(observation, self.name)
         target = self.target(table)
         leading = _lead(table, target) > 0
         wanted = [

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from friday13_env.friday13.agents.base import Observation
+from friday13_env.core.specs import shown
+from friday13_env.friday13.agents.base import Observation, agent_rng
 from friday13_env.friday13.agents.rollout import DTYPE, Rollouts
 from friday13_env.friday13.agents.table import Table
 from friday13_env.friday13.cards import NUM_PILES, NUM_TYPES
@@ -56,16 +57,12 @@ class SearchAgent:
     name = "search"
 
     def __init__(self, seed: int | None = None, *, budget: int = DEFAULT_BUDGET, objective: str = "rank") -> None:
-        if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
-            raise ValueError(f"search option budget must be a positive int (simulated plays per move), got {budget!r}")
-        if objective not in OBJECTIVES:
-            raise ValueError(f"unknown search objective {objective!r}; allowed values: {sorted(OBJECTIVES)}")
-        self.rng = np.random.default_rng(seed)
-        self.budget = int(budget)
-        self.objective = objective
+        self.budget = check_budget(budget, self.name)
+        self.objective = check_objective(objective, self.name)
+        self.rng = agent_rng(seed)
 
     def act(self, observation: Observation) -> int:
-        table = Table.read(observation)
+        table = Table.read(observation, self.name)
         if len(table.legal) == 1:
             return table.legal[0]
         return self.search(table)[0]
@@ -81,6 +78,22 @@ class SearchAgent:
         final_round = table.rounds_left == 1 and self.objective == "rank"
         means = outcomes(points, np.array(table.scores), final_round).mean(axis=1)
         return legal[int(np.argmax(means))], dict(zip(legal, means.tolist(), strict=True))
+
+
+def check_budget(budget: object, agent: str) -> int:
+    """``budget`` as an int, or a ``ValueError`` naming ``agent``'s option and what it allows."""
+    if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
+        raise ValueError(
+            f"{agent} option budget must be a positive int (simulated card plays per move), got {shown(budget)}"
+        )
+    return int(budget)
+
+
+def check_objective(objective: object, agent: str) -> str:
+    """``objective`` if it is one of ``OBJECTIVES``, else a ``ValueError`` listing them."""
+    if not isinstance(objective, str) or objective not in OBJECTIVES:
+        raise ValueError(f"{agent} option objective must be one of {sorted(OBJECTIVES)}, got {shown(objective)}")
+    return objective
 
 
 def play_out(table: Table, hands: np.ndarray) -> np.ndarray:

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from friday13_env.friday13.agents.base import deck_of, legal_actions
+from friday13_env.friday13.agents.base import checked
 from friday13_env.friday13.cards import CAPTURE_LIMIT, NUM_PILES, Deck
 from friday13_env.friday13.encoding import observation_layout
+from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 
 
 @dataclass(frozen=True)
@@ -63,16 +64,31 @@ class Table:
     legal: list[int]
 
     @classmethod
-    def read(cls, observation: Mapping[str, np.ndarray]) -> Table:
-        """Decode the observation dict of the player to move; raises if it has no legal action."""
-        deck = deck_of(observation)
+    def read(cls, observation: Mapping[str, np.ndarray], agent: str = "agent") -> Table:
+        """Decode the observation dict of the player to move.
+
+        An observation no table could produce (wrong length or mask, NaN, negative counts, no legal
+        action, a seat count outside 3-6, a hand that disagrees with its size) is a ``ValueError``
+        naming ``agent`` and the problem, before any decision is made on it.
+        """
+        deck, vector, legal = checked(observation, agent)
         # Rounded once for the whole vector: a search decodes one observation per move.
-        views = observation_layout(deck).views(np.rint(observation["observation"]).astype(np.int64))
+        views = observation_layout(deck).views(np.rint(vector).astype(np.int64))
 
         def ints(block: str) -> list:
             return views[block].tolist()
 
         n = sum(ints("seat_present"))
+        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            raise ValueError(
+                f"{agent}: the observation's seat_present block marks {n} seats; a table has "
+                f"{MIN_PLAYERS} to {MAX_PLAYERS}"
+            )
+        if sum(ints("hand")) != ints("hand_sizes")[0]:
+            raise ValueError(
+                f"{agent}: the observation's hand holds {sum(ints('hand'))} cards but its hand_sizes block "
+                f"says {ints('hand_sizes')[0]}"
+            )
 
         return cls(
             deck=deck,
@@ -87,7 +103,7 @@ class Table:
             rounds_left=ints("round")[1],
             scores=ints("scores")[:n],
             has_dummy=bool(ints("dummy")[0]),
-            legal=legal_actions(observation).tolist(),
+            legal=legal.tolist(),
         )
 
     @property

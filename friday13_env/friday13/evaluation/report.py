@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from friday13_env.friday13.evaluation.results import AgentStats, EvaluationResult, MatchupResult
@@ -29,11 +32,67 @@ def format_markdown(result: EvaluationResult) -> str:
 
 
 def write_json(result: EvaluationResult, path: str | Path) -> None:
-    Path(path).write_text(json.dumps(result.to_dict(), indent=2) + "\n", encoding="utf-8")
+    _write_atomically(Path(path), lambda temporary: temporary.write_text(_json(result), encoding="utf-8"))
 
 
 def write_markdown(result: EvaluationResult, path: str | Path) -> None:
-    Path(path).write_text(format_markdown(result), encoding="utf-8")
+    _write_atomically(Path(path), lambda temporary: temporary.write_text(format_markdown(result), encoding="utf-8"))
+
+
+def _json(result: EvaluationResult) -> str:
+    return json.dumps(result.to_dict(), indent=2) + "\n"
+
+
+def _write_atomically(path: Path, write: Callable[[Path], object]) -> None:
+    """``write(temporary)`` beside ``path``, then one rename: a reader never sees half a file, and a
+    failed write leaves an older file as it was."""
+    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(handle)
+    temporary = Path(name)
+    try:
+        write(temporary)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def check_output_path(path: Path, plot: bool = False) -> str | None:
+    """Why ``path`` cannot be written (``None`` if it can), found before any game is played.
+
+    Nothing is created: missing folders are only checked to be creatable (the nearest existing one
+    is a folder we may write in). ``plot`` also checks that matplotlib can write the file's format.
+    """
+    if path.is_dir():
+        return f"{path} is a folder; give a file name"
+    if plot:
+        formats = sorted(plot_formats())
+        if path.suffix[1:].lower() not in formats:
+            return f"matplotlib cannot write {path.suffix or 'extension-less'!r} files; use one of " + ", ".join(
+                f".{name}" for name in formats
+            )
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"cannot create the folder {path.parent}: {folder} is a file"
+    try:
+        if path.exists():
+            with path.open("a"):
+                pass
+        else:
+            with tempfile.TemporaryFile(dir=folder):
+                pass
+    except OSError as error:
+        return f"cannot write {path}: {error.strerror or error}"
+    return None
+
+
+def plot_formats() -> list[str]:
+    """The file extensions matplotlib can save a figure as."""
+    require_matplotlib()
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    return sorted(FigureCanvasBase.get_supported_filetypes())
 
 
 def require_matplotlib() -> None:
@@ -55,14 +114,19 @@ def plot_win_rates(result: EvaluationResult, path: str | Path) -> None:
     figure = Figure(figsize=(width, 3.2 * len(counts)), layout="constrained")
     for axes, n, row in zip(figure.subplots(len(counts), 1, squeeze=False)[:, 0], counts, rows, strict=True):
         positions = range(len(row))
-        errors = [0.0 if math.isnan(estimate.half_width) else estimate.half_width for _, estimate in row]
+        # Asymmetric where an interval is clipped (a win rate never exceeds 1).
+        errors = [
+            [0.0 if math.isnan(estimate.half_width) else estimate.mean - estimate.low for _, estimate in row],
+            [0.0 if math.isnan(estimate.half_width) else estimate.high - estimate.mean for _, estimate in row],
+        ]
         axes.errorbar(positions, [estimate.mean for _, estimate in row], yerr=errors, fmt="o", capsize=4)
         axes.axhline(1 / n, linestyle="--", color="grey", label=f"equal seat (1/{n})")
         axes.set_xticks(list(positions), [name for name, _ in row], rotation=30, ha="right")
         axes.set_ylabel("win rate per seat")
         axes.set_title(f"{n} players ({CONFIDENCE:.0%} intervals over duplicate deals)")
         axes.legend(loc="best")
-    figure.savefig(path)
+    path = Path(path)
+    _write_atomically(path, lambda temporary: figure.savefig(temporary, format=path.suffix[1:].lower() or None))
 
 
 def _plotted(matchups: list[MatchupResult]) -> list[tuple[str, AgentStats]]:
@@ -95,7 +159,7 @@ def _render(result: EvaluationResult, markdown: bool) -> str:
 
 
 def _agent_rows(matchups: list[MatchupResult]) -> Table:
-    rows = [
+    rows: list[tuple[str, ...]] = [
         (
             matchup.label,
             stats.label,
@@ -133,6 +197,9 @@ def _cell(estimate: Estimate | None) -> str:
 
 
 def _estimate(estimate: Estimate, digits: int) -> str:
+    """``mean ± half-width``, or ``mean [low, high]`` where a bound clipped the interval."""
+    if estimate.clipped:
+        return f"{estimate.mean:.{digits}f} [{estimate.low:.{digits}f}, {estimate.high:.{digits}f}]"
     spread = "n/a" if math.isnan(estimate.half_width) else f"{estimate.half_width:.{digits}f}"
     return f"{estimate.mean:.{digits}f} ± {spread}"
 

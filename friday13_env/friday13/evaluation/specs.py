@@ -1,7 +1,10 @@
 """Who sits at the table: agent specs (``"search:budget=200"``) and matchups built from them.
 
-A spec is a registered agent name or a checkpoint path, optionally followed by options in
-``name:key=value,key=value`` form. Specs rather than agent objects travel to the worker processes:
+A spec is exactly what ``friday13_env.agents.make`` takes: a registered agent name, a model-zoo name
+(``ensemble-v1``) or a checkpoint path, optionally followed by options in ``name:key=value,key=value``
+form (``search:budget=600``). A spec string is checked against the registry when a matchup is
+built (unknown names and options are errors before any game); option values are checked when
+``evaluate`` first builds every agent. Specs rather than agent objects travel to the worker processes:
 each worker builds its own agents from them, seeded from the master seed, so nothing unpicklable
 or stateful crosses a process boundary. An in-process ``Agent`` object may stand in for a spec
 when everything runs in one process (a policy being trained, a test agent).

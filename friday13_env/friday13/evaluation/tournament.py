@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from friday13_env.friday13.agents import Agent
+from friday13_env.friday13.agents.seating import check_seated
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.engine import Rules
 from friday13_env.friday13.evaluation.duplicate import METRICS, Chunk, rotations, run_chunk
@@ -145,9 +146,8 @@ def check_config(
             matchup.lineup(n)
     entrants = {entrant_label(entrant): entrant for matchup in matchups for entrant in matchup.entrants}
     for entrant in entrants.values():
-        if isinstance(entrant, AgentSpec):
-            build(entrant, seed=0)
-        elif workers > 1:
+        check_seated(build(entrant, seed=0), deck)  # a policy of the other deck is refused before any game
+        if not isinstance(entrant, AgentSpec) and workers > 1:
             raise ValueError(
                 f"agent object {entrant.name!r} cannot be sent to worker processes; use workers=1 or an agent spec"
             )
@@ -187,12 +187,18 @@ def _progress_bar(total: int, enabled: bool) -> Any:
     return nullcontext(None)
 
 
+def metric_bounds(num_players: int) -> dict[str, tuple[float, float]]:
+    """The values each metric can take at a table of ``num_players``: its intervals are clipped to them."""
+    return {"win_rate": (0.0, 1.0), "points": (0.0, math.inf), "rank": (1.0, float(num_players))}
+
+
 def _summarise(matchup: Matchup, lineup: tuple[Entrant, ...], samples: np.ndarray, games: int) -> MatchupResult:
     lineup_labels = [entrant_label(entrant) for entrant in lineup]
     labels = list(dict.fromkeys(lineup_labels))
     agents = []
     for column, label in enumerate(labels):
-        estimates = {metric: mean_interval(samples[:, column, m]) for m, metric in enumerate(METRICS)}
+        bounds = metric_bounds(len(lineup))
+        estimates = {metric: mean_interval(samples[:, column, m], bounds[metric]) for m, metric in enumerate(METRICS)}
         agents.append(AgentStats(label=label, seats=lineup_labels.count(label), **estimates))
     return MatchupResult(
         label=matchup.label,

@@ -1,0 +1,57 @@
+"""Seating checks: an agent made for one deck is refused at a table of the other before it plays.
+
+A policy network trained on the standard deck reads a German-deck observation as garbage (or fails
+at its first move); environments, the play command and the evaluation tools call
+``check_seated(agent, deck)`` when they seat an agent, so the mismatch is an error that names both
+decks at construction or reset time instead of a crash mid-game.
+
+An agent says which deck it plays through a ``deck`` attribute (a ``Deck`` or a deck name), as
+``CardPolicyAgent`` does; an agent built on another (``EndgameSearchAgent.policy``) or on a policy
+network (``PolicyAgent.policy.metadata.deck``) is followed to it. An agent that names no deck (the
+heuristics, search, random) plays any table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from friday13_env.friday13.cards import DECKS, Deck, get_deck
+
+__all__ = ["check_seated", "deck_of_agent"]
+
+
+def deck_of_agent(agent: Any) -> Deck | None:
+    """The deck an agent declares (its own ``deck``, its ``policy``'s, or its network metadata's), or ``None``."""
+    seen: set[int] = set()
+    current = agent
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        for holder in (current, getattr(current, "metadata", None)):
+            deck = getattr(holder, "deck", None)
+            if deck is not None:
+                return _as_deck(deck, f"agent {_label(agent)}")
+        current = getattr(current, "policy", None)
+    return None
+
+
+def check_seated(agent: Any, deck: Deck | str) -> None:
+    """A ``ValueError`` naming both decks if ``agent`` was made for another deck than the table's ``deck``."""
+    table = _as_deck(deck, "the table")
+    own = deck_of_agent(agent)
+    if own is not None and own != table:
+        raise ValueError(
+            f"agent {_label(agent)} plays the {own.name!r} deck, but this table plays the {table.name!r} deck; "
+            f"seat an agent made for the {table.name!r} deck"
+        )
+
+
+def _as_deck(deck: object, whose: str) -> Deck:
+    if isinstance(deck, Deck):
+        return deck
+    if isinstance(deck, str) and deck in DECKS:
+        return get_deck(deck)
+    raise ValueError(f"{whose} names the deck {deck!r}, which is none of {sorted(DECKS)}")
+
+
+def _label(agent: Any) -> str:
+    return repr(getattr(agent, "name", type(agent).__name__))

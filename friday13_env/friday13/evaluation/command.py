@@ -1,0 +1,195 @@
+"""The evaluation command: ``friday13 evaluate ...``, also ``python training/evaluate.py ...``.
+
+Agents are named exactly as ``friday13_env.agents.make`` takes them (a registered name, a name with
+options such as ``search:budget=600``, a zoo name such as ``ensemble-v1``, or a checkpoint path).
+Every argument is checked before the first game: agent specs (built once, at the table's deck),
+counts, the seed, and every output path (its folder must be creatable and writable), so a long run
+never ends by losing its results. A bad argument is blamed on its own flag.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from friday13_env.core.specs import AgentSpec, non_negative_argument, positive_argument
+from friday13_env.friday13 import agents
+from friday13_env.friday13.agents.seating import check_seated
+from friday13_env.friday13.cards import DECKS
+from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
+from friday13_env.friday13.evaluation.report import (
+    check_output_path,
+    format_text,
+    plot_win_rates,
+    require_matplotlib,
+    write_json,
+    write_markdown,
+)
+from friday13_env.friday13.evaluation.specs import Matchup, build, focus_matchups, matrix_matchups
+from friday13_env.friday13.evaluation.tournament import check_config, evaluate
+
+DESCRIPTION = "Play agents against each other on duplicate deals and report win rates with 95% intervals."
+EXAMPLES = """\
+Every deal is replayed with the agents rotated through every seat, and the intervals are computed
+over deals (see docs/evaluation.md). Agents are specs, as agents.make takes them: a registered name
+(random, cautious, majority, search, endgame), a zoo name (ensemble-v1), a checkpoint path, or
+name:key=value,... for options (search:budget=600, endgame:policy=ensemble-v1,budget=300).
+
+Examples:
+  # each agent against three copies of each other agent, 4 players
+  friday13 evaluate --matrix --agents random cautious majority search --games 2000 \\
+      --workers 2 --json results/matrix.json --markdown results/matrix.md --plot results/matrix.png
+  # one agent against copies of each opponent, at every table size
+  friday13 evaluate --focus endgame --vs cautious majority --players 3 4 5 6
+  # one mixed table, seats filled with the listed agents in order (then rotated)
+  friday13 evaluate --agents random cautious majority search:budget=600
+"""
+OUTPUT_FLAGS = ("json", "markdown", "plot")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of the evaluation command, shared by ``friday13 evaluate`` and ``training/evaluate.py``."""
+    who = parser.add_mutually_exclusive_group(required=True)
+    who.add_argument("--agents", nargs="+", metavar="SPEC", help="agents of one mixed table, or of the --matrix")
+    who.add_argument("--focus", metavar="SPEC", help="the agent to measure against copies of each --vs agent")
+    parser.add_argument("--vs", nargs="+", metavar="SPEC", help="opponents of --focus, one matchup each")
+    parser.add_argument("--matrix", action="store_true", help="with --agents: every agent vs copies of every other")
+    parser.add_argument(
+        "--players",
+        nargs="+",
+        type=positive_argument,
+        default=[4],
+        choices=range(MIN_PLAYERS, MAX_PLAYERS + 1),
+        metavar="N",
+        help=f"table sizes, {MIN_PLAYERS} to {MAX_PLAYERS} (default 4)",
+    )
+    parser.add_argument(
+        "--games", type=positive_argument, default=400, help="at least this many games per matchup and table size"
+    )
+    parser.add_argument(
+        "--seed", type=non_negative_argument, default=0, help="master seed: deals and agent seeds derive from it"
+    )
+    parser.add_argument(
+        "--workers", type=positive_argument, default=1, help="processes to play on (results do not depend on it)"
+    )
+    parser.add_argument("--deck", default="standard", choices=sorted(DECKS), help="deck edition (default standard)")
+    parser.add_argument("--rounds", type=positive_argument, default=4, help="rounds per game (default 4)")
+    parser.add_argument("--json", type=Path, metavar="PATH", help="write the results as JSON")
+    parser.add_argument("--markdown", type=Path, metavar="PATH", help="write the results as Markdown tables")
+    parser.add_argument("--plot", type=Path, metavar="PATH", help="plot win rates with intervals (needs matplotlib)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=prog, description=DESCRIPTION, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    add_arguments(parser)
+    return parser
+
+
+def checked_specs(texts: Sequence[str], flag: str, deck: str, parser: argparse.ArgumentParser) -> list[AgentSpec]:
+    """Each spec of one flag, checked by building its agent once: an error names the flag."""
+    specs = []
+    for text in texts:
+        try:
+            spec = agents.REGISTRY.check(text)
+            check_seated(build(spec, seed=0), deck)
+        except ValueError as error:
+            parser.error(f"argument {flag}: {error}")
+        specs.append(spec)
+    return specs
+
+
+def matchups_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[Matchup]:
+    """The matchups the arguments ask for; a bad combination or spec exits through ``parser.error``."""
+    if args.focus is not None:
+        if not args.vs:
+            parser.error("--focus needs --vs with at least one opponent")
+        if args.matrix:
+            parser.error("--matrix goes with --agents, not --focus")
+        focus = checked_specs([args.focus], "--focus", args.deck, parser)[0]
+        return focus_matchups(focus, checked_specs(args.vs, "--vs", args.deck, parser))
+    if args.vs:
+        parser.error("--vs goes with --focus; use --agents alone for a mixed table")
+    specs = checked_specs(args.agents, "--agents", args.deck, parser)
+    try:
+        return matrix_matchups(specs) if args.matrix else [Matchup.table(*specs)]
+    except ValueError as error:
+        parser.error(f"argument --agents: {error}")
+
+
+def check_outputs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """Every output path writable (folders creatable), no two on one file, matplotlib there for a plot."""
+    seen: dict[Path, str] = {}
+    for flag in OUTPUT_FLAGS:
+        path: Path | None = getattr(args, flag)
+        if path is None:
+            continue
+        if flag == "plot":
+            try:
+                require_matplotlib()
+            except ImportError as error:
+                parser.error(f"argument --plot: {error}")
+        problem = check_output_path(path, plot=flag == "plot")
+        if problem is not None:
+            parser.error(f"argument --{flag}: {problem}")
+        resolved = path.resolve()
+        if resolved in seen:
+            parser.error(f"--{seen[resolved]} and --{flag} both write {path}; give each its own file")
+        seen[resolved] = flag
+
+
+def run(
+    args: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    input_stream: TextIO | None = None,
+    output_stream: TextIO | None = None,
+) -> int:
+    """Check everything, play, report (``input_stream`` is unused: the ``friday13`` subcommand signature)."""
+    out = sys.stdout if output_stream is None else output_stream
+    duplicates = sorted({n for n in args.players if args.players.count(n) > 1})
+    if duplicates:
+        parser.error(f"argument --players: {duplicates[0]} is listed twice")
+    matchups = matchups_from(args, parser)
+    try:
+        check_config(matchups, args.games, args.players, args.workers, args.deck, args.rounds, seed=args.seed)
+    except ValueError as error:
+        parser.error(str(error))
+    check_outputs(args, parser)
+    for flag in OUTPUT_FLAGS:
+        path = getattr(args, flag)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+
+    result = evaluate(
+        matchups,
+        args.games,
+        args.players,
+        seed=args.seed,
+        workers=args.workers,
+        deck=args.deck,
+        num_rounds=args.rounds,
+        progress=not args.no_progress,
+    )
+
+    print(format_text(result), file=out)
+    games = sum(matchup.games for matchup in result.matchups)
+    deals = sum(matchup.deals for matchup in result.matchups)
+    print(f"{games} games ({deals} deals) in {result.elapsed_s:.1f} s on {args.workers} worker(s)", file=out)
+    writers = {"json": write_json, "markdown": write_markdown, "plot": plot_win_rates}
+    for flag in OUTPUT_FLAGS:
+        path = getattr(args, flag)
+        if path is not None:
+            writers[flag](result, path)
+            print(f"wrote {path}", file=out)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    """``friday13 evaluate [options]`` as a function; bad arguments exit with code 2 (argparse's convention)."""
+    parser = build_parser(prog)
+    return run(parser.parse_args(argv), parser)

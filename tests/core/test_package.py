@@ -1,0 +1,84 @@
+"""What a plain ``pip install friday13-env`` user gets: every module imports without the training
+extras, the solo game does not pull in PettingZoo, and nothing reads files from a checkout."""
+
+from __future__ import annotations
+
+import pkgutil
+import subprocess
+import sys
+import textwrap
+
+import friday13_env
+
+TRAINING_ONLY = ("torch", "stable_baselines3", "sb3_contrib", "tqdm", "tensorboard", "matplotlib")
+
+
+def _run(*parts: str) -> subprocess.CompletedProcess[str]:
+    code = "\n".join(textwrap.dedent(part) for part in parts)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+
+
+def _blocker(names: tuple[str, ...]) -> str:
+    return f"""
+        import importlib.abc, sys
+        class Block(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path, target=None):
+                if name.split(".")[0] in {names!r}:
+                    raise ImportError(f"blocked: {{name}}")
+        sys.meta_path.insert(0, Block())
+    """
+
+
+def all_modules() -> list[str]:
+    return sorted(
+        info.name
+        for info in pkgutil.walk_packages(friday13_env.__path__, prefix="friday13_env.")
+        if not info.name.endswith("__main__")
+    )
+
+
+def test_every_module_imports_without_the_training_extras() -> None:
+    modules = all_modules()
+    assert "friday13_env.core.policy" in modules and "friday13_env.friday13.aec" in modules
+    result = _run(_blocker(TRAINING_ONLY), f"import importlib\nfor m in {modules!r}: importlib.import_module(m)")
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_blocker_would_catch_a_training_import() -> None:
+    """The check above can fail: importing torch under the blocker is refused."""
+    result = _run(_blocker(TRAINING_ONLY), "import torch")
+    assert result.returncode != 0 and "blocked: torch" in result.stderr
+
+
+def test_the_solo_game_does_not_import_pettingzoo() -> None:
+    result = _run(
+        """
+        import sys, gymnasium as gym, friday13_env
+        env = gym.make("friday13_env/FridaySolo-v0")
+        env.reset(seed=0)
+        from friday13_env.friday import agents
+        agents.make("heuristic", seed=0)
+        assert "pettingzoo" not in sys.modules, "the solo game imported pettingzoo"
+        """
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_public_paths_stay() -> None:
+    from friday13_env import agents, env, friday13_v0, raw_env
+
+    assert friday13_v0.env is env and friday13_v0.raw_env is raw_env
+    assert "ensemble-v1" in agents.names() and "endgame" in agents.names()
+    import gymnasium as gym
+
+    for env_id in ("friday13_env/Friday13-v0", "friday13_env/FridaySolo-v0", "friday13_env/Friday-v0"):
+        assert env_id in gym.registry
+
+
+def test_zoo_policies_ship_with_a_model_card() -> None:
+    from friday13_env import agents
+    from friday13_env.core.zoo import model_card
+
+    for name in agents.REGISTRY.zoo():
+        card = model_card("friday13_env.friday13", name)
+        assert card.startswith(f"# `{name}`") and "python training/" in card

@@ -1,0 +1,143 @@
+"""The evaluation command (``training/evaluate.py`` = ``friday13 evaluate``): every argument is checked
+before the first game, agents are named exactly as ``agents.make`` names them, and a bad argument is
+blamed on its own flag."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from friday13_env import agents, cli
+from friday13_env.friday13.evaluation import command
+
+
+@pytest.fixture
+def no_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail the test if a game is played: every check must come first."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a game was played before the arguments were checked")
+
+    monkeypatch.setattr(command, "evaluate", refuse)
+
+
+def error_of(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    with pytest.raises(SystemExit) as exited:
+        command.main(argv)
+    assert exited.value.code == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.usefixtures("no_games")
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--agents", "random", "--seed", "-1"], "argument --seed: must be a non-negative integer, got '-1'"),
+        (["--agents", "random", "--seed", "x"], "argument --seed: must be a non-negative integer, got 'x'"),
+        (["--agents", "random", "--games", "0"], "argument --games: must be a positive integer, got '0'"),
+        (["--agents", "random", "--games", "-4"], "argument --games: must be a positive integer, got '-4'"),
+        (["--agents", "random", "--games", "9" * 5000], "argument --games: must be an integer of at most 20 digits"),
+        (["--agents", "random", "--workers", "0"], "argument --workers: must be a positive integer, got '0'"),
+        (["--agents", "random", "--rounds", "0"], "argument --rounds: must be a positive integer, got '0'"),
+        (["--agents", "random", "--players", "7"], "argument --players: invalid choice: 7"),
+        (["--agents", "random", "--players", "3", "3"], "argument --players: 3 is listed twice"),
+        (["--agents", "random", "--deck", "french"], "argument --deck: invalid choice: 'french'"),
+        (["--agents", "nosuch"], "argument --agents: unknown Friday the 13th agent 'nosuch'; known agents: ["),
+        (["--agents", "random", "search:budget=x"], "argument --agents: search option budget must be a positive int"),
+        (["--focus", "nosuch", "--vs", "random"], "argument --focus: unknown Friday the 13th agent 'nosuch'"),
+        (["--focus", "random", "--vs", "random", "nosuch"], "argument --vs: unknown Friday the 13th agent 'nosuch'"),
+        (["--focus", "endgame:policy=x.npz", "--vs", "random"], "argument --focus: endgame option policy: 'x.npz'"),
+        (["--focus", "ensemble-v1:greedy=no", "--vs", "random"], "argument --focus: greedy must be True or False"),
+        (["--focus", "random"], "--focus needs --vs"),
+        (["--agents", "random", "--matrix"], "at least two different agents"),
+        (
+            ["--agents", "ensemble-v1", "--deck", "german"],
+            "plays the 'standard' deck, but this table plays the 'german' deck",
+        ),
+    ],
+)
+def test_bad_arguments_are_blamed_on_their_flag_before_any_game(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    error = error_of(argv, capsys)
+    assert message in error
+    assert "Traceback" not in error and len(error) < 2_000
+
+
+@pytest.mark.usefixtures("no_games")
+def test_a_bad_seed_is_not_blamed_on_the_agents(capsys: pytest.CaptureFixture[str]) -> None:
+    error = error_of(["--agents", "random", "cautious", "--seed", "-1"], capsys)
+    assert "--agents" not in error.splitlines()[-1]
+
+
+@pytest.mark.usefixtures("no_games")
+@pytest.mark.parametrize("flag", ["--json", "--markdown", "--plot"])
+def test_an_unwritable_output_is_refused_before_any_game(
+    flag: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suffix = {"--json": "json", "--markdown": "md", "--plot": "png"}[flag]
+    if flag == "--plot":
+        pytest.importorskip("matplotlib")
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    cases = [
+        (f"/proc/out.{suffix}", f"argument {flag}: cannot write /proc/out.{suffix}"),
+        (str(blocker / f"out.{suffix}"), f"argument {flag}: cannot create the folder {blocker}"),
+        (str(tmp_path), f"argument {flag}: {tmp_path} is a folder"),
+    ]
+    for path, message in cases:
+        error = error_of(["--agents", "random", flag, path], capsys)
+        assert message in error
+    assert not (tmp_path / f"out.{suffix}").exists()
+
+
+@pytest.mark.usefixtures("no_games")
+def test_two_outputs_on_one_path_or_an_unknown_plot_format_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    same = str(tmp_path / "r.out")
+    error = error_of(["--agents", "random", "--json", same, "--markdown", same], capsys)
+    assert "--json and --markdown both write" in error
+    pytest.importorskip("matplotlib")
+    error = error_of(["--agents", "random", "--plot", str(tmp_path / "r.xyz")], capsys)
+    assert re.search(r"argument --plot: matplotlib cannot write '\.xyz' files; use one of .*\.png", error)
+
+
+def test_outputs_go_to_new_folders_and_agents_are_specs_as_agents_make_takes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "deep" / "er"
+    argv = ["--focus", "search:budget=300", "--vs", "endgame:budget=300", "ensemble-v1", "--games", "3"]
+    argv += ["--rounds", "1", "--players", "3", "--no-progress", "--json", str(out / "r.json")]
+    argv += ["--markdown", str(out / "md" / "r.md")]
+    command.main(argv)
+    printed = capsys.readouterr().out
+    assert "search:budget=300 vs endgame:budget=300" in printed
+    data = json.loads((out / "r.json").read_text())
+    assert [m["label"] for m in data["matchups"]] == [
+        "search:budget=300 vs endgame:budget=300",
+        "search:budget=300 vs ensemble-v1",
+    ]
+    for matchup in data["matchups"]:
+        for agent in matchup["agents"]:
+            interval = agent["win_rate"]
+            assert interval["ci_low"] is None or 0.0 <= interval["ci_low"] <= interval["ci_high"] <= 1.0
+    assert (out / "md" / "r.md").read_text().startswith("# Evaluation")
+    assert not list(out.glob("*.tmp")) and not list((out / "md").glob("*.tmp"))
+
+
+def test_friday13_evaluate_is_the_same_command(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--agents", "random", "cautious", "--games", "3", "--players", "3", "--no-progress", "--rounds", "1"]
+    command.main(argv)
+    direct = capsys.readouterr().out
+    assert cli.main(["evaluate", *argv]) == 0
+    via_cli = capsys.readouterr().out
+    assert via_cli.split("\n")[:-2] == direct.split("\n")[:-2]  # the last line holds the wall time
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["evaluate", "--agents", "random", "--seed", "-1"])
+    assert exited.value.code == 2
+    assert "argument --seed" in capsys.readouterr().err
+    assert agents.names()  # the help text lists them
