@@ -43,12 +43,8 @@ def lineup(num_players: int, seed: int) -> list[agents.Agent]:
     ]
 
 
-@pytest.mark.parametrize("deck", sorted(DECKS))
-@pytest.mark.parametrize("num_players", [3, 4, 5, 6])
-def test_every_agent_plays_only_legal_actions(num_players: int, deck: str) -> None:
-    env = raw_env(num_players=num_players, deck=deck)
-    env.reset(seed=num_players)
-    table = lineup(num_players, seed=num_players)
+def play_legal_game(env: raw_env, table: list[agents.Agent]) -> int:
+    """Play a reset game to its end with one agent per seat, checking every move is a legal ``int``; the moves made."""
     moves = 0
     for agent in env.agent_iter():
         observation, _, terminated, truncated, _ = env.last()
@@ -60,6 +56,16 @@ def test_every_agent_plays_only_legal_actions(num_players: int, deck: str) -> No
         assert observation["action_mask"][chosen] == 1
         env.step(chosen)
         moves += 1
+    return moves
+
+
+@pytest.mark.parametrize("deck", sorted(DECKS))
+@pytest.mark.parametrize("num_players", [3, 4, 5, 6])
+def test_every_agent_plays_only_legal_actions(num_players: int, deck: str) -> None:
+    env = raw_env(num_players=num_players, deck=deck)
+    env.reset(seed=num_players)
+    table = lineup(num_players, seed=num_players)
+    moves = play_legal_game(env, table)
     assert moves == env.rules.num_rounds * env.rules.cards_per_round
 
 
@@ -323,17 +329,7 @@ def test_every_name_plays_a_full_legal_game_with_no_options(name: str) -> None:
     env = raw_env(num_players=4, num_rounds=1)
     env.reset(seed=5)
     table = [agents.make(name, seed=seat) for seat in range(4)]
-    moves = 0
-    for agent in env.agent_iter():
-        observation, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        chosen = table[int(agent.split("_")[1])].act(observation)
-        assert type(chosen) is int
-        assert observation["action_mask"][chosen] == 1
-        env.step(chosen)
-        moves += 1
+    moves = play_legal_game(env, table)
     assert env.game is not None and env.game.game_over
     assert moves == env.rules.cards_per_round
 

@@ -379,6 +379,7 @@ def test_gymnasium_check_env(options: dict) -> None:
     "options", [{}, {"num_players": 3}, {"num_players": [3, 6], "reward": "relative"}, {"render_mode": "rgb_array"}]
 )
 def test_stable_baselines3_check_env(options: dict) -> None:
+    pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
     from stable_baselines3.common.env_checker import check_env
 
     check_env(gym.make(ENV_ID, **options).unwrapped)
@@ -386,6 +387,7 @@ def test_stable_baselines3_check_env(options: dict) -> None:
 
 
 def test_masks_are_found_through_wrappers_and_vec_envs() -> None:
+    pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
@@ -411,6 +413,7 @@ def test_masks_are_found_through_wrappers_and_vec_envs() -> None:
 
 
 def test_maskable_ppo_smoke() -> None:
+    pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv

@@ -24,14 +24,12 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from friday13_env.core.agent import Agent, Observation, legal_actions
 from friday13_env.core.policy import MLPPolicy, PolicyAgent
-from friday13_env.core.registry import AgentFactory, Registry, UnknownOptionError
-from friday13_env.core.specs import AgentSpec
+from friday13_env.core.registry import Registry, UnknownOptionError
 from friday13_env.friday.env import observation_dict
 from friday13_env.friday.expert import HeuristicAgent
 from friday13_env.friday.policy import read_friday_policy
@@ -97,29 +95,12 @@ def load_policy_agent(
 REGISTRY = Registry("Friday", "friday13_env.friday", load_policy_agent)
 
 
-def register(name: str, factory: AgentFactory) -> None:
-    """Make ``factory(seed=..., **options)`` available as ``make(name)``."""
-    REGISTRY.register(name, factory)
-
-
-def names() -> list[str]:
-    """Every agent name ``make`` accepts with no options (registered agents and zoo policies), sorted."""
-    return REGISTRY.names()
-
-
-def options_of(name: str) -> list[str]:
-    """The keyword options an agent accepts (besides ``seed``), sorted."""
-    return REGISTRY.options_of(name)
-
-
-def make(spec: str | AgentSpec, seed: int | None = None, **options: Any) -> Agent:
-    """An agent from a spec: a registered or zoo name, or a checkpoint path, with options."""
-    return REGISTRY.make(spec, seed=seed, **options)
-
-
-def load(path: str | Path, seed: int | None = None, greedy: bool = True) -> Agent:
-    """A trained agent from a checkpoint file."""
-    return REGISTRY.load(path, seed=seed, greedy=greedy)
+# The module's calls are the registry's own methods (their docstrings say what each does).
+register = REGISTRY.register
+names = REGISTRY.names
+options_of = REGISTRY.options_of
+make = REGISTRY.make
+load = REGISTRY.load
 
 
 register("random", RandomAgent)

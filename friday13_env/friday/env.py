@@ -37,6 +37,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from friday13_env.core.spaces import LegalDiscrete
 from friday13_env.friday import engine
 from friday13_env.friday.actions import NUM_ACTIONS, action_name
 from friday13_env.friday.encoding import OBS_SIZE, encode
@@ -55,25 +56,6 @@ ILLEGAL_ACTION_PENALTY: dict[str, float] = {"score": float(engine.MIN_SCORE), "w
 def observation_dict(observation: np.ndarray, info: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """What an agent's ``act`` takes: ``{"observation": observation, "action_mask": info["action_mask"]}``."""
     return {"observation": observation, "action_mask": info["action_mask"]}
-
-
-class LegalDiscrete(spaces.Discrete):
-    """``Discrete`` whose ``sample()`` draws a *legal* action of the environment's current state.
-
-    A plain uniform sample would almost always be illegal (and would end the episode at once), which
-    makes generic tools such as the Gymnasium and SB3 environment checkers useless; an explicit
-    ``mask`` still takes precedence.
-    """
-
-    def __init__(self, n: int, env: FridayEnv) -> None:
-        super().__init__(n)
-        self._env = env
-
-    def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None) -> np.int64:
-        """Uniform over the legal actions (all actions before ``reset`` or after the end)."""
-        if mask is None and probability is None and self._env.in_progress:
-            mask = self._env.action_masks().astype(np.int8)
-        return super().sample(mask=mask, probability=probability)
 
 
 class FridayEnv(gym.Env[np.ndarray, int]):
@@ -106,7 +88,8 @@ class FridayEnv(gym.Env[np.ndarray, int]):
         self.render_mode = render_mode
         self.reward = reward
         self.illegal_action = illegal_action
-        self.action_space = LegalDiscrete(NUM_ACTIONS, self)  # type: ignore[assignment]  # Space[np.int64]
+        self._legal_space = LegalDiscrete(NUM_ACTIONS)
+        self.action_space = self._legal_space  # type: ignore[assignment]  # Space[np.int64]
         self.observation_space = spaces.Box(-1.0, 1.0, shape=(OBS_SIZE,), dtype=np.float32)
         self.state: State | None = None
         self._ended = False
@@ -138,6 +121,7 @@ class FridayEnv(gym.Env[np.ndarray, int]):
         self.state = engine.new_game(self.level, self.np_random)
         self._ended = self._illegal = False
         self._failure = None
+        self._legal_space.legal_mask = engine.action_mask(self.state).astype(np.int8)
         if self.render_mode == "human":
             self.render()
         return encode(self.state), self._info()
@@ -166,6 +150,7 @@ class FridayEnv(gym.Env[np.ndarray, int]):
             reward = 0.0
             if state.done:
                 reward = float(engine.final_score(state)) if self.reward == "score" else float(bool(state.won))
+        self._legal_space.legal_mask = None if self._ended else engine.action_mask(state).astype(np.int8)
         if self.render_mode == "human":
             self.render()
         return encode(state), reward, self._ended, False, self._info()

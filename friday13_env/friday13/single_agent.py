@@ -36,6 +36,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from friday13_env.core.spaces import LegalDiscrete
 from friday13_env.friday13 import agents
 from friday13_env.friday13.aec import (
     ILLEGAL_ACTION_REWARD,
@@ -65,27 +66,6 @@ ILLEGAL_ACTION_MODES = ("end", "raise")
 DEFAULT_OPPONENT_POOL = ("random",)
 _SEED_BOUND = 2**32
 """Opponents and deals get seeds in ``0..2**32-1`` drawn from the environment's Generator."""
-
-
-class LegalDiscrete(spaces.Discrete):
-    """``Discrete(n)`` whose plain ``sample()`` draws one of the actions legal right now.
-
-    The environment updates ``legal_mask`` after every reset and step, so random rollouts and
-    generic tools (Gymnasium's and Stable-Baselines3's ``check_env``) only ever try legal moves.
-    An explicit ``mask`` or ``probability`` argument is honoured unchanged, and the space compares
-    equal to ``Discrete(n)``, so saved models and VecEnvs treat it as one.
-    """
-
-    def __init__(self, n: int) -> None:
-        super().__init__(n)
-        self.legal_mask: np.ndarray | None = None
-
-    def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None) -> np.int64:
-        if mask is None and probability is None and self.legal_mask is not None:
-            mask = self.legal_mask
-        if probability is None:  # Gymnasium < 1.0 has no ``probability`` argument
-            return super().sample(mask=mask)
-        return super().sample(mask=mask, probability=probability)
 
 
 class Friday13Env(gym.Env[np.ndarray, np.int64]):

@@ -191,6 +191,7 @@ if __name__ == "__main__":
 def test_stable_baselines3_make_vec_env_with_subprocesses(tmp_path: Path) -> None:
     """As a user's script runs it: SB3 asks for ``rgb_array``, and its default start method (forkserver)
     imports the script's ``__main__`` module, which registers the ids, in the workers."""
+    pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
     script = tmp_path / "train.py"
     script.write_text(MAKE_VEC_ENV_SCRIPT)
     result = subprocess.run(
@@ -210,6 +211,8 @@ def test_rendering_before_reset_is_an_error() -> None:
 # -- 2: Gymnasium's conventions with the defaults ----------------------------------------------
 def test_gymnasium_and_sb3_checkers_pass_with_the_defaults() -> None:
     from gymnasium.utils.env_checker import check_env
+
+    pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
     with warnings.catch_warnings():
