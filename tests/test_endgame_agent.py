@@ -43,6 +43,14 @@ class Recorder:
         self.calls.append(self.label)
         return int(legal_actions(observation)[0])
 
+    def decide(self, vector: np.ndarray, legal: np.ndarray) -> int:
+        """The policy's entry for an observation the ``endgame`` agent has already checked."""
+        self.calls.append(self.label)
+        return int(legal[0])
+
+    def check_deck(self, deck: object) -> None:
+        """The tiny policy plays the table's deck."""
+
 
 def hand_size(observation: Observation) -> int:
     layout = observation_layout(deck_of(observation))

@@ -53,12 +53,12 @@ def legal_actions(observation: Observation, agent: str = "agent") -> np.ndarray:
 
 
 def checked_observation(
-    observation: Observation, size: int, num_actions: int, agent: str = "agent"
+    observation: Observation, size: int, num_actions: int, agent: str = "agent", nonnegative: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """The observation vector and the legal actions, after checking both have the expected shape and values.
 
-    Not a dict, a missing entry, a wrong length, a NaN, a non-numeric array or an empty mask is a
-    ``ValueError`` that names the agent and the problem, before any work.
+    Not a dict, a missing entry, a wrong length, a NaN, a non-numeric array, an empty mask, or (with
+    ``nonnegative``) a negative entry is a ``ValueError`` that names the agent and the problem, before any work.
     """
     vector, mask = observation_arrays(observation, agent)
     if vector.shape != (size,):
@@ -67,8 +67,12 @@ def checked_observation(
         raise ValueError(f"{agent}: expected an action mask of shape ({num_actions},), got {mask.shape}")
     if vector.dtype.kind not in _NUMERIC:
         raise ValueError(f"{agent}: the observation vector holds non-numeric values (dtype {vector.dtype})")
-    if not np.all(np.isfinite(vector)):
-        raise ValueError(f"{agent}: the observation vector holds non-finite values (NaN or inf)")
+    # Two reductions decide the common case (a NaN fails both comparisons); the exact cause only on failure.
+    low, high = vector.min(), vector.max()
+    if not (low >= (0 if nonnegative else -np.inf) and high < np.inf):
+        if not np.all(np.isfinite(vector)):
+            raise ValueError(f"{agent}: the observation vector holds non-finite values (NaN or inf)")
+        raise ValueError(f"{agent}: the observation vector holds negative values; this game's never does")
     return vector, _legal(mask, agent)
 
 

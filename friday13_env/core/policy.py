@@ -173,7 +173,11 @@ class PolicyAgent:
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Observation) -> int:
-        vector, legal = self._read(observation)
+        return self.decide(*self._read(observation))
+
+    def decide(self, vector: np.ndarray, legal: np.ndarray) -> int:
+        """The move for an observation vector and its legal actions that the caller has already checked
+        (an agent built on this one checks each observation once, not twice)."""
         return self.policy.choose(vector, legal, None if self.greedy else self.rng)
 
     def legal_logits(self, observation: Observation) -> tuple[np.ndarray, np.ndarray]:

@@ -47,9 +47,9 @@ def checked(observation: Observation, agent: str) -> tuple[Deck, np.ndarray, np.
     and an action mask of that deck's action count with a legal action.
     """
     deck = deck_of(observation)
-    vector, legal = checked_observation(observation, observation_layout(deck).size, deck.num_actions, agent)
-    if np.any(vector < 0):
-        raise ValueError(f"{agent}: the observation vector holds negative values; a table's counts are never negative")
+    vector, legal = checked_observation(
+        observation, observation_layout(deck).size, deck.num_actions, agent, nonnegative=True
+    )
     return deck, vector, legal
 
 

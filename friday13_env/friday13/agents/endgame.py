@@ -99,13 +99,14 @@ class EndgameSearchAgent:
         return self.policy.deck
 
     def act(self, observation: Observation) -> int:
-        deck, vector, legal = checked(observation, self.name)
+        deck, vector, legal = checked(observation, self.name)  # once: the policy's moves reuse it
+        self.policy.check_deck(deck)
         hand_size = vector[observation_layout(deck).slices["hand_sizes"]][0]
         if hand_size > self.cards or legal.size == 1:
-            return self.policy.act(observation)
+            return self.policy.decide(vector, legal)
         margin = self.first_margin if hand_size == self.cards else self.margin
         if margin < 1.0:
-            legal, logits = self.policy.legal_logits(observation)
+            logits = self.policy.policy.logits(vector)[legal]
             if lead_of_likeliest(logits) > margin:
                 return int(legal[np.argmax(logits)])
         return self.search.act(observation)

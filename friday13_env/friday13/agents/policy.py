@@ -88,18 +88,14 @@ class CardPolicyAgent(PolicyAgent):
         super().__init__(policy, name, seed=seed, greedy=greedy)
         self.deck: Deck = get_deck(policy.metadata.deck)
 
-    def act(self, observation: Observation) -> int:
-        self._check_deck(observation)
-        return super().act(observation)
-
-    def legal_logits(self, observation: Observation) -> tuple[np.ndarray, np.ndarray]:
-        self._check_deck(observation)
-        return super().legal_logits(observation)
-
-    def _check_deck(self, observation: Observation) -> None:
+    def _read(self, observation: Observation) -> tuple[np.ndarray, np.ndarray]:
         from friday13_env.friday13.agents.base import deck_of
 
-        table = deck_of(observation)
+        self.check_deck(deck_of(observation))
+        return super()._read(observation)
+
+    def check_deck(self, table: Deck) -> None:
+        """A ``ValueError`` naming both decks unless the table plays this policy's deck."""
         if table != self.deck:
             raise ValueError(
                 f"policy {self.name!r} was trained for the {self.deck.name!r} deck, "
