@@ -430,3 +430,13 @@ def test_a_malformed_observation_is_a_clear_value_error(name: str) -> None:
     for observation, message in cases:
         with pytest.raises(ValueError, match=message):
             agent.act(observation)  # type: ignore[arg-type]
+
+
+def test_a_policy_refuses_a_negative_entry_like_every_other_agent() -> None:
+    observation = mid_round_observations(4, "standard", seed=0)[0]
+    vector = observation["observation"].copy()
+    vector[0] = -1.0
+    broken = {"observation": vector, "action_mask": observation["action_mask"]}
+    for name in ("ensemble-v1", "cautious", "search"):
+        with pytest.raises(ValueError, match="negative values"):
+            agents.make(name, seed=0).act(broken)

@@ -28,16 +28,7 @@ from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import observation_layout
 
 CHECKPOINTS = Path(__file__).resolve().parents[1] / "checkpoints"
-RETIRED = {"ppo_general.npz"}
-"""Shipped checkpoints on their way out, not held to the shipped policies' standard."""
-OTHER_GAMES = {"friday_level1.npz"}
-"""Solo-game policies in checkpoints/, tested with that game (tests/friday)."""
-
-TEACHERS = sorted(
-    str(path.relative_to(CHECKPOINTS))
-    for path in CHECKPOINTS.glob("**/*.npz")
-    if path.name not in RETIRED | OTHER_GAMES
-)
+TEACHERS = sorted(str(path.relative_to(CHECKPOINTS)) for path in CHECKPOINTS.glob("**/*.npz"))
 """The checkpoints behind the zoo's ensemble (its teachers), relative to checkpoints/."""
 
 

@@ -44,13 +44,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, fields, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +76,7 @@ from tqdm import tqdm
 
 from friday13_env import raw_env
 from friday13_env.core.policy import CheckpointError, MLPPolicy
-from friday13_env.friday13.agents import legal_actions, make
+from friday13_env.friday13.agents import Agent, legal_actions, make
 from friday13_env.friday13.agents.policy import ENV_VERSION, observation_scale, read_card_policy
 from friday13_env.friday13.agents.search import SearchAgent
 from friday13_env.friday13.agents.table import Table
@@ -278,12 +277,13 @@ class ChunkJob:
     opponents: tuple[str, ...] = ()
     """Agents at the seats other than the student's one (DAgger against them), or empty."""
 
+    @cached_property
     def spec(self) -> dict[str, Any]:
         """What identifies the chunk's content: the student by its weights' fingerprint, not its path or file
         (a rerun refits the same student into a file with other metadata; its chunks must still match).
 
         The student's and the opponents' entries appear only when set, so teacher chunks recorded before
-        they existed still match.
+        they existed still match. Computed once per job: the student's file is read and hashed once.
         """
         spec = {key: value for key, value in asdict(self).items() if key not in ("path", "student", "opponents")}
         if self.student:
@@ -291,6 +291,26 @@ class ChunkJob:
         if self.opponents:
             spec["opponents"] = list(self.opponents)
         return {"format": CHUNK_FORMAT, **spec, "seeds": list(self.seeds), "players": list(self.players)}
+
+
+def choices(env: Any, opponents: dict[int, Agent]) -> Iterator[tuple[int, dict[str, Any], np.ndarray]]:
+    """Play the reset AEC ``env`` to its end, ``opponents`` (by seat) moving at their seats and forced moves
+    made; every other decision is yielded as ``(seat, observation, legal moves)``, and the caller then
+    makes it with ``env.step(action)``."""
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        seat = env.possible_agents.index(agent)
+        if seat in opponents:
+            env.step(opponents[seat].act(observation))
+            continue
+        legal = legal_actions(observation)
+        if legal.size == 1:
+            env.step(int(legal[0]))
+            continue
+        yield seat, observation, legal
 
 
 def play_search_games(job: ChunkJob) -> dict[str, np.ndarray]:
@@ -319,19 +339,7 @@ def play_search_games(job: ChunkJob) -> dict[str, np.ndarray]:
             opponents = {}
         env = raw_env(num_players=num_players, deck=job.deck)
         env.reset(seed=seed)
-        for agent in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            legal = legal_actions(observation)
-            seat = env.possible_agents.index(agent)
-            if seat in opponents:
-                env.step(opponents[seat].act(observation))
-                continue
-            if legal.size == 1:
-                env.step(int(legal[0]))
-                continue
+        for seat, observation, legal in choices(env, opponents):
             action, means = teachers[seat].search(Table.read(observation))
             values = np.full(observation["action_mask"].shape, np.nan)
             values[legal] = [means[int(move)] - means[action] for move in legal]
@@ -375,12 +383,7 @@ def read_spec(path: Path) -> dict[str, Any]:
 
 def write_chunk(job: ChunkJob, data: dict[str, np.ndarray]) -> None:
     """Atomically (temporary file + rename): an interrupted run never leaves half a chunk."""
-    path = Path(job.path)
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
-        arrays: dict[str, Any] = {"spec": np.array(json.dumps(job.spec())), **data}
-        np.savez_compressed(handle, **arrays)
-    os.chmod(handle.name, 0o644)  # temporary files are private; a data set is meant to be shared
-    os.replace(handle.name, path)
+    write_dataset(Path(job.path), job.spec, data)
 
 
 def is_recorded(job: ChunkJob) -> bool:
@@ -393,7 +396,7 @@ def is_recorded(job: ChunkJob) -> bool:
     if not path.is_file():
         return False
     stored = read_spec(path)
-    expected = job.spec()
+    expected = job.spec
     settings = [key for key in expected if key != "seeds" and stored.get(key) != expected[key]]
     if settings:
         found = {key: stored.get(key) for key in settings}
@@ -607,19 +610,7 @@ def play_ensemble_games(job: GamesJob) -> dict[str, np.ndarray]:
         num_players, _, opponents = one_seat_table(np.random.default_rng(seed), job.players, job.opponents)
         env = raw_env(num_players=num_players, deck=job.deck)
         env.reset(seed=seed)
-        for agent in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            seat = env.possible_agents.index(agent)
-            if seat in opponents:
-                env.step(opponents[seat].act(observation))
-                continue
-            legal = legal_actions(observation)
-            if legal.size == 1:
-                env.step(int(legal[0]))
-                continue
+        for _, observation, legal in choices(env, opponents):
             logits = ensemble.logits(observation["observation"])
             rows["observations"].append(observation["observation"])
             rows["masks"].append(observation["action_mask"])

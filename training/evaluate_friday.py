@@ -22,12 +22,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 import time
-from pathlib import Path
 
+from friday13_env.core.files import atomic_write_text, output_problem
 from friday13_env.core.policy import CheckpointError
 from friday13_env.core.specs import AgentSpec, parse_spec
 from friday13_env.friday.agents import REGISTRY, make, names
@@ -83,11 +81,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.specs.append(spec)
     for flag in ("json", "markdown"):
         path = getattr(args, flag)
-        if path is not None:
-            try:
-                check_writable(Path(path))
-            except OSError as error:
-                parser.error(f"--{flag} {path}: cannot write there ({error.strerror or error})")
+        problem = output_problem(path) if path is not None else None
+        if problem is not None:
+            parser.error(f"--{flag} {path}: cannot write there ({problem.strerror or problem})")
     return args
 
 
@@ -96,25 +92,6 @@ def with_search_budget(spec: AgentSpec, budget: int | None) -> AgentSpec:
     if budget is None or spec.name != "search" or any(key == "budget" for key, _ in spec.options):
         return spec
     return AgentSpec(spec.name, (*spec.options, ("budget", budget)))
-
-
-def check_writable(path: Path) -> None:
-    """Create the parent folders and prove a file can be written beside ``path``; an ``OSError`` if not."""
-    if path.is_dir():
-        raise IsADirectoryError(21, "Is a directory", str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"):
-        pass
-    if path.exists() and not os.access(path, os.W_OK):
-        raise PermissionError(13, "Permission denied", str(path))
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write through a temporary file in the same folder and a rename, so no half file is ever left."""
-    with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".tmp", delete=False, encoding="utf-8") as handle:
-        handle.write(text)
-    os.chmod(handle.name, 0o644)
-    os.replace(handle.name, path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -128,9 +105,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{spec.label} level {level}: {time.perf_counter() - start:.1f} s", file=sys.stderr)
     print(format_table(results))
     if args.json:
-        write_atomically(Path(args.json), json.dumps(results_to_json(results, args.seed), indent=2) + "\n")
+        atomic_write_text(args.json, json.dumps(results_to_json(results, args.seed), indent=2) + "\n")
     if args.markdown:
-        write_atomically(Path(args.markdown), format_markdown(results, args.seed) + "\n")
+        atomic_write_text(args.markdown, format_markdown(results, args.seed) + "\n")
     return 0
 
 

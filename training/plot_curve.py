@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from common.script_args import output_error
 
+from friday13_env.core.files import atomic_write
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.evaluation.report import require_matplotlib
 
@@ -71,11 +70,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     axes.legend()
     axes.grid(alpha=0.3)
     figure.tight_layout()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=args.out.parent, suffix=args.out.suffix or ".png", delete=False) as handle:
-        figure.savefig(handle, dpi=120, format=(args.out.suffix.lstrip(".") or "png"))
-    os.chmod(handle.name, 0o644)
-    os.replace(handle.name, args.out)
+    atomic_write(args.out, lambda handle: figure.savefig(handle, dpi=120, format=args.out.suffix.lstrip(".") or "png"))
     print(f"wrote {args.out}")
 
 

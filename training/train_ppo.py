@@ -55,6 +55,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 from common.card_agents import checked_specs, policy_file
+from common.imitation import EVAL_SEED
 from common.maskable_ppo import (
     ACTIVATIONS,
     RunError,
@@ -413,7 +414,7 @@ class TrainingCallback(BaseCallback):
 
     def _evaluate(self, steps: int) -> None:
         agent = self._current_agent(steps, "eval_current")
-        rates = evaluate_agent(agent, self.args.eval_opponents, self.args.eval_games, num_players=4, seed=12_345)
+        rates = evaluate_agent(agent, self.args.eval_opponents, self.args.eval_games, num_players=4, seed=EVAL_SEED)
         point: dict[str, Any] = {"timesteps": steps}
         for opponent, rate in rates.items():
             point[opponent] = rate.mean
@@ -456,7 +457,10 @@ def train(args: Args, given: set[str]) -> None:
     torch.set_num_threads(args.torch_threads)
     vec_env = make_vec_env(args, scale)
     try:
-        model = resume_model(run_dir, vec_env, progress) if args.resume else build_model(args, vec_env, run_dir, init)
+        if args.resume:
+            model = resume_model(run_dir, vec_env, progress, checked=True)  # check_checkpoint ran above
+        else:
+            model = build_model(args, vec_env, run_dir, init)
         callback = TrainingCallback(args, run_dir, scale, progress)
         model.learn(
             total_timesteps=args.total_timesteps - progress["timesteps"],

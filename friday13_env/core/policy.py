@@ -27,7 +27,6 @@ import json
 import math
 import os
 import stat
-import tempfile
 import threading
 import zipfile
 import zlib
@@ -40,6 +39,7 @@ from typing import IO, Any
 import numpy as np
 
 from friday13_env.core.agent import Observation, checked_observation
+from friday13_env.core.files import atomic_write
 
 FORMAT = "friday13-policy"
 FORMAT_VERSION = 1
@@ -95,12 +95,7 @@ def save_policy(
         arrays[f"w{index}"] = np.asarray(weight, dtype=np.float32)
         arrays[f"b{index}"] = np.asarray(bias, dtype=np.float32)
     arrays["metadata"] = np.array(json.dumps(asdict(metadata)))
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
-        np.savez(handle, **arrays)
-    os.chmod(handle.name, 0o644)  # temporary files are private; a checkpoint is meant to be shared
-    os.replace(handle.name, path)
+    atomic_write(path, lambda handle: np.savez(handle, **arrays))
 
 
 class MLPPolicy:

@@ -14,7 +14,7 @@ are ``ValueError``s that list what is allowed, raised before any agent is built.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -77,37 +77,45 @@ class Registry:
     def check(self, spec: str | AgentSpec) -> AgentSpec:
         """Parse a spec and check its name and option names without building anything."""
         parsed = parse_spec(spec)
-        if parsed.name not in self._factories and parsed.name not in self.zoo() and not _is_path(parsed.name):
-            raise ValueError(
-                f"unknown {self.game} agent {shown(parsed.name)}; known agents: {self.names()}, "
-                "or the path of a .npz policy checkpoint"
-            )
-        if _is_path(parsed.name) and not is_existing_file(parsed.name):
-            raise ValueError(f"no policy checkpoint at {shown(parsed.name)} (known agents: {self.names()})")
-        unknown = sorted({key for key, _ in parsed.options} - set(self.options_of(parsed.name)))
-        if unknown:
-            raise UnknownOptionError(
-                f"agent {parsed.name!r} has no option(s) {unknown}; its options: {self.options_of(parsed.name)}"
-            )
+        _check_option_names(parsed, dict(parsed.options), self._checked_options(parsed.name))
         return parsed
 
     def make(self, spec: str | AgentSpec, seed: int | None = None, **options: Any) -> Agent:
         """The agent a spec names; keyword ``options`` add to (and may not repeat) the spec's own."""
-        parsed = self.check(spec)
+        parsed = parse_spec(spec)
+        allowed = self._checked_options(parsed.name)
+        _check_option_names(parsed, dict(parsed.options), allowed)
         check_seed(seed)
         merged = dict(parsed.options)
         repeated = sorted(set(merged) & set(options))
         if repeated:
             raise ValueError(f"option(s) {repeated} given both in the spec {parsed.label!r} and as arguments")
         merged.update(options)
-        if options:
-            self.check(AgentSpec(parsed.name, tuple(merged.items())))
+        _check_option_names(parsed, options, allowed)
         if parsed.name in self._factories:
             return self._factories[parsed.name](seed=seed, **merged)
         path = self.zoo().get(parsed.name)
         if path is not None:
             return self._load_policy(path, seed=seed, name=parsed.name, **merged)
         return self._load_policy(parsed.name, seed=seed, **merged)
+
+    def _checked_options(self, name: str) -> list[str]:
+        """``options_of(name)`` for a name ``make`` can build, else a ``ValueError``: an unknown name, or a
+        checkpoint path with no file. Each test runs once, and a registered name costs no file-system call."""
+        if name in self._factories:
+            return constructor_options(self._factories[name])
+        if name in self.zoo():
+            return ["greedy"]
+        if _looks_like_path(name):
+            if not is_existing_file(name):
+                raise ValueError(f"no policy checkpoint at {shown(name)} (known agents: {self.names()})")
+            return ["greedy"]
+        if is_existing_file(name):
+            return ["greedy"]
+        raise ValueError(
+            f"unknown {self.game} agent {shown(name)}; known agents: {self.names()}, "
+            "or the path of a .npz policy checkpoint"
+        )
 
     def load(self, path: str | Path, seed: int | None = None, greedy: bool = True) -> Agent:
         """A trained agent from a checkpoint file."""
@@ -127,8 +135,20 @@ class Registry:
         return Path(name)
 
 
+def _looks_like_path(name: str) -> bool:
+    """A name that can only be a checkpoint path (exists or not): a ``.npz`` name or one with a separator."""
+    return name.endswith(".npz") or "/" in name or "\\" in name
+
+
 def _is_path(name: str) -> bool:
-    return name.endswith(".npz") or "/" in name or "\\" in name or is_existing_file(name)
+    return _looks_like_path(name) or is_existing_file(name)
+
+
+def _check_option_names(parsed: AgentSpec, names: Iterable[str], allowed: list[str]) -> None:
+    """An ``UnknownOptionError`` listing ``allowed`` if any option name in ``names`` is not one of them."""
+    unknown = sorted(set(names) - set(allowed))
+    if unknown:
+        raise UnknownOptionError(f"agent {parsed.name!r} has no option(s) {unknown}; its options: {allowed}")
 
 
 def check_seed(seed: object) -> None:

@@ -21,15 +21,13 @@ option ``samples``), ``search`` (Monte-Carlo search over the expert's moves, opt
 
 from __future__ import annotations
 
-import os
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from friday13_env.core.agent import Agent, Observation, legal_actions
-from friday13_env.core.policy import MLPPolicy, PolicyAgent
-from friday13_env.core.registry import Registry, UnknownOptionError
+from friday13_env.core.policy import PolicyAgent
+from friday13_env.core.registry import Registry, UnknownOptionError, check_seed
 from friday13_env.friday.env import observation_dict
 from friday13_env.friday.expert import HeuristicAgent
 from friday13_env.friday.policy import read_friday_policy
@@ -59,10 +57,12 @@ class RandomAgent:
     name = "random"
 
     def __init__(self, seed: int | None = None) -> None:
+        check_seed(seed)
         self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
         """Optional hook: re-seed (only when a seed is given, so a run of games stays reproducible)."""
+        check_seed(seed)
         if seed is not None:
             self.rng = np.random.default_rng(seed)
 
@@ -71,24 +71,13 @@ class RandomAgent:
         return int(self.rng.choice(legal_actions(observation)))
 
 
-@lru_cache(maxsize=8)
-def _read_policy(path: str, _version: tuple[int, int, int]) -> MLPPolicy:
-    """One read per checkpoint file version (inode, size, mtime): agents built per game share the weights."""
-    return read_friday_policy(path)
-
-
 def load_policy_agent(
     path: str | Path, seed: int | None = None, greedy: bool = True, name: str | None = None
 ) -> PolicyAgent:
     """A Friday policy as an agent (numpy only). A missing, corrupt or foreign checkpoint (a Friday the 13th
-    policy, another observation layout) is a ``CheckpointError`` saying what is wrong. The file is read
-    once per version: building agents again from the same file reuses its weights."""
-    try:
-        stat = os.stat(path)
-    except OSError:
-        policy = read_friday_policy(path)  # the reader names the problem
-    else:
-        policy = _read_policy(os.path.realpath(path), (stat.st_ino, stat.st_size, stat.st_mtime_ns))
+    policy, another observation layout) is a ``CheckpointError`` saying what is wrong. The weights come from
+    ``read_policy``'s cache: building agents again from the same file version reuses them."""
+    policy = read_friday_policy(path)
     return PolicyAgent(policy, name=name or Path(path).stem, seed=seed, greedy=greedy)
 
 

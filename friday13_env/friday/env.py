@@ -37,6 +37,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from friday13_env.core.checks import as_action, check_choice
 from friday13_env.core.spaces import LegalDiscrete
 from friday13_env.friday import engine
 from friday13_env.friday.actions import NUM_ACTIONS, action_name
@@ -82,9 +83,9 @@ class FridayEnv(gym.Env[np.ndarray, int]):
                 raise ValueError("give reward= (reward_mode= is its deprecated name), not both")
             reward = reward_mode
         self.level = check_level(level)
-        _check_choice("render_mode", render_mode, (None, *RENDER_MODES))
-        _check_choice("reward", reward, REWARD_MODES)
-        _check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        check_choice("render_mode", render_mode, (None, *RENDER_MODES))
+        check_choice("reward", reward, REWARD_MODES)
+        check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self.render_mode = render_mode
         self.reward = reward
         self.illegal_action = illegal_action
@@ -95,6 +96,8 @@ class FridayEnv(gym.Env[np.ndarray, int]):
         self._ended = False
         """The episode is over: the game ended, or an illegal action ended it."""
         self._illegal = False
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        """Legal actions now (int8), computed once after each reset and move; all zero once ended."""
         self._failure: str | None = None
         """Why the environment refuses to step: an exception raised inside ``step``, until ``reset``."""
 
@@ -102,11 +105,6 @@ class FridayEnv(gym.Env[np.ndarray, int]):
     def reward_mode(self) -> str:
         """Deprecated name of :attr:`reward`."""
         return self.reward
-
-    @property
-    def in_progress(self) -> bool:
-        """Whether ``step`` may be called now: reset, not ended, not failed."""
-        return self.state is not None and not self._ended and self._failure is None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         """Start a new game; ``options={"level": n}`` switches the level for this and later games."""
@@ -121,7 +119,7 @@ class FridayEnv(gym.Env[np.ndarray, int]):
         self.state = engine.new_game(self.level, self.np_random)
         self._ended = self._illegal = False
         self._failure = None
-        self._legal_space.legal_mask = engine.action_mask(self.state).astype(np.int8)
+        self._update_mask(self.state)
         if self.render_mode == "human":
             self.render()
         return encode(self.state), self._info()
@@ -141,7 +139,7 @@ class FridayEnv(gym.Env[np.ndarray, int]):
 
     def _step(self, state: State, action: object) -> tuple[np.ndarray, float, bool, bool, dict]:
         move = self._checked_action(state, action)
-        if self.illegal_action == "end" and not engine.action_mask(state)[move]:
+        if self.illegal_action == "end" and not self._mask[move]:
             self._ended = self._illegal = True
             reward = ILLEGAL_ACTION_PENALTY[self.reward]
         else:
@@ -150,32 +148,31 @@ class FridayEnv(gym.Env[np.ndarray, int]):
             reward = 0.0
             if state.done:
                 reward = float(engine.final_score(state)) if self.reward == "score" else float(bool(state.won))
-        self._legal_space.legal_mask = None if self._ended else engine.action_mask(state).astype(np.int8)
+        self._update_mask(state)
         if self.render_mode == "human":
             self.render()
         return encode(state), reward, self._ended, False, self._info()
 
     def _checked_action(self, state: State, action: object) -> int:
         """``action`` as an int in the action space, or a ``ValueError`` naming the legal actions."""
-        if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
-            action = action.item()
-        if isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer):
-            raise ValueError(
-                "action must be an integer (a Python int, a numpy integer or a 0-d integer array), got "
-                f"{action!r} ({type(action).__name__}); {_legal_text(state)}"
-            )
-        if not 0 <= action < NUM_ACTIONS:
-            raise ValueError(
-                f"action {action} is not in the action space Discrete({NUM_ACTIONS}); {_legal_text(state)}"
-            )
-        return int(action)
+        return as_action(
+            action,
+            NUM_ACTIONS,
+            "action must be an integer (a Python int, a numpy integer or a 0-d integer array), got {action!r}"
+            " ({type}); {legal}",
+            "action {action} is not in the action space Discrete({n}); {legal}",
+            legal=lambda: _legal_text(state),
+        )
+
+    def _update_mask(self, state: State) -> None:
+        """Recompute the stored legal mask after a reset or a move (all zero once the episode ended)."""
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8) if self._ended else engine.action_mask(state)
+        self._legal_space.legal_mask = None if self._ended else self._mask
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of legal actions (the hook MaskablePPO looks for); all False once the episode ended."""
-        state = self._require_state()
-        if self._ended:
-            return np.zeros(NUM_ACTIONS, dtype=bool)
-        return engine.action_mask(state).astype(bool)
+        self._require_state()
+        return self._mask.astype(bool)
 
     def render(self) -> str | np.ndarray | None:
         """``ansi``: return the text; ``human``: print it; ``rgb_array``: return a (H, W, 3) uint8 image."""
@@ -202,7 +199,7 @@ class FridayEnv(gym.Env[np.ndarray, int]):
         """Mask and a few readable facts; result and score once the episode is over."""
         state = self._require_state()
         info: dict[str, Any] = {
-            "action_mask": self.action_masks().astype(np.int8),
+            "action_mask": self._mask.copy(),
             "phase": state.phase.name,
             "life": state.life,
             "step": state.step,
@@ -220,12 +217,6 @@ class FridayEnv(gym.Env[np.ndarray, int]):
 def _legal_text(state: State) -> str:
     names = ", ".join(f"{a} ({action_name(a, state.phase)})" for a in engine.legal_actions(state))
     return f"legal actions: {names or 'none (the game is over)'}"
-
-
-def _check_choice(name: str, value: object, allowed: tuple[object, ...]) -> None:
-    """A ``ValueError`` naming the allowed values (compared by type too: ``True`` is not ``1``, lists never match)."""
-    if not any(type(value) is type(choice) and value == choice for choice in allowed):
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
 
 
 def deprecated_friday_v0(**kwargs: Any) -> FridayEnv:

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from friday13_env.core.agent import Observation, checked_observation
+from friday13_env.core.options import count_option
+from friday13_env.core.registry import check_seed
 from friday13_env.friday import actions as A
 from friday13_env.friday import engine
 from friday13_env.friday.abilities import targets
@@ -37,7 +39,6 @@ from friday13_env.friday.actions import NUM_ACTIONS
 from friday13_env.friday.belief import redeal, sample_state
 from friday13_env.friday.cards import CARD_TYPES, TYPE_OF, Ability, card_type
 from friday13_env.friday.encoding import OBS_SIZE
-from friday13_env.friday.options import count_option
 from friday13_env.friday.state import Phase, State
 from friday13_env.friday.strength import aging_life_cost, fight_target, fight_total, slot_values
 from friday13_env.friday.value import WinModel, shipped_model
@@ -423,6 +424,7 @@ class HeuristicAgent:
     def reset(self, seed: int | None = None) -> None:
         """Optional hook: re-seed for a new game (a new generator from ``seed``; None draws fresh entropy
         only at construction). Building a new agent with ``make("heuristic", seed=...)`` is the same."""
+        check_seed(seed)
         if seed is not None or not hasattr(self, "rng"):
             self.rng = np.random.default_rng(seed)
             self.policy = ExpertPolicy(self.rng, self.samples, model=self.model)

@@ -15,13 +15,14 @@ from __future__ import annotations
 import numpy as np
 
 from friday13_env.core.agent import Observation, checked_observation
+from friday13_env.core.options import count_option, number_option
+from friday13_env.core.registry import check_seed
 from friday13_env.friday import actions as A
 from friday13_env.friday import engine
 from friday13_env.friday.actions import NUM_ACTIONS
 from friday13_env.friday.belief import redeal, sample_state
 from friday13_env.friday.encoding import OBS_SIZE
 from friday13_env.friday.expert import ExpertPolicy
-from friday13_env.friday.options import count_option, number_option
 from friday13_env.friday.state import Phase, State
 from friday13_env.friday.strength import fight_target, fight_total
 from friday13_env.friday.value import WinModel, shipped_model
@@ -143,6 +144,7 @@ class SearchAgent:
     def reset(self, seed: int | None = None) -> None:
         """Optional hook: re-seed for a new game (only when a seed is given, or at construction).
         Building a new agent with ``make("search", seed=...)`` is the same."""
+        check_seed(seed)
         if seed is not None or not hasattr(self, "rng"):
             self.rng = np.random.default_rng(seed)
             self.policy = SearchPolicy(self.rng, **self.options)  # type: ignore[arg-type]

@@ -27,6 +27,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
+from friday13_env.core import checks
 from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.encoding import (
     encode_observation,
@@ -66,9 +67,7 @@ def agent_name(seat: int) -> str:
 
 def check_choice(option: str, value: object, allowed: Collection[Any]) -> None:
     """A ``ValueError`` naming the allowed values unless ``value`` is one (never a ``TypeError``, whatever it is)."""
-    if not any(value is choice or (isinstance(value, str) and value == choice) for choice in allowed):
-        shown = sorted(allowed, key=lambda choice: (choice is not None, str(choice)))
-        raise ValueError(f"unknown {option} {value!r}; allowed values: {shown}")
+    checks.check_choice(option, value, allowed, checks.UNKNOWN_VALUE)
 
 
 def check_render_mode(render_mode: object) -> None:
@@ -101,21 +100,15 @@ def as_action(action: object, game: GameState) -> int:
     (a ``ValueError``) naming the legal actions, so that ``0.99`` or ``"1"`` never plays a card.
     Whether the player holds the card is left to the engine.
     """
-    num_actions = game.rules.deck.num_actions
-    integer = isinstance(action, int | np.integer) and not isinstance(action, bool)
-    if integer or (isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"):
-        value = int(action)  # type: ignore[call-overload]
-    else:
-        raise IllegalActionError(
-            f"action {action!r} is not in the action space Discrete({num_actions}): an action is a Python or numpy "
-            f"integer (or a 0-d integer array) in 0..{num_actions - 1}; legal actions: {game.legal_actions()}"
-        )
-    if not 0 <= value < num_actions:
-        raise IllegalActionError(
-            f"action {value} is not in the action space Discrete({num_actions}): out of range 0..{num_actions - 1}; "
-            f"legal actions: {game.legal_actions()}"
-        )
-    return value
+    return checks.as_action(
+        action,
+        game.rules.deck.num_actions,
+        "action {action!r} is not in the action space Discrete({n}): an action is a Python or numpy integer"
+        " (or a 0-d integer array) in 0..{last}; legal actions: {legal}",
+        "action {action} is not in the action space Discrete({n}): out of range 0..{last}; legal actions: {legal}",
+        legal=game.legal_actions,
+        error=IllegalActionError,
+    )
 
 
 class raw_env(AECEnv):

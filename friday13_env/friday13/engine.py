@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from friday13_env.core.checks import as_action
 from friday13_env.friday13.cards import (
     CAPTURE_LIMIT,
     FRIDAY_POINTS,
@@ -317,10 +318,15 @@ class GameState:
 
 
 def _as_action(action: object, num_actions: int) -> int:
-    """Accept numpy integers, reject everything else with a message naming the action space."""
-    if isinstance(action, bool) or not isinstance(action, int | np.integer):
-        raise IllegalActionError(f"action must be an int in 0..{num_actions - 1}, got {action!r}")
-    return int(action)
+    """Accept numpy integers, reject everything else with a message naming the action space (the range is
+    checked by ``play``)."""
+    return as_action(
+        action,
+        num_actions,
+        "action must be an int in 0..{last}, got {action!r}",
+        error=IllegalActionError,
+        arrays=False,
+    )
 
 
 def deal(rules: Rules, round_index: int, rng: np.random.Generator) -> list[list[int]]:

@@ -27,7 +27,7 @@ import numpy as np
 from friday13_env.core.specs import integer_argument, non_negative_argument, shown
 from friday13_env.friday13 import agents
 from friday13_env.friday13.agents import Agent
-from friday13_env.friday13.agents.seating import check_seated
+from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.cards import DECKS, OMEN_TYPE_NAMES, OMEN_TYPES, Deck, get_deck
 from friday13_env.friday13.encoding import encode_observation
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS, GameState, Rules, new_game
@@ -333,8 +333,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, input_stream:
     opponents = {}
     for seat, name, agent_seed in zip(others, names, seeds, strict=True):
         try:
-            opponents[seat] = agents.make(name, seed=agent_seed)
-            check_seated(opponents[seat], rules.deck)
+            opponents[seat] = make_seated(name, agent_seed, rules.deck)
         except ValueError as error:
             parser.error(f"argument --opponents: {error}")
     game = Game(args.seat, opponents, rng, output_stream, new_game(rules, rng))

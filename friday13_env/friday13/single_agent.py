@@ -48,7 +48,7 @@ from friday13_env.friday13.aec import (
     raw_env,
 )
 from friday13_env.friday13.agents import Agent
-from friday13_env.friday13.agents.seating import check_seated
+from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.cards import Deck
 from friday13_env.friday13.encoding import encode_observation, observation_bounds
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS, GameState, IllegalActionError
@@ -390,11 +390,9 @@ def _check_specs(specs: Sequence[OpponentSpec], option: str, deck: Deck) -> list
     if isinstance(specs, str | os.PathLike) or not isinstance(specs, Sequence):
         raise ValueError(f"{option} must be a list of opponents, got {specs!r}")
     for spec in specs:
-        if isinstance(spec, str | os.PathLike):
-            # Builds the agent once: unknown names and options list what is allowed, and a policy shows its deck.
-            check_seated(agents.make(os.fspath(spec), seed=0), deck)
-        elif not isinstance(spec, type) and isinstance(spec, Agent):
-            check_seated(spec, deck)
+        if isinstance(spec, str | os.PathLike) or (not isinstance(spec, type) and isinstance(spec, Agent)):
+            # Builds a named agent once: unknown names and options list what is allowed, and a policy shows its deck.
+            make_seated(spec, 0, deck)
         elif not callable(spec):
             raise ValueError(
                 f"{option} entries must be agent specs {agents.names()} (with options as 'search:budget=600'), "
@@ -406,14 +404,11 @@ def _check_specs(specs: Sequence[OpponentSpec], option: str, deck: Deck) -> list
 def _instantiate(spec: OpponentSpec, seed: int, deck: Deck) -> tuple[Agent, str]:
     """The agent for one seat and one episode, with the label reported in ``info["opponents"]``."""
     if isinstance(spec, str | os.PathLike):
-        name = os.fspath(spec)
-        agent, label = agents.make(name, seed=seed), name
-    elif isinstance(spec, type) or not isinstance(spec, Agent):
+        return make_seated(spec, seed, deck), os.fspath(spec)
+    if isinstance(spec, type) or not isinstance(spec, Agent):
         agent = spec(seed=seed)
         if not isinstance(agent, Agent):
             raise ValueError(f"opponent factory {spec!r} returned {agent!r}, which is not an Agent (name + act)")
-        label = agent.name
     else:
-        agent, label = spec, spec.name
-    check_seated(agent, deck)
-    return agent, label
+        agent = spec
+    return make_seated(agent, seed, deck), agent.name

@@ -10,8 +10,6 @@ import pytest
 from common import script_args
 from common.script_args import option
 
-import tests.scripts  # noqa: F401  (puts training/ on sys.path, for its `common` package)
-
 
 @dataclass
 class Knobs:

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from common.script_args import REPOSITORY, repository_path
-from friday13_env.core.agent import Agent
 from friday13_env.friday13.agents import REGISTRY
+from friday13_env.friday13.agents.seating import DeckMismatchError, make_seated
 
 
 def policy_file(name: str | Path, repository: Path = REPOSITORY) -> Path:
@@ -22,16 +22,6 @@ def policy_file(name: str | Path, repository: Path = REPOSITORY) -> Path:
     if str(name) in REGISTRY.zoo():
         return REGISTRY.policy_path(str(name))
     return repository_path(str(name), repository)
-
-
-def agent_deck(agent: Agent) -> str | None:
-    """The deck an agent's policy was trained for (policies and agents built on one), or None."""
-    for holder in (agent, getattr(agent, "policy", None)):
-        deck = getattr(holder, "deck", None)
-        name = getattr(deck, "name", None)
-        if isinstance(name, str):
-            return name
-    return None
 
 
 def checked_specs(specs: Sequence[str], flag: str, deck: str, *, unique: bool = False) -> list[str]:
@@ -43,12 +33,13 @@ def checked_specs(specs: Sequence[str], flag: str, deck: str, *, unique: bool = 
     for spec in specs:
         try:
             label = REGISTRY.check(spec).label
-            agent = REGISTRY.make(label, seed=0)
+            make_seated(label, 0, deck)
+        except DeckMismatchError as error:
+            raise ValueError(
+                f"{flag}: {spec} plays the {error.agent_deck.name!r} deck, this run the {deck!r} deck"
+            ) from error
         except (ValueError, TypeError) as error:
             raise ValueError(f"{flag}: {error}") from error
-        trained_for = agent_deck(agent)
-        if trained_for is not None and trained_for != deck:
-            raise ValueError(f"{flag}: {spec} plays the {trained_for!r} deck, this run the {deck!r} deck")
         if unique and label in labels:
             raise ValueError(f"{flag}: {label} is listed twice")
         labels.append(label)

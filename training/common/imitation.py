@@ -9,8 +9,6 @@ their outputs atomically and finish with the same quick duplicate evaluation, so
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import zipfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -23,6 +21,7 @@ from tqdm import tqdm
 
 from common.script_args import atomic_write_text
 from common.torch_policy import load_linear_layers, save_linear_layers
+from friday13_env.core.files import atomic_write
 from friday13_env.core.policy import MLPPolicy
 from friday13_env.friday13.agents import Agent, make
 from friday13_env.friday13.agents.policy import policy_metadata
@@ -102,11 +101,8 @@ def read_dataset(path: Path, spec: dict[str, Any]) -> dict[str, np.ndarray] | No
 
 def write_dataset(path: Path, spec: dict[str, Any], data: dict[str, np.ndarray]) -> None:
     """Atomically (temporary file + rename): an interrupted run never leaves half a data set."""
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
-        arrays: dict[str, Any] = {"spec": np.array(json.dumps(spec)), **data}
-        np.savez_compressed(handle, **arrays)
-    os.chmod(handle.name, 0o644)  # temporary files are private; a data set is meant to be shared
-    os.replace(handle.name, path)
+    arrays: dict[str, Any] = {"spec": np.array(json.dumps(spec)), **data}
+    atomic_write(path, lambda handle: np.savez_compressed(handle, **arrays))
 
 
 def soft_targets(values: np.ndarray, masks: np.ndarray, temperature: float) -> np.ndarray:

@@ -188,10 +188,12 @@ def check_checkpoint(run_dir: Path, progress: dict[str, Any]) -> None:
         progress["timesteps"] = timesteps
 
 
-def resume_model(run_dir: Path, vec_env: VecEnv, progress: dict[str, Any]) -> MaskablePPO:
+def resume_model(run_dir: Path, vec_env: VecEnv, progress: dict[str, Any], *, checked: bool = False) -> MaskablePPO:
     """The model of the run's last checkpoint, weights and optimiser, on ``vec_env`` (checked as
-    ``check_checkpoint`` checks it; anything else that stops SB3 from loading it is a ``RunError`` too)."""
-    check_checkpoint(run_dir, progress)
+    ``check_checkpoint`` checks it, unless the caller did already: ``checked``; anything else that stops SB3
+    from loading it is a ``RunError`` too)."""
+    if not checked:
+        check_checkpoint(run_dir, progress)
     path = run_dir / "last.zip"
     try:
         model = MaskablePPO.load(path, env=vec_env, device="cpu")

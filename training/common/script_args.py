@@ -12,12 +12,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
-import os
-import tempfile
 import typing
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+from friday13_env.core.files import atomic_write_bytes as atomic_write_bytes  # re-exported for the scripts
+from friday13_env.core.files import atomic_write_text as atomic_write_text
+from friday13_env.core.files import output_problem
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 """The checkout the training scripts run from: where the shipped teacher checkpoints live."""
@@ -163,44 +165,17 @@ def flag_name(field: str) -> str:
     return "--" + field.replace("_", "-")
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write through a temporary file in the same folder and a rename, so a crash never leaves half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False) as handle:
-        handle.write(data)
-    try:
-        os.chmod(handle.name, 0o644)  # temporary files are private; outputs are meant to be shared
-        os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
-
-
-def atomic_write_text(path: str | Path, text: str) -> None:
-    """``atomic_write_bytes`` for text (UTF-8)."""
-    atomic_write_bytes(path, text.encode())
-
-
 def output_error(path: str | Path, *, directory: bool = False) -> str | None:
     """Why ``path`` cannot be written (a file, or with ``directory`` a folder), or None: checked before a long
     run, so that it does not end by losing its results. Nothing is created: the nearest existing folder on
     the way must be one that takes a new file."""
-    path = Path(path)
-    if directory and path.exists() and not path.is_dir():
-        return f"{path} is a file, not a directory"
-    if not directory and path.is_dir():
+    problem = output_problem(path, directory=directory)
+    if isinstance(problem, IsADirectoryError):
         return f"{path} is a directory"
-    folder = path if directory else path.parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    if not folder.is_dir():
-        return f"{folder} is a file, not a directory"
-    try:
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as error:
-        return f"cannot write in {folder}: {error.strerror or error}"
+    if isinstance(problem, NotADirectoryError):
+        return f"{problem.filename} is a file, not a directory"
+    if problem is not None:
+        return f"cannot write in {problem.filename}: {problem.strerror or problem}"
     return None
 
 

@@ -4,38 +4,36 @@ observation was encoded with, and the uniform random agent that every other agen
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from functools import cache
 
 import numpy as np
 
-from friday13_env.core.agent import Agent, Observation, checked_observation, legal_actions
+from friday13_env.core.agent import Agent, Observation, checked_observation, legal_actions, observation_arrays
 from friday13_env.core.registry import check_seed
 from friday13_env.friday13.cards import DECKS, Deck
 from friday13_env.friday13.encoding import observation_layout
 
-__all__ = ["Agent", "Observation", "RandomAgent", "agent_rng", "checked", "deck_of", "legal_actions"]
+__all__ = ["Agent", "Observation", "RandomAgent", "agent_rng", "checked", "deck_of", "deck_of_length", "legal_actions"]
 
 
-def deck_of(observation: Observation) -> Deck:
+def deck_of(observation: Observation, agent: str = "agent") -> Deck:
     """Which deck an observation was encoded with, read from its length (each deck's differs).
 
-    Anything that is not an observation dict with a 1-d ``observation`` vector of one deck's length
-    is a ``ValueError`` saying so.
+    Anything that is not an observation dict (both entries, :func:`friday13_env.core.agent.observation_arrays`)
+    with a 1-d ``observation`` vector of one deck's length is a ``ValueError`` saying so.
     """
-    if not isinstance(observation, Mapping) or "observation" not in observation:
-        found = sorted(map(str, observation)) if isinstance(observation, Mapping) else type(observation).__name__
-        raise ValueError(
-            "an agent needs the observation dict {'observation': vector, 'action_mask': mask}; "
-            f"the 'observation' entry is missing (got {found})"
-        )
-    shape = np.shape(observation["observation"])
+    shape = observation_arrays(observation, agent)[0].shape
     if len(shape) != 1:
         raise ValueError(f"an observation vector must be 1-d, got shape {shape}")
-    deck = _deck_by_observation_size().get(shape[0])
+    return deck_of_length(shape[0])
+
+
+def deck_of_length(length: int) -> Deck:
+    """The deck whose observation vectors have ``length`` entries, or a ``ValueError`` listing each deck's."""
+    deck = _deck_by_observation_size().get(length)
     if deck is None:
         sizes = {name: observation_layout(deck).size for name, deck in DECKS.items()}
-        raise ValueError(f"an observation of length {shape[0]} matches no deck; expected one of {sizes}")
+        raise ValueError(f"an observation of length {length} matches no deck; expected one of {sizes}")
     return deck
 
 
@@ -46,7 +44,7 @@ def checked(observation: Observation, agent: str) -> tuple[Deck, np.ndarray, np.
     Checked: the dict's shape, a vector of one deck's length holding finite, non-negative numbers,
     and an action mask of that deck's action count with a legal action.
     """
-    deck = deck_of(observation)
+    deck = deck_of(observation, agent)
     vector, legal = checked_observation(
         observation, observation_layout(deck).size, deck.num_actions, agent, nonnegative=True
     )

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from friday13_env.core.options import count_option, number_option
 from friday13_env.core.registry import check_seed
 from friday13_env.core.specs import shown
 from friday13_env.friday13.agents.base import Observation, checked
@@ -65,16 +66,17 @@ class EndgameSearchAgent:
         # Every option is checked before the policy file is read.
         if not isinstance(policy, str | Path) or not str(policy):
             raise ValueError(f"endgame option policy must be a zoo name or a checkpoint path, got {shown(policy)}")
-        if isinstance(cards, bool) or not isinstance(cards, int | np.integer) or cards < 1:
-            raise ValueError(
-                f"endgame option cards must be an int >= 1 (hand size from which to search), got {shown(cards)}"
-            )
-        for option, value in (("margin", margin), ("first_margin", margin if first_margin is None else first_margin)):
-            if isinstance(value, bool) or not isinstance(value, int | float | np.number) or not 0 <= value <= 1:
-                raise ValueError(
-                    f"endgame option {option} must be a number in [0, 1] (skip the search where the policy's likeliest"
-                    f" move leads the next by more than this in probability; 1 = always search), got {shown(value)}"
-                )
+        self.cards = count_option("cards", cards, owner=self.name, takes="an int >= 1 (hand size from which to search)")
+        takes = (
+            "a number in [0, 1] (skip the search where the policy's likeliest move leads the next by more than this"
+            " in probability; 1 = always search)"
+        )
+        self.margin = number_option("margin", margin, low=0, high=1, owner=self.name, takes=takes)
+        self.first_margin = (
+            self.margin
+            if first_margin is None
+            else number_option("first_margin", first_margin, low=0, high=1, owner=self.name, takes=takes)
+        )
         check_budget(budget, self.name)
         check_objective(objective, self.name)
         check_seed(seed)
@@ -89,9 +91,6 @@ class EndgameSearchAgent:
         )
         self.search = SearchAgent(seed=search_seed, budget=budget, objective=objective)
         self.policy = load_policy_agent(path, seed=policy_seed, name=str(policy))
-        self.cards = int(cards)
-        self.margin = float(margin)
-        self.first_margin = self.margin if first_margin is None else float(first_margin)
 
     @property
     def deck(self) -> Deck:
@@ -109,7 +108,7 @@ class EndgameSearchAgent:
             logits = self.policy.policy.logits(vector)[legal]
             if lead_of_likeliest(logits) > margin:
                 return int(legal[np.argmax(logits)])
-        return self.search.act(observation)
+        return self.search.decide(vector, legal)  # checked above: the search does not check it again
 
 
 def lead_of_likeliest(logits: np.ndarray) -> float:

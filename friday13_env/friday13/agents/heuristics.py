@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
+from friday13_env.core.options import count_option
 from friday13_env.core.registry import check_seed
 from friday13_env.friday13.agents.base import Observation
 from friday13_env.friday13.agents.table import Move, Table, hand_by_type
@@ -124,15 +123,11 @@ class MajorityAgent:
     def __init__(
         self, seed: int | None = None, *, open_min: int = CLEAN_OPEN_MIN, keep_min: int = CLEAN_KEEP_MIN
     ) -> None:
-        for option, value in (("open_min", open_min), ("keep_min", keep_min)):
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-                raise ValueError(
-                    f"majority option {option} must be an int >= 1 (clean target cards to take a pile), got {value!r}"
-                )
+        takes = "an int >= 1 (clean target cards to take a pile)"
+        self.open_min = count_option("open_min", open_min, owner=self.name, takes=takes)
+        self.keep_min = count_option("keep_min", keep_min, owner=self.name, takes=takes)
         check_seed(seed)
         self.seed = seed
-        self.open_min = int(open_min)
-        self.keep_min = int(keep_min)
 
     def target(self, table: Table) -> int:
         """The omen type to collect (see the class docstring)."""

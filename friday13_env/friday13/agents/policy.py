@@ -15,6 +15,7 @@ import numpy as np
 
 from friday13_env.core.agent import Observation
 from friday13_env.core.policy import MLPPolicy, PolicyAgent, PolicyMetadata, read_policy
+from friday13_env.friday13.agents.base import checked, deck_of
 from friday13_env.friday13.cards import DECKS, Deck, get_deck
 from friday13_env.friday13.encoding import observation_bounds, observation_layout
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS, Rules
@@ -89,10 +90,8 @@ class CardPolicyAgent(PolicyAgent):
         self.deck: Deck = get_deck(policy.metadata.deck)
 
     def _read(self, observation: Observation) -> tuple[np.ndarray, np.ndarray]:
-        from friday13_env.friday13.agents.base import deck_of
-
-        self.check_deck(deck_of(observation))
-        return super()._read(observation)
+        self.check_deck(deck_of(observation, self.name))  # first: another deck's mask is the wrong size too
+        return checked(observation, self.name)[1:]
 
     def check_deck(self, table: Deck) -> None:
         """A ``ValueError`` naming both decks unless the table plays this policy's deck."""

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from friday13_env.core.options import count_option
 from friday13_env.core.specs import shown
-from friday13_env.friday13.agents.base import Observation, agent_rng
+from friday13_env.friday13.agents.base import Observation, agent_rng, deck_of_length
 from friday13_env.friday13.agents.rollout import DTYPE, Rollouts
 from friday13_env.friday13.agents.table import Table
 from friday13_env.friday13.cards import NUM_PILES, NUM_TYPES
@@ -62,7 +63,15 @@ class SearchAgent:
         self.rng = agent_rng(seed)
 
     def act(self, observation: Observation) -> int:
-        table = Table.read(observation, self.name)
+        return self.choose(Table.read(observation, self.name))
+
+    def decide(self, vector: np.ndarray, legal: np.ndarray) -> int:
+        """The move for an observation vector and its legal actions that the caller has already checked
+        (``base.checked``), as ``PolicyAgent.decide``: what ``endgame`` calls, so nothing is checked twice."""
+        return self.choose(Table.decode(deck_of_length(vector.shape[0]), vector, legal, self.name))
+
+    def choose(self, table: Table) -> int:
+        """The move for a decoded table."""
         if len(table.legal) == 1:
             return table.legal[0]
         return self.search(table)[0]
@@ -82,11 +91,7 @@ class SearchAgent:
 
 def check_budget(budget: object, agent: str) -> int:
     """``budget`` as an int, or a ``ValueError`` naming ``agent``'s option and what it allows."""
-    if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
-        raise ValueError(
-            f"{agent} option budget must be a positive int (simulated card plays per move), got {shown(budget)}"
-        )
-    return int(budget)
+    return count_option("budget", budget, owner=agent, takes="a positive int (simulated card plays per move)")
 
 
 def check_objective(objective: object, agent: str) -> str:

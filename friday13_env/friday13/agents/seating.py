@@ -9,15 +9,44 @@ An agent says which deck it plays through a ``deck`` attribute (a ``Deck`` or a 
 ``CardPolicyAgent`` does; an agent built on another (``EndgameSearchAgent.policy``) or on a policy
 network (``PolicyAgent.policy.metadata.deck``) is followed to it. An agent that names no deck (the
 heuristics, search, random) plays any table.
+
+``make_seated(spec, seed, deck)`` is the one way every tool builds an agent for a table: the agent a
+spec names (or an agent object as it is), refused if it plays another deck.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
+from friday13_env.core.agent import Agent
+from friday13_env.core.specs import AgentSpec
+from friday13_env.friday13.agents.registry import REGISTRY
 from friday13_env.friday13.cards import DECKS, Deck, get_deck
 
-__all__ = ["check_seated", "deck_of_agent"]
+__all__ = ["DeckMismatchError", "check_seated", "deck_of_agent", "make_seated"]
+
+
+class DeckMismatchError(ValueError):
+    """An agent made for one deck seated at a table of the other; ``agent_deck`` and ``table_deck`` say which."""
+
+    def __init__(self, message: str, agent_deck: Deck, table_deck: Deck) -> None:
+        super().__init__(message)
+        self.agent_deck = agent_deck
+        self.table_deck = table_deck
+
+
+def make_seated(spec: str | os.PathLike[str] | AgentSpec | Agent, seed: int | None, deck: Deck | str) -> Agent:
+    """The agent ``spec`` names, built with ``seed`` (an agent object is taken as it is), after checking that
+    it plays ``deck``: a bad spec is the registry's ``ValueError``, another deck a ``DeckMismatchError``."""
+    if isinstance(spec, str | os.PathLike):
+        agent = REGISTRY.make(os.fspath(spec), seed=seed)
+    elif isinstance(spec, AgentSpec):
+        agent = REGISTRY.make(spec, seed=seed)
+    else:
+        agent = spec
+    check_seated(agent, deck)
+    return agent
 
 
 def deck_of_agent(agent: Any) -> Deck | None:
@@ -39,9 +68,11 @@ def check_seated(agent: Any, deck: Deck | str) -> None:
     table = _as_deck(deck, "the table")
     own = deck_of_agent(agent)
     if own is not None and own != table:
-        raise ValueError(
+        raise DeckMismatchError(
             f"agent {_label(agent)} plays the {own.name!r} deck, but this table plays the {table.name!r} deck; "
-            f"seat an agent made for the {table.name!r} deck"
+            f"seat an agent made for the {table.name!r} deck",
+            own,
+            table,
         )
 
 

@@ -71,7 +71,13 @@ class Table:
         action, a seat count outside 3-6, a hand that disagrees with its size) is a ``ValueError``
         naming ``agent`` and the problem, before any decision is made on it.
         """
-        deck, vector, legal = checked(observation, agent)
+        return cls.decode(*checked(observation, agent), agent)
+
+    @classmethod
+    def decode(cls, deck: Deck, vector: np.ndarray, legal: np.ndarray, agent: str = "agent") -> Table:
+        """``read`` for an observation already checked by :func:`friday13_env.friday13.agents.base.checked` (its
+        deck, vector and legal actions), so a caller that checked it once does not check it again; the
+        table-level checks (seat count, hand size) are made here."""
         # Rounded once for the whole vector: a search decodes one observation per move.
         views = observation_layout(deck).views(np.rint(vector).astype(np.int64))
 

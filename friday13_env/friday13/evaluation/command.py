@@ -17,7 +17,7 @@ from typing import TextIO
 
 from friday13_env.core.specs import AgentSpec, non_negative_argument, positive_argument
 from friday13_env.friday13 import agents
-from friday13_env.friday13.agents.seating import check_seated
+from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.cards import DECKS
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.evaluation.report import (
@@ -28,7 +28,7 @@ from friday13_env.friday13.evaluation.report import (
     write_json,
     write_markdown,
 )
-from friday13_env.friday13.evaluation.specs import Matchup, build, focus_matchups, matrix_matchups
+from friday13_env.friday13.evaluation.specs import Matchup, focus_matchups, matrix_matchups
 from friday13_env.friday13.evaluation.tournament import check_config, evaluate
 
 DESCRIPTION = "Play agents against each other on duplicate deals and report win rates with 95% intervals."
@@ -97,7 +97,7 @@ def checked_specs(texts: Sequence[str], flag: str, deck: str, parser: argparse.A
     for text in texts:
         try:
             spec = agents.REGISTRY.check(text)
-            check_seated(build(spec, seed=0), deck)
+            make_seated(spec, 0, deck)
         except ValueError as error:
             parser.error(f"argument {flag}: {error}")
         specs.append(spec)
@@ -174,6 +174,7 @@ def run(
         deck=args.deck,
         num_rounds=args.rounds,
         progress=not args.no_progress,
+        checked=True,  # check_config ran above: each agent is built once before the first game
     )
 
     print(format_text(result), file=out)

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
+from friday13_env.core.files import atomic_write, atomic_write_text, output_problem
 from friday13_env.friday13.evaluation.results import AgentStats, EvaluationResult, MatchupResult
 from friday13_env.friday13.evaluation.stats import CONFIDENCE, Estimate
 
@@ -32,28 +30,15 @@ def format_markdown(result: EvaluationResult) -> str:
 
 
 def write_json(result: EvaluationResult, path: str | Path) -> None:
-    _write_atomically(Path(path), lambda temporary: temporary.write_text(_json(result), encoding="utf-8"))
+    atomic_write_text(path, _json(result))
 
 
 def write_markdown(result: EvaluationResult, path: str | Path) -> None:
-    _write_atomically(Path(path), lambda temporary: temporary.write_text(format_markdown(result), encoding="utf-8"))
+    atomic_write_text(path, format_markdown(result))
 
 
 def _json(result: EvaluationResult) -> str:
     return json.dumps(result.to_dict(), indent=2) + "\n"
-
-
-def _write_atomically(path: Path, write: Callable[[Path], object]) -> None:
-    """``write(temporary)`` beside ``path``, then one rename: a reader never sees half a file, and a
-    failed write leaves an older file as it was."""
-    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(handle)
-    temporary = Path(name)
-    try:
-        write(temporary)
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
 
 
 def check_output_path(path: Path, plot: bool = False) -> str | None:
@@ -62,7 +47,8 @@ def check_output_path(path: Path, plot: bool = False) -> str | None:
     Nothing is created: missing folders are only checked to be creatable (the nearest existing one
     is a folder we may write in). ``plot`` also checks that matplotlib can write the file's format.
     """
-    if path.is_dir():
+    problem = output_problem(path)
+    if isinstance(problem, IsADirectoryError):
         return f"{path} is a folder; give a file name"
     if plot:
         formats = sorted(plot_formats())
@@ -70,20 +56,10 @@ def check_output_path(path: Path, plot: bool = False) -> str | None:
             return f"matplotlib cannot write {path.suffix or 'extension-less'!r} files; use one of " + ", ".join(
                 f".{name}" for name in formats
             )
-    folder = path.parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    if not folder.is_dir():
-        return f"cannot create the folder {path.parent}: {folder} is a file"
-    try:
-        if path.exists():
-            with path.open("a"):
-                pass
-        else:
-            with tempfile.TemporaryFile(dir=folder):
-                pass
-    except OSError as error:
-        return f"cannot write {path}: {error.strerror or error}"
+    if isinstance(problem, NotADirectoryError):
+        return f"cannot create the folder {path.parent}: {problem.filename} is a file"
+    if problem is not None:
+        return f"cannot write {path}: {problem.strerror or problem}"
     return None
 
 
@@ -126,7 +102,7 @@ def plot_win_rates(result: EvaluationResult, path: str | Path) -> None:
         axes.set_title(f"{n} players ({CONFIDENCE:.0%} intervals over duplicate deals)")
         axes.legend(loc="best")
     path = Path(path)
-    _write_atomically(path, lambda temporary: figure.savefig(temporary, format=path.suffix[1:].lower() or None))
+    atomic_write(path, lambda handle: figure.savefig(handle, format=path.suffix[1:].lower() or None))
 
 
 def _plotted(matchups: list[MatchupResult]) -> list[tuple[str, AgentStats]]:

@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from friday13_env.core.options import count_option
 from friday13_env.friday13.agents import Agent
-from friday13_env.friday13.agents.seating import check_seated
+from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.engine import Rules
 from friday13_env.friday13.evaluation.duplicate import METRICS, Chunk, rotations, run_chunk
@@ -27,7 +28,6 @@ from friday13_env.friday13.evaluation.specs import (
     AgentSpec,
     Entrant,
     Matchup,
-    build,
     check_player_count,
     entrant_label,
     focus_matchups,
@@ -49,15 +49,19 @@ def evaluate(
     num_rounds: int = 4,
     progress: bool = False,
     chunk_deals: int = DEFAULT_CHUNK_DEALS,
+    checked: bool = False,
 ) -> EvaluationResult:
     """Play every matchup at every table size for at least ``num_games`` duplicate games.
 
     Games come in whole deals (one game per distinct seat rotation), so the count is rounded up to
     a whole number of deals; the result reports both. ``progress`` shows a tqdm bar when tqdm is
-    installed. Agent objects (rather than specs) in a matchup require ``workers=1``.
+    installed. Agent objects (rather than specs) in a matchup require ``workers=1``. ``checked`` says the
+    caller has already run ``check_config`` on these arguments (as the evaluate command does), so its
+    agents are not built again before the first game.
     """
     counts = [num_players] if isinstance(num_players, int) else list(num_players)
-    check_config(matchups, num_games, counts, workers, deck, num_rounds, chunk_deals, seed)
+    if not checked:
+        check_config(matchups, num_games, counts, workers, deck, num_rounds, chunk_deals, seed)
     plan = [(index, matchup, matchup.lineup(n)) for n in counts for index, matchup in enumerate(matchups)]
     groups = [_split(index, lineup, num_games, chunk_deals, deck, num_rounds, seed) for index, _, lineup in plan]
     start = time.perf_counter()
@@ -135,10 +139,8 @@ def check_config(
     if not counts:
         raise ValueError("no player counts given")
     for name, value in (("num_games", num_games), ("workers", workers), ("chunk_deals", chunk_deals)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+        count_option(name, value, takes="a positive int")
+    count_option("seed", seed, minimum=0, takes="a non-negative int")
     for n in counts:
         check_player_count(n)
         Rules(num_players=n, deck=get_deck(deck), num_rounds=num_rounds)
@@ -146,7 +148,7 @@ def check_config(
             matchup.lineup(n)
     entrants = {entrant_label(entrant): entrant for matchup in matchups for entrant in matchup.entrants}
     for entrant in entrants.values():
-        check_seated(build(entrant, seed=0), deck)  # a policy of the other deck is refused before any game
+        make_seated(entrant, 0, deck)  # a policy of the other deck is refused before any game
         if not isinstance(entrant, AgentSpec) and workers > 1:
             raise ValueError(
                 f"agent object {entrant.name!r} cannot be sent to worker processes; use workers=1 or an agent spec"

@@ -1,0 +1,76 @@
+"""Argument checks shared by both games' environments: an allowed-value check and action coercion.
+
+Each game keeps its own wording: the messages are templates (``str.format`` fields listed per
+function), so one implementation serves every caller without changing what its errors say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from typing import Any
+
+import numpy as np
+
+MUST_BE_ONE_OF = "{name} must be one of {allowed}, got {value!r}"
+"""Friday's wording of a refused choice."""
+UNKNOWN_VALUE = "unknown {name} {value!r}; allowed values: {allowed}"
+"""Friday the 13th's wording of a refused choice."""
+
+
+def check_choice(name: str, value: object, allowed: Collection[Any], message: str = MUST_BE_ONE_OF) -> None:
+    """A ``ValueError`` naming the allowed values unless ``value`` is one of them.
+
+    Never a ``TypeError``, whatever ``value`` is: a value matches a choice only by identity (``None``),
+    as a string equal to a string choice, or as an equal value of exactly the choice's type (so
+    ``True`` is not ``1`` and lists never match). ``message`` has the fields ``name``, ``value`` and
+    ``allowed`` (the choices sorted, ``None`` first).
+    """
+    if not any(_matches(value, choice) for choice in allowed):
+        shown = sorted(allowed, key=lambda choice: (choice is not None, str(choice)))
+        raise ValueError(message.format(name=name, value=value, allowed=shown))
+
+
+def _matches(value: object, choice: object) -> bool:
+    if value is choice:
+        return True
+    if isinstance(choice, str):
+        return isinstance(value, str) and value == choice
+    return type(value) is type(choice) and bool(value == choice)
+
+
+def as_action(
+    action: object,
+    num_actions: int,
+    type_message: str,
+    range_message: str | None = None,
+    *,
+    legal: Callable[[], object] | None = None,
+    error: type[ValueError] = ValueError,
+    arrays: bool = True,
+) -> int:
+    """``action`` as an ``int``: a Python or numpy integer, or (``arrays``) a 0-d integer array.
+
+    Anything else (floats, strings, bools even though Python counts them as ints, ``None``, arrays
+    of other shapes or dtypes) raises ``error`` with ``type_message``; with a ``range_message``, so
+    does a number outside ``0..num_actions - 1``. The messages' fields: ``action`` (what was given;
+    the integer for ``range_message``), ``type`` (its type's name), ``n`` (``num_actions``),
+    ``last`` (``num_actions - 1``) and ``legal`` (``legal()``, called only to build a message).
+    """
+    integer = isinstance(action, int | np.integer) and not isinstance(action, bool)
+    if integer or (arrays and isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"):
+        value = int(action)  # type: ignore[call-overload]
+    else:
+        raise error(_format(type_message, action, num_actions, legal))
+    if range_message is not None and not 0 <= value < num_actions:
+        raise error(_format(range_message, value, num_actions, legal))
+    return value
+
+
+def _format(message: str, action: object, num_actions: int, legal: Callable[[], object] | None) -> str:
+    return message.format(
+        action=action,
+        type=type(action).__name__,
+        n=num_actions,
+        last=num_actions - 1,
+        legal=legal() if legal is not None else "",
+    )

@@ -1,0 +1,80 @@
+"""Output files: atomic writes, and the check that an output path can be written before a long run.
+
+``atomic_write`` writes through a temporary file in the target's folder and one rename, so a reader
+never sees half a file and a failed write leaves an older file as it was. ``output_problem`` finds, without
+creating anything, why a path could not be written; each tool words the answer its own way.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+__all__ = ["atomic_write", "atomic_write_bytes", "atomic_write_text", "output_problem"]
+
+
+def atomic_write(path: str | Path, write: Callable[[IO[bytes]], object], *, fsync: bool = False) -> None:
+    """``write(handle)`` to a temporary file beside ``path`` (missing folders are created), then one rename.
+
+    The result is world-readable (0o644: temporary files are private, outputs are meant to be shared);
+    with ``fsync`` the data reaches the disk before the rename. If anything fails, even an interrupt,
+    the temporary file is removed and ``path`` is left as it was.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary: Path | None = None
+    try:
+        with tempfile.NamedTemporaryFile(
+            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
+        ) as handle:
+            temporary = Path(handle.name)
+            write(handle)
+            if fsync:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_bytes(path: str | Path, data: bytes, *, fsync: bool = False) -> None:
+    """``atomic_write`` of ``data``."""
+    atomic_write(path, lambda handle: handle.write(data), fsync=fsync)
+
+
+def atomic_write_text(path: str | Path, text: str, *, fsync: bool = False) -> None:
+    """``atomic_write`` of ``text`` as UTF-8."""
+    atomic_write_bytes(path, text.encode("utf-8"), fsync=fsync)
+
+
+def output_problem(path: str | Path, *, directory: bool = False) -> OSError | None:
+    """Why ``path`` (a file, or with ``directory`` a folder) cannot be written, or None. Nothing is created.
+
+    The error says which check failed, for the caller to word: ``IsADirectoryError`` (a file was wanted
+    and ``path`` is a folder), ``NotADirectoryError`` whose ``filename`` is the nearest existing path on
+    the way that is a file where a folder is needed, or the ``OSError`` of writing in the nearest existing
+    folder (``filename`` is that folder) or in an existing ``path`` (``filename`` is ``path``).
+    """
+    path = Path(path)
+    if not directory and path.is_dir():
+        return IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    folder = path if directory else path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        return NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(folder))
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:  # named after the folder, not the temporary file that could not be made
+        return type(error)(error.errno, error.strerror, str(folder))
+    if not directory and path.exists() and not os.access(path, os.W_OK):
+        return PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+    return None

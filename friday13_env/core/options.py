@@ -1,0 +1,51 @@
+"""Checks of agents' constructor options, for both games, so that a bad value (``budget="8"``,
+``samples=2.5``, ``margin="high"``) is a ``ValueError`` naming the option and what it takes, not a
+``TypeError`` deep inside.
+
+``owner`` names the agent in the message (``"search option budget must be ..."``) and ``takes`` says
+what the option takes in the agent's own words (``"a positive int (simulated card plays per move)"``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from friday13_env.core.specs import shown
+
+__all__ = ["count_option", "number_option"]
+
+
+def count_option(
+    name: str, value: object, minimum: int = 1, *, owner: str | None = None, takes: str | None = None
+) -> int:
+    """An integer option of at least ``minimum`` (bools and floats are refused, even ``8.0``)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or value < minimum:
+        raise ValueError(_message(name, value, owner, takes or f"an integer >= {minimum}"))
+    return int(value)
+
+
+def number_option(
+    name: str,
+    value: object,
+    *,
+    low: float = -math.inf,
+    high: float = math.inf,
+    owner: str | None = None,
+    takes: str | None = None,
+) -> float:
+    """A finite real-number option (an int or a float, not a bool or a string) in ``[low, high]``."""
+    if (
+        isinstance(value, bool | np.bool_)
+        or not isinstance(value, int | float | np.integer | np.floating)
+        or not math.isfinite(value)
+        or not low <= value <= high
+    ):
+        raise ValueError(_message(name, value, owner, takes or "a finite number"))
+    return float(value)
+
+
+def _message(name: str, value: object, owner: str | None, takes: str) -> str:
+    option = name if owner is None else f"{owner} option {name}"
+    return f"{option} must be {takes}, got {shown(value)}"
