@@ -1,11 +1,11 @@
 """Distil a strong but slow teacher into one MLP that plays in tens of microseconds.
 
-``--teacher search`` distils the ``search`` agent (~13 ms a move) and ``--teacher ensemble`` an ensemble
+``--teacher search`` distils the ``search`` agent and ``--teacher ensemble`` an ensemble
 of trained policies (one forward pass per member); each teacher has its own flags, and its defaults
 are the recipe of a shipped policy (``python training/distill.py --teacher search --help``):
 
-  python training/distill.py --teacher search --export checkpoints/search_distilled.npz   # ~100 min, 2 cores
-  python training/distill.py --teacher ensemble --export my_ensemble.npz                 # ~90 s + evaluation
+  python training/distill.py --teacher search --export checkpoints/search_distilled.npz
+  python training/distill.py --teacher ensemble --export my_ensemble.npz
 
 The first is the recipe of ``checkpoints/search_distilled.npz``, the second of the zoo policy
 ``ensemble-v1`` (``friday13_env.agents.make("ensemble-v1")``), whose teachers are that policy,

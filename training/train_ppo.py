@@ -28,14 +28,12 @@ By default a run *fine-tunes* the shipped distilled search policy: ``--init-poli
 ``--critic-warmup`` keeps the actor frozen for the first 30,000 timesteps so that the critic learns
 the policy's values before its advantages move the actor; a small learning rate and entropy bonus
 then train it without forgetting what it was taught. ``--init-temperature 0.1`` first divides the
-start's logits by 10 (its greedy moves stay the same): the distilled policy is soft (its likeliest
-legal move gets 0.41 of the probability on average, ``python -m benchmarks.policy_confidence``), so
-PPO would otherwise learn from sampled moves much weaker than those the greedy policy plays;
-sharpened, the likeliest move gets 0.88. The default 500,000-step run (8-18 minutes on 2 shared cores) ends
-well above ``cautious`` but no stronger than the policy it starts from (checkpoints/README.md).
+start's logits by 10 (its greedy moves stay the same): the distilled policy is soft (how soft:
+``python -m benchmarks.policy_confidence``), so PPO would otherwise learn from sampled moves much
+weaker than those the greedy policy plays. What the default run reaches: ``docs/training.md``.
 The policy to start from must have the run's deck, activation and hidden sizes.
 
-From scratch (about 32 minutes per million steps on 2 shared cores): ``python training/train_ppo.py
+From scratch: ``python training/train_ppo.py
 --init-policy '' --critic-warmup 0 --learning-rate 5e-4 --ent-coef 0.01 --total-timesteps 1000000``.
 """
 

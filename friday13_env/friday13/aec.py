@@ -112,7 +112,7 @@ def as_action(action: object, game: GameState) -> int:
 
 
 class raw_env(AECEnv):
-    """Friday the 13th for 3-6 players; see the README for the observation and action reference."""
+    """Friday the 13th for 3-6 players; see docs/friday13.md for the observation and action reference."""
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "friday13_v0",

@@ -3,7 +3,7 @@
 An observation is one flat ``float32`` vector, laid out as consecutive named blocks; a
 ``Layout`` knows every block's slice and shape, so ``layout.views(vector)`` hands back readable,
 zero-copy views (``views["hand"]``, ``views["captured"][seat]``, ...) instead of a spreadsheet of
-offsets. The blocks are documented in the README and in ``observation_layout``.
+offsets. The blocks are documented in docs/friday13.md and in ``observation_layout``.
 
 Observations are *player-relative*: seat 0 of every per-seat block is the observer, then the other
 players clockwise. Per-seat blocks are padded to ``MAX_SEATS`` with a ``seat_present`` flag, so the
@@ -56,7 +56,7 @@ class Layout:
         return {block.name: vector[self.slices[block.name]].reshape(block.shape) for block in self.blocks}
 
     def describe(self) -> str:
-        """A Markdown table of the layout (used to generate the README's reference)."""
+        """A Markdown table of the layout (used to generate the reference in docs/friday13.md)."""
         lines = ["| block | offset | shape | meaning |", "|---|---|---|---|"]
         for block in self.blocks:
             start = self.slices[block.name].start

@@ -36,7 +36,7 @@ DEFAULT_ENDGAME_BUDGET = 600
 DEFAULT_MARGIN = 0.5
 DEFAULT_FIRST_MARGIN = 0.2
 DEFAULT_CARDS = 3
-"""Search from the move that starts with this many cards in hand: near a tenth of search's cost (README)."""
+"""Search from the move that starts with this many cards in hand: the last few moves, where search is close to exact."""
 
 
 class EndgameSearchAgent:
@@ -114,7 +114,7 @@ class EndgameSearchAgent:
 def lead_of_likeliest(logits: np.ndarray) -> float:
     """How far the likeliest of these moves leads the next one in probability (softmax of ``logits``).
 
-    Why: where the policy is sure of its move it nearly always plays search's move (README), so the
+    Why: where the policy is sure of its move it nearly always plays search's move (docs/agents.md), so the
     ``endgame`` agent skips the search there.
     """
     probabilities = np.exp(logits - logits.max())

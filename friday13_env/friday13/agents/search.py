@@ -49,10 +49,7 @@ class SearchAgent:
     Options: ``budget`` (simulated card plays per decision, at least one world per move is always
     played), ``objective`` (one of ``OBJECTIVES``).
 
-    Measured (4 players, default budget, 2,000 duplicate games = 500 deals x 4 seats, shared wins
-    split; ``training/evaluate.py --focus search --vs cautious --games 2000 --seed 0``, see the
-    README): wins 0.636 ± 0.021 against 3 ``cautious`` and 0.737 ± 0.018 against 3 ``majority``,
-    where an equal seat wins 0.25; about 5.5 ms of CPU per decision (README).
+    Its strength and cost per decision: ``docs/agents.md``.
     """
 
     name = "search"

@@ -95,7 +95,7 @@ class Matchup:
 
 
 def focus_matchups(focus: str | Entrant, opponents: Sequence[str | Entrant]) -> list[Matchup]:
-    """``focus`` against copies of each opponent in turn (the README's standard matchup)."""
+    """``focus`` against copies of each opponent in turn (the standard matchup of docs/agents.md)."""
     return [Matchup.versus(focus, opponent) for opponent in opponents]
 
 
