@@ -269,9 +269,6 @@ class _PolicyCache:
         with self._lock:
             self._policies.clear()
 
-    def __len__(self) -> int:
-        return len(self._policies)
-
 
 _POLICY_CACHE = _PolicyCache(CACHE_ENTRIES, CACHE_BYTES)
 

@@ -225,12 +225,12 @@ class GameState:
             action = _as_action(action, deck.num_actions)
         if action < friday:
             if action < 0 or not hand[action]:
-                raise self._illegal(action)
+                raise self.illegal_action_error(action)
             kind = action
             pile_index = action // deck.num_values
         else:
             if action > friday + 2 or not hand[friday]:
-                raise self._illegal(action)
+                raise self.illegal_action_error(action)
             kind = friday
             pile_index = action - friday
         hand[kind] -= 1
@@ -257,7 +257,7 @@ class GameState:
             self._end_round()
         return taken
 
-    def _illegal(self, action: int) -> IllegalActionError:
+    def illegal_action_error(self, action: int) -> IllegalActionError:
         deck = self.rules.deck
         if not 0 <= action < deck.num_actions:
             return IllegalActionError(

@@ -258,8 +258,7 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
                 self._done = True
                 observation, info = self._observe(game, raw.infos[self._agent])
                 return observation, raw.rewards[self._agent], True, False, info
-            game.copy().play(action)  # raises the engine's IllegalActionError naming the legal actions
-            raise AssertionError(f"the engine accepted the illegal action {action}")  # pragma: no cover
+            raise game.illegal_action_error(action)
         with self._guard("step()"):
             raw.step(action)
             reward = raw.rewards[self._agent]

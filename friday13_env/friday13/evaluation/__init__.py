@@ -7,9 +7,9 @@ in-process version for training loops. ``report`` turns results into tables, fil
 See ``docs/evaluation.md`` for the method.
 """
 
+from friday13_env.core.stats import Estimate
 from friday13_env.friday13.evaluation.results import AgentStats, EvaluationResult, MatchupResult
 from friday13_env.friday13.evaluation.specs import AgentSpec, Matchup, focus_matchups, matrix_matchups, parse_spec
-from friday13_env.friday13.evaluation.stats import Estimate
 from friday13_env.friday13.evaluation.tournament import evaluate, evaluate_agent
 
 __all__ = [

@@ -11,8 +11,8 @@ import math
 from pathlib import Path
 
 from friday13_env.core.files import atomic_write, atomic_write_text, output_problem
+from friday13_env.core.stats import CONFIDENCE, Estimate
 from friday13_env.friday13.evaluation.results import AgentStats, EvaluationResult, MatchupResult
-from friday13_env.friday13.evaluation.stats import CONFIDENCE, Estimate
 
 PLOT_EXTRA_HINT = "plotting needs matplotlib: pip install 'friday13-env[plot]'"
 _AGENT_HEADER = ("matchup", "agent", "seats", "win rate", "points/game", "rank", "deals", "games")

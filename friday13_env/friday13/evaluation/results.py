@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from friday13_env.friday13.evaluation.stats import CONFIDENCE, Estimate
+from friday13_env.core.stats import CONFIDENCE, Estimate
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from friday13_env.core.stats import CONFIDENCE, Estimate, mean_interval
 from friday13_env.friday13.engine import winners
 
-__all__ = ["CONFIDENCE", "Estimate", "average_ranks", "mean_interval", "win_shares"]
-"""The intervals are re-exported for the evaluation modules that import them from here."""
+__all__ = ["average_ranks", "win_shares"]
 
 
 def win_shares(scores: Sequence[int]) -> list[float]:

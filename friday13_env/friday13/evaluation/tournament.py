@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from friday13_env.core.options import count_option
+from friday13_env.core.stats import Estimate, mean_interval
 from friday13_env.friday13.agents import Agent
 from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.cards import get_deck
@@ -32,7 +33,6 @@ from friday13_env.friday13.evaluation.specs import (
     entrant_label,
     focus_matchups,
 )
-from friday13_env.friday13.evaluation.stats import Estimate, mean_interval
 
 DEFAULT_CHUNK_DEALS = 4
 """Deals per unit of work: small enough for a lively progress bar with slow (search) agents."""
