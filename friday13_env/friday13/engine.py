@@ -258,6 +258,7 @@ class GameState:
         return taken
 
     def illegal_action_error(self, action: int) -> IllegalActionError:
+        """The error ``play(action)`` raises for an action it refuses: what is wrong, and the legal actions."""
         deck = self.rules.deck
         if not 0 <= action < deck.num_actions:
             return IllegalActionError(
