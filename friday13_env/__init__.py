@@ -25,9 +25,11 @@ _GYM_ENVS = {
     "friday13_env/FridaySolo-v0": "friday13_env.friday.env:FridayEnv",
     "friday13_env/Friday-v0": "friday13_env.friday.env:deprecated_friday_v0",  # the old id of FridaySolo-v0
 }
+_VECTOR_ENVS = {"friday13_env/Friday13-v0": "friday13_env.friday13.batched.vector_env:Friday13VectorEnv"}
+"""Native vector environments (``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``)."""
 for _env_id, _entry_point in _GYM_ENVS.items():
     if _env_id not in registry:
-        register(id=_env_id, entry_point=_entry_point)
+        register(id=_env_id, entry_point=_entry_point, vector_entry_point=_VECTOR_ENVS.get(_env_id))
 
 _LAZY = {"env": "friday13_env.friday13.aec", "raw_env": "friday13_env.friday13.aec", "friday13_v0": None}
 

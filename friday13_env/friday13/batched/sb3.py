@@ -1,0 +1,109 @@
+"""Stable-Baselines3 on the native vector environment: ``to_sb3(vector_env)`` is an SB3 ``VecEnv``.
+
+SB3 has its own vector interface (``step_async``/``step_wait``, a list of infos, the final observation
+in ``info["terminal_observation"]``, autoreset in the same step); this adapter gives it that over a
+:class:`~friday13_env.friday13.batched.vector_env.Friday13VectorEnv` made with
+``autoreset_mode="SameStep"``, and answers sb3-contrib's ``env_method("action_masks")`` with the N
+masks, so ``MaskablePPO("MlpPolicy", to_sb3(env))`` trains unchanged::
+
+    env = gymnasium.make_vec("friday13_env/Friday13-v0", num_envs=256, vectorization_mode="vector_entry_point",
+                             opponent_pool=["cautious", "majority"], autoreset_mode="SameStep")
+    model = MaskablePPO("MlpPolicy", to_sb3(env), seed=0).learn(100_000)
+
+Stable-Baselines3 is imported when ``to_sb3`` is first called (the ``train`` extra), so the package
+itself never needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from friday13_env.friday13.batched.vector_env import Friday13VectorEnv
+
+MASKS_METHOD = "action_masks"
+"""The method sb3-contrib's ``get_action_masks`` calls on every sub-environment."""
+
+
+def to_sb3(env: VectorEnv) -> Any:
+    """An SB3 ``VecEnv`` over ``env`` (a ``Friday13VectorEnv``, as ``gymnasium.make_vec`` returns it, made with
+    ``autoreset_mode="SameStep"``)."""
+    vector_env = env.unwrapped
+    if not isinstance(vector_env, Friday13VectorEnv):
+        raise ValueError(f"to_sb3 takes a Friday13VectorEnv (gymnasium.make_vec(..., vectorization_mode="
+                         f"'vector_entry_point')), got {type(vector_env).__name__}")  # fmt: skip
+    if vector_env.autoreset_mode != AutoresetMode.SAME_STEP:
+        raise ValueError(
+            "SB3 resets finished environments in the same step: make the vector environment with "
+            f"autoreset_mode='SameStep', not {vector_env.autoreset_mode.value!r}"
+        )
+    return _adapter_class()(vector_env)
+
+
+@cache
+def _adapter_class() -> type:
+    """The adapter class, defined on first use so that importing this module does not import SB3."""
+    from stable_baselines3.common.vec_env import VecEnv
+
+    class Friday13SB3VecEnv(VecEnv):
+        """SB3's view of a ``Friday13VectorEnv`` (see the module docstring)."""
+
+        def __init__(self, env: Friday13VectorEnv) -> None:
+            self.env = env
+            self._actions = np.zeros(env.num_envs, dtype=np.int64)
+            super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
+
+        def reset(self) -> np.ndarray:
+            seed = self._seeds[0]
+            observations, infos = self.env.reset(seed=seed)
+            self._seeds = [None] * self.num_envs
+            self.reset_infos = _info_list(infos, self.num_envs)
+            return observations
+
+        def step_async(self, actions: np.ndarray) -> None:
+            self._actions = np.asarray(actions).reshape(self.num_envs).astype(np.int64)
+
+        def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+            observations, rewards, terminated, truncated, infos = self.env.step(self._actions)
+            done = terminated | truncated
+            listed = _info_list(infos, self.num_envs)
+            for game in np.flatnonzero(done).tolist():
+                listed[game]["terminal_observation"] = infos["final_obs"][game]
+                listed[game]["TimeLimit.truncated"] = bool(truncated[game] and not terminated[game])
+            return observations, rewards.astype(np.float32), done, listed
+
+        def close(self) -> None:
+            self.env.close()
+
+        def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+            return [getattr(self.env, attr_name)] * len(self._indices(indices))
+
+        def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+            raise AttributeError(f"the tables of a Friday13VectorEnv share their attributes; cannot set {attr_name!r}")
+
+        def env_method(self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any) -> list[Any]:
+            games = self._indices(indices)
+            if method_name == MASKS_METHOD:
+                return list(self.env.action_masks()[games])
+            result = getattr(self.env, method_name)(*args, **kwargs)
+            return [result] * len(games)
+
+        def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+            return [False] * len(self._indices(indices))
+
+        def _indices(self, indices: Any) -> Sequence[int]:
+            if indices is None:
+                return range(self.num_envs)
+            return [indices] if isinstance(indices, int) else list(indices)
+
+    return Friday13SB3VecEnv
+
+
+def _info_list(infos: dict[str, Any], num_envs: int) -> list[dict[str, Any]]:
+    """Gymnasium's dict of arrays as SB3's list of per-environment dicts (masks and ``final_*`` left out)."""
+    keys = [key for key in infos if not key.startswith("_") and not key.startswith("final_")]
+    return [{key: infos[key][game] for key in keys} for game in range(num_envs)]

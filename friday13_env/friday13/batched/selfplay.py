@@ -1,0 +1,136 @@
+"""Self-play on the batched engine: the caller plays every seat of N tables.
+
+Each call gives the observation, legal mask and seat of the player to move at every table; the caller
+answers with one action per table (from one shared policy, a population, snapshots, heuristics: its
+choice, seat by seat), and gets every seat's reward back. Finished games are dealt afresh in the same
+step, so the N tables never stop::
+
+    tables = SelfPlayTables(4096, num_players=[3, 4, 5, 6], seed=0)
+    turn = tables.reset()
+    for _ in range(1000):
+        actions = policy(turn.observations, turn.masks)          # the player to move at each table
+        turn = tables.step(actions)
+        learn(turn.rewards, turn.game_over)                      # (N, 6) per absolute seat, (N,)
+
+Rewards follow the AEC environment's modes: ``points`` (minus each seat's bad-luck points when a round
+ends), ``relative`` (the table's mean points minus the seat's own) or ``win`` (1 for each seat sharing
+the lowest total at the game's end). A seat's reward arrives on the step that ends the round, whoever
+played the last card, so a learner credits it to that seat's latest move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from friday13_env.friday13.aec import REWARD_MODES, check_choice
+from friday13_env.friday13.batched.encoding import encode_observations, encode_states
+from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, StepResult, check_num_games, check_player_counts
+from friday13_env.friday13.cards import DECKS, get_deck
+from friday13_env.friday13.engine import Rules
+
+
+@dataclass(frozen=True)
+class Turn:
+    """The tables after a reset or a step: who is to move and what they see, and what the last play did."""
+
+    observations: np.ndarray
+    """``(N, D)`` float32: the observation of the player to move at each table."""
+    masks: np.ndarray
+    """``(N, A)`` bool: that player's legal actions."""
+    seats: np.ndarray
+    """``(N,)``: that player's absolute seat."""
+    num_players: np.ndarray
+    """``(N,)``: each table's size (a new game may draw another one)."""
+    rewards: np.ndarray
+    """``(N, 6)`` float64: each absolute seat's reward from the last play (zeros after ``reset``)."""
+    round_over: np.ndarray
+    game_over: np.ndarray
+    """``(N,)``: the last play ended the game; the table has been dealt a new one."""
+    final_scores: np.ndarray
+    """``(N, 6)``: each seat's total in a game that just ended (zeros elsewhere)."""
+
+
+class SelfPlayTables:
+    """N Friday the 13th tables whose every seat the caller plays.
+
+    Args:
+        num_tables: N.
+        num_players: every table's size, or a list to draw each new game's size from.
+        deck, num_rounds, reward: as in the AEC environment.
+        seed: seeds the one Generator behind every deal and drawn size.
+    """
+
+    def __init__(
+        self,
+        num_tables: int,
+        num_players: int | Sequence[int] = 4,
+        deck: str = "standard",
+        num_rounds: int = 4,
+        reward: str = "points",
+        seed: int | None = None,
+    ) -> None:
+        check_num_games(num_tables)
+        counts = check_player_counts(num_players)
+        check_choice("deck", deck, DECKS)
+        check_choice("reward mode", reward, REWARD_MODES)
+        Rules(num_players=counts[0], num_rounds=num_rounds)  # validates num_rounds
+        self.reward_mode = reward
+        self._options = {
+            "num_games": num_tables,
+            "num_players": counts,
+            "deck": get_deck(deck),
+            "num_rounds": num_rounds,
+        }
+        self.batch = GameBatch(**self._options, seed=seed)  # type: ignore[arg-type]
+
+    @property
+    def num_tables(self) -> int:
+        return self.batch.num_games
+
+    def reset(self, seed: int | None = None) -> Turn:
+        """Deal a new game at every table (re-seeded when ``seed`` is given)."""
+        if seed is not None:
+            self.batch = GameBatch(**self._options, seed=seed)  # type: ignore[arg-type]
+        else:
+            self.batch.reset_games(np.arange(self.num_tables))
+        zeros = np.zeros((self.num_tables, MAX_SEATS))
+        no = np.zeros(self.num_tables, dtype=bool)
+        return self._turn(zeros, no, no, zeros.astype(np.int64))
+
+    def step(self, actions: np.ndarray) -> Turn:
+        """Play one card at every table for the player to move (``IllegalActionError`` and nothing played
+        if any is illegal)."""
+        result = self.batch.step(np.asarray(actions))
+        return self._turn(self._rewards(result), result.round_over, result.game_over, result.final_scores)
+
+    def states(self) -> np.ndarray:
+        """``(N, S)``: every table's global state (all hands), for centralised critics."""
+        return encode_states(self.batch)
+
+    def _rewards(self, result: StepResult) -> np.ndarray:
+        points = result.round_points.astype(np.float64)
+        if self.reward_mode == "points":
+            return -points
+        present = np.arange(MAX_SEATS)[None, :] < result.num_players[:, None]
+        if self.reward_mode == "relative":
+            mean = points.sum(axis=1) / present.sum(axis=1)
+            return np.where(result.round_over[:, None] & present, mean[:, None] - points, 0.0)
+        scores = np.where(present, result.final_scores, np.iinfo(np.int64).max)
+        best = scores.min(axis=1, keepdims=True)
+        return (result.game_over[:, None] & present & (scores == best)).astype(np.float64)
+
+    def _turn(self, rewards: np.ndarray, round_over: np.ndarray, game_over: np.ndarray, final: np.ndarray) -> Turn:
+        batch = self.batch
+        return Turn(
+            observations=encode_observations(batch),
+            masks=batch.legal_mask(),
+            seats=batch.current.copy(),
+            num_players=batch.num_players.copy(),
+            rewards=rewards,
+            round_over=round_over,
+            game_over=game_over,
+            final_scores=final,
+        )

@@ -1,0 +1,368 @@
+"""``Friday13-v0`` for N tables at once: a native ``gymnasium.vector.VectorEnv`` on the batched engine.
+
+``gymnasium.make_vec("friday13_env/Friday13-v0", num_envs=4096, vectorization_mode="vector_entry_point",
+num_players=4, opponent_pool=["cautious", "majority"])`` seats one learner at each of N tables and lets
+batched opponents play every other seat between the learner's moves, all N tables in lockstep: one
+``step`` plays the learner's card at every table, then the opponents' until the learner is to move
+again. It takes the scalar environment's options and gives the same observations, masks and rewards;
+opponents are batched agents (:mod:`friday13_env.friday13.batched.agents`: ``random``, ``cautious``,
+``majority``, any network policy), so the ``search`` agents cannot sit here.
+
+Autoreset follows Gymnasium 1.x (``autoreset_mode``): ``"NextStep"`` (default: the step after a game
+ends starts a new one and ignores its action), ``"SameStep"`` (the new game starts in the same step;
+the final observation and info are in ``infos["final_obs"]`` / ``infos["final_info"]``) or
+``"Disabled"`` (finished tables wait for ``reset(options={"reset_mask": mask})``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any, ClassVar, TypeAlias
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from friday13_env.core.policy import MLPPolicy
+from friday13_env.friday13.aec import ILLEGAL_ACTION_REWARD, REWARD_MODES, check_choice
+from friday13_env.friday13.batched.agents import BatchedAgent, act, make_batched
+from friday13_env.friday13.batched.encoding import encode_observations
+from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, StepResult, check_num_games, check_player_counts
+from friday13_env.friday13.cards import DECKS, get_deck
+from friday13_env.friday13.encoding import observation_bounds
+from friday13_env.friday13.engine import Rules
+from friday13_env.friday13.single_agent import DEFAULT_OPPONENT_POOL, ILLEGAL_ACTION_MODES
+
+BatchedOpponentSpec: TypeAlias = "str | os.PathLike[str] | MLPPolicy | BatchedAgent"
+AUTORESET_MODES = {mode.value: mode for mode in AutoresetMode}
+NO_OPPONENT = -1
+"""``infos["opponents"]`` entry of the learner's own seat and of empty seats."""
+
+
+class Friday13VectorEnv(VectorEnv):
+    """N learner seats at N Friday the 13th tables, the other seats played by batched opponents.
+
+    Args:
+        num_envs: N, the number of tables.
+        num_players, opponents, opponent_pool, seat, deck, num_rounds, reward, illegal_action: as in
+            the scalar ``Friday13-v0`` (:class:`~friday13_env.friday13.single_agent.Friday13Env`), for
+            every table; opponents are batched agent specs (a name among ``random``, ``cautious``,
+            ``majority`` with options, a zoo policy or checkpoint path), ``MLPPolicy`` objects (a
+            frozen snapshot) or batched agents. Each table draws its size, the learner's seat and,
+            with a pool, each opponent seat's agent when a game starts there.
+        autoreset_mode: ``"NextStep"``, ``"SameStep"`` or ``"Disabled"`` (see the module docstring).
+
+    ``infos`` holds, for every table, from ``reset`` on: ``action_mask`` (N, A) int8; ``round`` (the
+    round being played; the last one once the game is over); ``round_over`` (a round ended since the
+    learner's previous move) and ``round_points`` (its points of that round, else 0); ``total_points``;
+    ``winner`` (the game is over and the learner shares the lowest total); ``illegal_action``; ``rank``
+    (1 + players with a strictly lower total, 0 until the game ends); ``final_scores`` (N, 6; zeros
+    until the game ends); ``num_players``; ``seat``; ``opponents`` (N, 6: index into
+    ``opponent_names`` of the agent at each absolute seat, ``NO_OPPONENT`` for the learner and empty seats).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}  # type: ignore[misc]
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        num_players: int | Sequence[int] = 4,
+        opponents: Sequence[BatchedOpponentSpec] | None = None,
+        opponent_pool: Sequence[BatchedOpponentSpec] | None = None,
+        seat: int | None = None,
+        deck: str = "standard",
+        num_rounds: int = 4,
+        reward: str = "points",
+        illegal_action: str = "end",
+        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        render_mode: None = None,
+    ) -> None:
+        self.num_envs = check_num_games(num_envs)
+        self.player_counts = check_player_counts(num_players)
+        check_choice("deck", deck, DECKS)
+        check_choice("reward mode", reward, REWARD_MODES)
+        check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        mode = autoreset_mode.value if isinstance(autoreset_mode, AutoresetMode) else autoreset_mode
+        check_choice("autoreset_mode", mode, AUTORESET_MODES)
+        if render_mode is not None:
+            raise ValueError(f"render_mode must be None (the vector environment does not render), got {render_mode!r}")
+        self.deck = get_deck(deck)
+        rules = [Rules(num_players=n, deck=self.deck, num_rounds=num_rounds) for n in self.player_counts]
+        self.num_rounds = rules[0].num_rounds
+        self.reward_mode = reward
+        self.illegal_action = illegal_action
+        self.autoreset_mode = AUTORESET_MODES[mode]
+        self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}  # type: ignore[misc]
+        self.render_mode = None
+        if seat is not None and (
+            isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < self.player_counts[0]
+        ):
+            raise ValueError(
+                f"seat must be None (drawn per game) or an int in 0..{self.player_counts[0] - 1}, got {seat!r}"
+            )
+        self._seat_option = None if seat is None else int(seat)
+        if opponents is not None and opponent_pool is not None:
+            raise ValueError("give either opponents (one per seat) or opponent_pool (drawn per seat), not both")
+        self._fixed = opponents is not None
+        self._opponents = np.full((self.num_envs, MAX_SEATS), NO_OPPONENT, dtype=np.int64)
+        self.opponent_names: list[str] = []
+        self._agents: list[BatchedAgent] = []
+        if opponents is not None:
+            needed = max(self.player_counts) - 1
+            if isinstance(opponents, str | os.PathLike) or len(opponents) != needed:
+                raise ValueError(
+                    f"opponents must list one opponent per other seat: {needed} for {max(self.player_counts)} players, "
+                    f"got {opponents!r}"
+                )
+            self._set_agents(opponents)
+        else:
+            self.set_opponent_pool(DEFAULT_OPPONENT_POOL if opponent_pool is None else opponent_pool)
+
+        high = np.maximum.reduce([observation_bounds(rule) for rule in rules])
+        self.single_observation_space = spaces.Box(0.0, high, dtype=np.float32)
+        self.single_action_space = spaces.Discrete(self.deck.num_actions)
+        self.observation_space = spaces.Box(0.0, np.broadcast_to(high, (self.num_envs, high.size)), dtype=np.float32)
+        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.deck.num_actions))
+        n = self.num_envs
+        self._rng = np.random.default_rng()
+        self._batch: GameBatch | None = None
+        self._seats = np.zeros(n, dtype=np.int64)
+        self._ended = np.zeros(n, dtype=bool)
+        self._illegal = np.zeros(n, dtype=bool)
+        self._round_over = np.zeros(n, dtype=bool)
+        self._round_points = np.zeros(n, dtype=np.int64)
+        self._mask = np.zeros((n, self.deck.num_actions), dtype=np.int8)
+
+    # -- opponents ---------------------------------------------------------------------------
+    def set_opponent_pool(self, specs: Sequence[BatchedOpponentSpec]) -> None:
+        """Draw every opponent seat from ``specs`` in each game that starts from now on (self-play: pass frozen
+        ``MLPPolicy`` snapshots beside heuristics). Games under way keep their opponents."""
+        if isinstance(specs, str | os.PathLike) or not isinstance(specs, Sequence) or not specs:
+            raise ValueError(f"opponent_pool must be a non-empty list of opponents, got {specs!r}")
+        self._set_agents(specs)
+        self._fixed = False
+
+    def _set_agents(self, specs: Sequence[BatchedOpponentSpec]) -> None:
+        """Build the batched agents (every spec checked before any replaces the current ones)."""
+        built = [make_batched(spec, self.deck) for spec in specs]
+        # Games under way keep the agents they started with; agents no game uses any more are dropped.
+        in_use = np.unique(self._opponents[self._opponents != NO_OPPONENT])
+        renumbered = np.full(len(self._agents) + 1, NO_OPPONENT, dtype=np.int64)  # the last entry maps NO_OPPONENT
+        renumbered[in_use] = np.arange(in_use.size)
+        self._opponents = renumbered[self._opponents]
+        self._agents = [*(self._agents[index] for index in in_use), *built]
+        self.opponent_names = [agent.name for agent in self._agents]
+        self._choices = np.arange(len(in_use), len(self._agents))
+
+    # -- Gymnasium API -----------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start a game at every table (or, with ``options={"reset_mask": mask}``, at the masked tables only).
+
+        ``seed`` (an int) seeds the one Generator behind deals, table sizes, seats and opponents.
+        """
+        mask = self._reset_mask(options)
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+                raise ValueError(
+                    f"seed must be None or a non-negative int (one Generator for every table), got {seed!r}"
+                )
+            self._rng = np.random.default_rng(int(seed))
+        if self._batch is None or seed is not None:
+            self._batch = GameBatch(
+                self.num_envs, self.player_counts, self.deck, self.num_rounds,
+                seed=int(self._rng.integers(2**63)), autoreset=False,
+            )  # fmt: skip
+        games = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
+        self._start(games)
+        return self._observe(np.zeros(self.num_envs, dtype=bool))
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Play each table's learner card, then its opponents' until the learner is to move or the game ends."""
+        batch = self._require_batch()
+        actions = self._checked_actions(actions)
+        rewards = np.zeros(self.num_envs, dtype=np.float64)
+        restarting = (
+            self._ended.copy() if self.autoreset_mode == AutoresetMode.NEXT_STEP else np.zeros_like(self._ended)
+        )
+        waiting = self._ended & ~restarting
+        if waiting.any() and self.autoreset_mode == AutoresetMode.DISABLED:
+            raise RuntimeError(
+                f"{int(waiting.sum())} tables' games are over: reset them with reset(options={{'reset_mask': mask}})"
+            )
+        playing = np.flatnonzero(~restarting)
+        legal = self._mask[playing, actions[playing]] == 1
+        if not legal.all() and self.illegal_action == "raise":
+            bad = int(playing[np.flatnonzero(~legal)[0]])
+            raise ValueError(
+                f"illegal action {int(actions[bad])} ({self.deck.action_name(int(actions[bad]))}) at table {bad}; "
+                f"legal actions: {np.flatnonzero(self._mask[bad]).tolist()} (nothing was played)"
+            )
+        self._round_over[:] = False
+        self._round_points[:] = 0
+        self._illegal[:] = False
+        self._illegal[playing[~legal]] = True
+        rewards[playing[~legal]] = ILLEGAL_ACTION_REWARD
+        movers = playing[legal]
+        if movers.size:
+            rewards[movers] += self._learner_rewards(batch.step(actions[movers], movers), movers)
+            rewards += self._play_opponents(movers)
+        self._start(np.flatnonzero(restarting))
+        terminated = (batch.game_over | self._illegal) & ~restarting
+        self._ended = terminated.copy()
+        truncated = np.zeros(self.num_envs, dtype=bool)
+        if self.autoreset_mode == AutoresetMode.SAME_STEP and terminated.any():
+            final_obs, final_info = self._observe(terminated)
+            done = np.flatnonzero(terminated)
+            self._start(done)
+            observations, infos = self._observe(np.zeros(self.num_envs, dtype=bool))
+            infos["final_obs"] = np.full(self.num_envs, None, dtype=object)
+            for game in done.tolist():
+                infos["final_obs"][game] = final_obs[game]
+            infos["_final_obs"] = terminated
+            infos["final_info"] = final_info
+            infos["_final_info"] = terminated
+            self._ended[:] = False
+            return observations, rewards, terminated, truncated, infos
+        observations, infos = self._observe(terminated)
+        return observations, rewards, terminated, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """``(N, A)`` booleans: each learner's legal actions (none once its game is over)."""
+        self._require_batch()
+        return self._mask.astype(bool)
+
+    @property
+    def batch(self) -> GameBatch:
+        """The engine holding every table (read it, do not change it)."""
+        return self._require_batch()
+
+    @property
+    def seats(self) -> np.ndarray:
+        """The learner's seat at each table."""
+        self._require_batch()
+        return self._seats.copy()
+
+    # -- internals ---------------------------------------------------------------------------
+    def _start(self, games: np.ndarray) -> None:
+        """Deal new games at ``games``, draw seats and opponents, and play up to each learner's first move."""
+        if games.size == 0:
+            return
+        batch = self._require_batch()
+        rng = self._rng
+        batch.reset_games(games)
+        n = batch.num_players[games]
+        seats = rng.integers(n) if self._seat_option is None else np.full(games.size, self._seat_option)
+        self._seats[games] = seats
+        offsets = (np.arange(MAX_SEATS)[None, :] - seats[:, None] - 1) % n[:, None]  # 0 = just after the learner
+        if self._fixed:
+            drawn = self._choices[np.minimum(offsets, self._choices.size - 1)]
+        else:
+            drawn = self._choices[rng.integers(self._choices.size, size=(games.size, MAX_SEATS))]
+        present = np.arange(MAX_SEATS)[None, :] < n[:, None]
+        learner = np.arange(MAX_SEATS)[None, :] == seats[:, None]
+        self._opponents[games] = np.where(present & ~learner, drawn, NO_OPPONENT)
+        self._ended[games] = False
+        self._play_opponents(games)
+
+    def _play_opponents(self, games: np.ndarray) -> np.ndarray:
+        """Opponents move at ``games`` until each learner is to move or its game is over; the learners'
+        rewards over those plays, ``(N,)``."""
+        batch = self._require_batch()
+        rewards = np.zeros(self.num_envs, dtype=np.float64)
+        while True:
+            waiting = (batch.current[games] != self._seats[games]) & ~batch.game_over[games]
+            games = games[waiting]
+            if games.size == 0:
+                return rewards
+            agent_of_game = self._opponents[games, batch.current[games]]
+            actions = np.empty(games.size, dtype=np.int64)
+            for index in np.unique(agent_of_game).tolist():
+                chosen = np.flatnonzero(agent_of_game == index)
+                actions[chosen] = act(self._agents[index], batch, games[chosen], self._rng)
+            rewards[games] += self._learner_rewards(batch.step(actions, games), games)
+
+    def _learner_rewards(self, result: StepResult, games: np.ndarray) -> np.ndarray:
+        """Each learner's reward from one play at ``games`` (the scalar environment's reward modes)."""
+        rows = np.arange(games.size)
+        seats = self._seats[games]
+        own = result.round_points[rows, seats]
+        ended = np.flatnonzero(result.round_over)
+        self._round_over[games[ended]] = True
+        self._round_points[games[ended]] = own[ended]
+        if self.reward_mode == "points":
+            return -own.astype(np.float64)
+        n = result.num_players
+        if self.reward_mode == "relative":
+            mean = result.round_points.sum(axis=1) / n
+            return np.where(result.round_over, mean - own, 0.0)
+        present = np.arange(MAX_SEATS)[None, :] < n[:, None]
+        best = np.where(present, result.final_scores, np.iinfo(np.int64).max).min(axis=1)
+        return (result.game_over & (result.final_scores[rows, seats] == best)).astype(np.float64)
+
+    def _observe(self, done: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
+        """Every learner's observation and the infos; ``done`` tables get no legal actions."""
+        batch = self._require_batch()
+        everything = np.arange(self.num_envs)
+        observations = encode_observations(batch, everything, self._seats)
+        self._mask = batch.legal_mask().astype(np.int8)
+        self._mask[done | batch.game_over | (batch.current != self._seats)] = 0
+        rows = np.arange(self.num_envs)
+        n = batch.num_players
+        scores = batch.scores
+        totals = scores[rows, self._seats]
+        over = batch.game_over
+        present = np.arange(MAX_SEATS)[None, :] < n[:, None]
+        best = np.where(present, scores, np.iinfo(np.int64).max).min(axis=1)
+        infos: dict[str, Any] = {
+            "action_mask": self._mask.copy(),
+            "round": batch.round.copy(),
+            "round_over": self._round_over.copy(),
+            "round_points": self._round_points.copy(),
+            "total_points": totals,
+            "winner": over & (totals == best),
+            "illegal_action": self._illegal.copy(),
+            "rank": np.where(over, 1 + (np.where(present, scores, totals[:, None]) < totals[:, None]).sum(axis=1), 0),
+            "final_scores": np.where(over[:, None], scores, 0),
+            "num_players": n.copy(),
+            "seat": self._seats.copy(),
+            "opponents": self._opponents.copy(),
+        }
+        everyone = np.ones(self.num_envs, dtype=bool)
+        infos.update({f"_{key}": everyone for key in list(infos)})
+        return observations, infos
+
+    def _checked_actions(self, actions: Any) -> np.ndarray:
+        array = np.asarray(actions)
+        if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions must be {self.num_envs} integers (one per table) in 0..{self.deck.num_actions - 1}, "
+                f"got shape {array.shape} of dtype {array.dtype}"
+            )
+        if array.size and (array.min() < 0 or array.max() >= self.deck.num_actions):
+            raise ValueError(
+                f"actions must be in 0..{self.deck.num_actions - 1}, got values from {array.min()} to {array.max()}"
+            )
+        return array.astype(np.int64)
+
+    def _reset_mask(self, options: dict[str, Any] | None) -> np.ndarray | None:
+        if not options:
+            return None
+        unknown = sorted(set(options) - {"reset_mask"})
+        if unknown:
+            raise ValueError(f"reset() takes only the option 'reset_mask', got {unknown}")
+        mask = np.asarray(options["reset_mask"])
+        if mask.shape != (self.num_envs,) or mask.dtype != bool:
+            raise ValueError(
+                f"reset_mask must be a boolean array of shape ({self.num_envs},), got {mask.shape} {mask.dtype}"
+            )
+        if self._batch is None:
+            raise RuntimeError("the first reset() must start every table (no reset_mask)")
+        return mask
+
+    def _require_batch(self) -> GameBatch:
+        if self._batch is None:
+            raise RuntimeError("the environment must be reset() before it is used")
+        return self._batch
