@@ -1,40 +1,31 @@
-"""Train a MaskablePPO policy for Friday the 13th against scripted opponents, optionally with self-play.
+"""Self-play PPO for Friday the 13th from scratch, on the batched engine (CleanRL-style, one file).
 
-Reads top to bottom (CleanRL style): hyperparameters, environment construction, the callbacks that
-checkpoint / evaluate / grow the self-play pool, then the training loop. Every hyperparameter is a
-field of ``Args`` and a command-line flag (``python training/train_ppo.py --help``).
+Thousands of tables play in lockstep (:class:`friday13_env.friday13.batched.SelfPlayTables`), each game
+at a table size drawn from ``--players``. At most tables the learner plays every seat (self-play);
+at a share of them (``--pool-share``) it holds one seat and the others are drawn from a pool of the
+``--opponents`` heuristics and frozen snapshots of its past selves. Every learner move is a PPO
+sample: a seat's reward (``relative``: the table's mean points minus its own, at each round's end) is
+credited to its latest move, and its advantage looks ahead to the same seat's next move (GAE).
+Masked PPO in torch: separate actor and critic MLPs, the observation scaled as the package's
+policies scale it, so the actor exports to the package's numpy format (``agents.load`` plays it
+without torch). Nothing is learned from search, and nothing starts from a trained network.
 
-What a run leaves in ``--run-dir`` (default ``runs/<run-name>``), every file written atomically
-(a temporary file, then a rename: an interrupted run never leaves half a file):
-  ``last.zip``        the full SB3 model (weights + optimizer): ``--resume`` continues it
-  ``progress.json``   the run's arguments, timesteps done, snapshot names, learning-curve points
-  ``policy.npz``      the exported numpy policy (``friday13_env.agents.load`` plays it without torch)
-  ``snapshots/``      frozen self-play opponents (numpy policies)
-  ``learning_curve.csv`` and TensorBoard logs in ``tb/``
+Reads top to bottom: hyperparameters (every field of ``Args`` is a ``--flag``; ``--help``), the
+network, the rollout, the advantages, the update, evaluation and checkpoints, then the loop.
 
-Every flag is checked before anything is built: bounds (``--n-steps 0``, ``--gamma 5``), agent specs
-(``--opponents`` and ``--eval-opponents`` take what ``friday13_env.agents.make`` takes: ``cautious``,
-``search:budget=600``, a zoo name such as ``ensemble-v1`` or a checkpoint path), the policy to start
-from, and that the outputs can be written. ``--resume`` continues the run as it was started (its
-arguments are in ``progress.json``): a flag left out keeps the run's value, a run setting given
-(``--total-timesteps``, ``--eval-every``, ``--checkpoint-every``, ``--export``, ``--subprocess``,
-``--progress``, ``--torch-threads``) changes it, and a hyperparameter given with another value than
-the run's is refused, the error listing each one; so what the export records is what was trained.
-Resuming a finished run exports it and stops; a damaged ``last.zip`` or ``progress.json``, or a
-missing snapshot, is an error that names the file.
+What a run leaves in ``--run-dir`` (default ``runs/<run-name>``), every file written atomically:
+  ``last.pt``            actor, critic and optimizer: ``--resume`` continues from it
+  ``progress.json``      the run's arguments, timesteps done, snapshots, learning-curve points
+  ``policy.npz``         the exported numpy policy (also copied to ``--export``)
+  ``snapshots/``         the frozen past selves of the opponent pool (numpy policies)
+  ``learning_curve.csv`` the periodic duplicate-deal evaluations; TensorBoard logs in ``tb/``
 
-By default a run *fine-tunes* the shipped distilled search policy: ``--init-policy`` starts the actor
-(and the observation scale) from ``checkpoints/search_distilled.npz``, the critic starts fresh, and
-``--critic-warmup`` keeps the actor frozen for the first 30,000 timesteps so that the critic learns
-the policy's values before its advantages move the actor; a small learning rate and entropy bonus
-then train it without forgetting what it was taught. ``--init-temperature 0.1`` first divides the
-start's logits by 10 (its greedy moves stay the same): the distilled policy is soft (how soft:
-``python -m benchmarks.policy_confidence``), so PPO would otherwise learn from sampled moves much
-weaker than those the greedy policy plays. What the default run reaches: ``docs/training.md``.
-The policy to start from must have the run's deck, activation and hidden sizes.
-
-From scratch: ``python training/train_ppo.py
---init-policy '' --critic-warmup 0 --learning-rate 5e-4 --ent-coef 0.01 --total-timesteps 1000000``.
+Every flag is checked before anything is built. ``--resume`` continues the run with its recorded
+arguments: a run setting given on the command line (``--total-timesteps``, ``--eval-every``,
+``--checkpoint-every``, ``--export``, ``--progress``, ``--torch-threads``) is applied and recorded; a
+hyperparameter given with another value than the run's is refused, the error listing each one.
+Resuming a finished run exports it and stops. A resumed run deals from a seed derived from the run's
+seed and its timesteps, so it is reproducible, though not identical to an uninterrupted run.
 """
 
 from __future__ import annotations
@@ -42,60 +33,36 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import itertools
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 import torch
-from common.card_agents import checked_specs, policy_file
-from common.imitation import EVAL_SEED
-from common.maskable_ppo import (
-    ACTIVATIONS,
-    RunError,
-    changed_hyperparameters,
-    check_checkpoint,
-    export_copy,
-    hyperparameter_error,
-    new_maskable_ppo,
-    next_multiple,
-    open_run,
-    resume_model,
-    save_model,
-    vectorize,
-)
-from common.script_args import (
-    atomic_write_text,
-    dataclass_parser,
-    field_errors,
-    flag_name,
-    given_flags,
-    option,
-    output_error,
-)
-from common.torch_policy import load_linear_layers, read_matching_policy, save_linear_layers, sb3_actor_layers
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.base_class import BaseAlgorithm
-from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.vec_env import VecEnv
+from common.runs import RunError, changed_hyperparameters, export_copy, next_multiple, open_run
+from common.script_args import atomic_write_text, dataclass_parser, field_errors, given_flags, option, output_error
+from common.torch_policy import save_linear_layers
+from torch import nn
 
-import friday13_env  # noqa: F401 - registers the Gymnasium ids
-from friday13_env.core.policy import CheckpointError, MLPPolicy
+from friday13_env.core.files import atomic_write_bytes
+from friday13_env.core.policy import MLPPolicy
 from friday13_env.friday13.aec import REWARD_MODES
-from friday13_env.friday13.agents import REGISTRY
-from friday13_env.friday13.agents.policy import (
-    CardPolicyAgent,
-    observation_scale,
-    policy_metadata,
-    read_card_policy,
-)
-from friday13_env.friday13.cards import DECKS
+from friday13_env.friday13.agents.policy import CardPolicyAgent, observation_scale, policy_metadata, read_card_policy
+from friday13_env.friday13.batched import SelfPlayTables, encode_observations, make_batched
+from friday13_env.friday13.batched.agents import BatchedAgent, BatchedPolicy, act
+from friday13_env.friday13.batched.encoding import relative_seats
+from friday13_env.friday13.batched.engine import DUMMY_SLOT, HAND_SLOTS, GameBatch
+from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.evaluation import evaluate_agent
+
+EVAL_SEED = 20_131_313
+"""Seed of the periodic evaluations' deals (the same deals at every evaluation of every run)."""
+MAX_SEATS = MAX_PLAYERS
 
 
 # -- hyperparameters -------------------------------------------------------------------------------
@@ -105,373 +72,553 @@ class Args:
 
     run_name: str = option("ppo", "name of the run; its directory is runs/<run-name>")
     run_dir: str = option("", "explicit run directory (overrides --run-name)")
-    seed: int = option(0, "seeds the model, the environments and the evaluations", minimum=0)
-    total_timesteps: int = option(500_000, "learner decisions to train for, in all", minimum=1)
+    seed: int = option(0, "seeds the network, the deals, the opponents and the sampling", minimum=0)
+    total_timesteps: int = option(12_000_000, "card plays to train for (every seat's, learner or not)", minimum=1)
     players: list[int] = option(
-        [3, 4, 5, 6], "table sizes, one drawn per episode", minimum=MIN_PLAYERS, maximum=MAX_PLAYERS
+        [3, 4, 5, 6], "table sizes, one drawn per game", minimum=MIN_PLAYERS, maximum=MAX_PLAYERS
     )
     deck: str = option("standard", "the deck of the tables", choices=sorted(DECKS))
+    reward: str = option("relative", "reward mode (see friday13_env.friday13.aec)", choices=sorted(REWARD_MODES))
+    num_tables: int = option(1024, "tables played in lockstep", minimum=1)
+    num_steps: int = option(64, "card plays per table per rollout", minimum=1)
+    pool_share: float = option(
+        0.5, "share of games where the learner holds one seat against the pool", minimum=0, maximum=1
+    )
     opponents: list[str] = option(
         ["cautious", "majority"],
-        "opponent pool, each seat draws one per episode: agent specs (name, name:key=value, zoo name or .npz path)",
+        "the pool's fixed members: batched agent specs (random, cautious, majority, zoo names)",
     )
-    reward: str = option("relative", "reward mode of the environment", choices=sorted(REWARD_MODES))
-    self_play: bool = option(False, "add frozen snapshots of the learner to the opponent pool")
-    snapshot_every: int = option(200_000, "timesteps between self-play snapshots", minimum=1)
-    max_snapshots: int = option(
-        5, "self-play snapshots kept in the pool, oldest leave first (no snapshots: --no-self-play)", minimum=1
-    )
-    num_envs: int = option(8, "environments stepped per rollout", minimum=1)
-    subprocess: bool = option(
-        True, "step every environment in its own process (SubprocVecEnv); --no-subprocess steps all in this one"
-    )
-    learning_rate: float = option(3e-5, "Adam learning rate (from scratch: 5e-4)", above=0)
-    n_steps: int = option(256, "rollout length per environment", minimum=1)
-    batch_size: int = option(512, "minibatch size, at most --n-steps x --num-envs", minimum=2)
-    n_epochs: int = option(10, "passes over each rollout", minimum=1)
-    gamma: float = option(0.99, "discount factor", minimum=0, maximum=1)
+    snapshot_every: int = option(2_000_000, "timesteps between frozen snapshots joining the pool (0 = none)", minimum=0)
+    max_snapshots: int = option(4, "snapshots kept in the pool, the oldest leave first", minimum=1)
+    learning_rate: float = option(1e-3, "Adam learning rate, annealed linearly to 0", above=0)
+    update_epochs: int = option(2, "passes over each rollout", minimum=1)
+    minibatch_size: int = option(8192, "samples per gradient step", minimum=2)
+    gamma: float = option(0.995, "discount per move of the same seat", minimum=0, maximum=1)
     gae_lambda: float = option(0.95, "GAE lambda", minimum=0, maximum=1)
-    clip_range: float = option(0.2, "PPO clip range", above=0)
-    ent_coef: float = option(0.001, "entropy bonus (from scratch: 0.01)", minimum=0)
+    clip_coef: float = option(0.2, "PPO clip range", above=0)
+    ent_coef: float = option(0.01, "entropy bonus", minimum=0)
     vf_coef: float = option(0.5, "value loss weight", minimum=0)
+    max_grad_norm: float = option(0.5, "gradient norm clip", above=0)
     hidden_sizes: list[int] = option([256, 256], "hidden layer widths of the actor and the critic", minimum=1)
-    activation: str = option("relu", "activation of the hidden layers", choices=sorted(ACTIVATIONS))
-    init_policy: str = option(
-        "checkpoints/search_distilled.npz",
-        "start the actor and the observation scale from this policy (a zoo name or an .npz path; a relative path"
-        " is looked up from the working directory, then from the repository); '' trains from scratch",
+    critic_sees_hands: bool = option(
+        True, "the critic also sees the other hands (training only: the actor, and so the export, sees the observation)"
     )
-    init_temperature: float = option(
-        0.1,
-        "divide the --init-policy's logits by this (< 1 sharpens): PPO improves the moves it samples, so they"
-        " should be the moves the greedy policy plays",
-        above=0,
-    )
-    critic_warmup: int = option(
-        30_000, "first timesteps in which only the critic learns (the actor stays frozen)", minimum=0
-    )
-    eval_every: int = option(100_000, "timesteps between evaluations against the baselines (0 = never)", minimum=0)
+    activation: str = option("tanh", "activation of the hidden layers", choices=["relu", "tanh"])
+    eval_every: int = option(2_000_000, "timesteps between evaluations against the baselines (0 = never)", minimum=0)
     eval_games: int = option(200, "4-player duplicate-deal games per evaluation opponent", minimum=1)
     eval_opponents: list[str] = option(
-        ["cautious", "majority"], "baselines the periodic evaluation plays: agent specs, as --opponents"
+        ["cautious", "majority"], "baselines of the periodic evaluation (three copies each): agent specs"
     )
-    checkpoint_every: int = option(100_000, "timesteps between checkpoints (0 = only at the end)", minimum=0)
+    checkpoint_every: int = option(2_000_000, "timesteps between checkpoints (0 = only at the end)", minimum=0)
     export: str = option("", "also copy the final numpy policy here, e.g. my_policy.npz")
     resume: bool = option(False, "continue the run in the run directory from its last checkpoint")
     progress: bool = option(True, "show a progress bar")
-    torch_threads: int = option(1, "torch CPU threads of the learner process", minimum=1)
+    torch_threads: int = option(2, "torch CPU threads", minimum=1)
 
 
 RUN_SETTINGS = (
-    "run_name", "run_dir", "total_timesteps", "subprocess", "eval_every", "checkpoint_every", "export", "resume",
-    "progress", "torch_threads",
+    "run_name", "run_dir", "total_timesteps", "eval_every", "checkpoint_every", "export", "resume", "progress",
+    "torch_threads",
 )  # fmt: skip
 """What ``--resume`` may change; every other field is a hyperparameter of the run, fixed when it starts."""
-IDENTITY = ("run_dir", "resume")
-"""Where the run is and that it is resumed: always this command line's, never the record's."""
 HYPERPARAMETERS = tuple(field.name for field in dataclasses.fields(Args) if field.name not in RUN_SETTINGS)
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
-    """Build the CLI from ``Args`` so defaults, flags and help can never drift apart; refuse bad values."""
+    """Build the CLI from ``Args`` so defaults, flags and help never drift apart; refuse bad values."""
     parser = dataclass_parser(Args, __doc__)
     args = Args(**vars(parser.parse_args(argv)))
-    if args.resume:
-        return args  # the checks that need several flags apply to the run's own arguments (``resumed_args``)
     try:
-        return checked_args(args)
+        return args if args.resume else checked_args(args)
     except ValueError as error:
         parser.error(str(error))
 
 
 def checked_args(args: Args) -> Args:
-    """The checks that need more than one flag, the agents and the files; returns ``args`` with the agent specs
-    in canonical form. A ``ValueError`` says what is wrong, before anything is built."""
-    problem = hyperparameter_error(args)
-    if problem:
-        raise ValueError(problem)
-    if not (args.run_name or args.run_dir):
-        raise ValueError("--run-name must not be empty (or give --run-dir)")
-    problem = output_error(run_directory(args), directory=True)
-    if problem:
-        raise ValueError(f"--run-dir: {problem}")
-    problem = output_error(args.export) if args.export else None
-    if problem:
-        raise ValueError(f"--export: {problem}")
-    opponents = checked_specs(args.opponents, "--opponents", args.deck)
-    eval_opponents = checked_specs(args.eval_opponents, "--eval-opponents", args.deck, unique=True)
-    args = dataclasses.replace(args, opponents=opponents, eval_opponents=eval_opponents)
-    if not args.resume:  # a resumed run's actor and scale come from its own files
-        try:
-            initial_policy(args)
-        except CheckpointError as error:
-            raise ValueError(f"--init-policy: {error} (--init-policy '' trains from scratch)") from error
+    """The checks of a whole configuration: bounds, agent specs, outputs; a ``ValueError`` listing every problem."""
+    problems = field_errors(Args, dataclasses.asdict(args))
+    if args.minibatch_size > args.num_tables * args.num_steps:
+        problems.append(
+            f"--minibatch-size {args.minibatch_size} exceeds one rollout ({args.num_tables} x {args.num_steps})"
+        )
+    deck = get_deck(args.deck)
+    for flag, specs in (("--opponents", args.opponents), ("--eval-opponents", args.eval_opponents)):
+        for spec in specs:
+            try:
+                make_batched(spec, deck)
+            except ValueError as error:
+                problems.append(f"{flag}: {error}")
+    for path, directory in ((args.export, False), (str(run_directory(args)), True)):
+        problem = output_error(path, directory=directory) if path else None
+        if problem:
+            problems.append(problem)
+    if problems:
+        raise ValueError("; ".join(problems))
     return args
 
 
 def run_directory(args: Args) -> Path:
-    return Path(args.run_dir or Path("runs") / args.run_name)
+    return Path(args.run_dir) if args.run_dir else Path("runs") / args.run_name
 
 
-def initial_policy(args: Args) -> MLPPolicy | None:
-    """The policy named by ``--init-policy``, checked against the run's deck and network, or None."""
-    if not args.init_policy:
-        return None
-    path = policy_file(args.init_policy)
-    return read_matching_policy(path, deck=args.deck, activation=args.activation, hidden_sizes=args.hidden_sizes)
+# -- the network -----------------------------------------------------------------------------------
+def mlp(sizes: Sequence[int], activation: str) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for index, (inputs, outputs) in enumerate(itertools.pairwise(sizes)):
+        layers.append(nn.Linear(inputs, outputs))
+        if index < len(sizes) - 2:
+            layers.append(nn.Tanh() if activation == "tanh" else nn.ReLU())
+    return nn.Sequential(*layers)
 
 
-# -- resuming --------------------------------------------------------------------------------------
-def resumed_args(args: Args, given: set[str], run_dir: Path, progress: dict[str, Any]) -> Args:
-    """The arguments a resumed run goes on with: the run's own, recorded in ``progress.json``, with the run
-    settings the command line gives. A ``RunError`` if the command line gives a hyperparameter another
-    value than the run has, or if the record is damaged."""
-    stored = progress["args"]
-    known = {field.name for field in dataclasses.fields(Args)}
-    unknown = sorted(set(stored) - known)
-    if unknown:
-        raise RunError(f"--resume: {run_dir / 'progress.json'} records arguments this script does not know: {unknown}")
-    given_values = dataclasses.asdict(args)
-    try:  # agent specs compare in their canonical form: "search: budget=50" is "search:budget=50"
-        for name in ("opponents", "eval_opponents"):
-            given_values[name] = [REGISTRY.check(spec).label for spec in given_values[name]]
-    except ValueError as error:
-        raise RunError(f"{flag_name(name)}: {error}") from error
-    given_hyperparameters = [name for name in HYPERPARAMETERS if name in given]
-    changed = changed_hyperparameters(stored, given_values, given_hyperparameters)
-    if changed:
-        raise RunError(
-            f"--resume continues {run_dir} with the hyperparameters it was started with; the command line changes:\n  "
-            + "\n  ".join(changed)
-            + "\nleave these flags out to keep the run's values, or start a new run (another --run-name) to change them"
-        )
-    values = given_values  # what the run did not record (an older script) keeps this command line's
-    values.update({name: value for name, value in stored.items() if name not in given and name not in IDENTITY})
-    errors = field_errors(Args, values)
-    if errors:
-        raise RunError(f"--resume: {run_dir / 'progress.json'} is damaged: " + "; ".join(errors))
-    try:
-        return checked_args(Args(**values))
-    except ValueError as error:
-        raise RunError(f"--resume: {error}") from error
+class ActorCritic(nn.Module):
+    """Separate actor and critic MLPs over the scaled observation; illegal actions get no probability."""
+
+    def __init__(
+        self, scale: np.ndarray, hidden_scale: np.ndarray, num_actions: int, hidden: Sequence[int], activation: str
+    ) -> None:
+        super().__init__()
+        self.register_buffer("scale", torch.as_tensor(scale))
+        self.register_buffer("hidden_scale", torch.as_tensor(hidden_scale))
+        self.actor = mlp([scale.size, *hidden, num_actions], activation)
+        self.critic = mlp([scale.size + hidden_scale.size, *hidden, 1], activation)
+        for layer in self.actor:
+            if isinstance(layer, nn.Linear):
+                nn.init.orthogonal_(layer.weight, np.sqrt(2))
+                nn.init.zeros_(layer.bias)
+        nn.init.orthogonal_(self.actor[-1].weight, 0.01)  # near-uniform first moves, as CleanRL starts
+
+    def logits(self, observations: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+        return self.actor(observations * self.scale).masked_fill(~masks, -1e9)
+
+    def value(self, observations: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:
+        """The critic's value; ``hidden`` is what only the critic sees (``hidden_cards``; empty without it)."""
+        return self.critic(torch.cat([observations * self.scale, hidden * self.hidden_scale], dim=1)).squeeze(-1)
+
+    def policy(self, args: Args, description: str, training: dict[str, Any]) -> MLPPolicy:
+        """The actor as the package's numpy policy (greedy by default when played through ``agents.load``)."""
+        layers = [layer for layer in self.actor if isinstance(layer, nn.Linear)]
+        metadata = policy_metadata(args.deck, args.activation, args.hidden_sizes, description, training)
+        weights = [layer.weight.detach().numpy().T.copy() for layer in layers]
+        biases = [layer.bias.detach().numpy().copy() for layer in layers]
+        return MLPPolicy(weights, biases, self.scale.numpy().copy(), metadata)
+
+    def export(self, path: Path, args: Args, description: str, training: dict[str, Any]) -> None:
+        layers = [layer for layer in self.actor if isinstance(layer, nn.Linear)]
+        metadata = policy_metadata(args.deck, args.activation, args.hidden_sizes, description, training)
+        save_linear_layers(path, layers, self.scale.numpy(), metadata)
 
 
-def check_run_files(run_dir: Path, progress: dict[str, Any]) -> np.ndarray:
-    """The run's observation scale, from its ``policy.npz``; every file the run still needs is checked here, so
-    that a damaged or missing one is named before training starts rather than met in the middle of it."""
-    for name in progress["snapshots"]:
-        path = run_dir / "snapshots" / f"{name}.npz"
-        try:
-            read_card_policy(path)
-        except CheckpointError as error:
-            raise RunError(f"--resume: self-play snapshot {name!r} listed in progress.json: {error}") from error
-    try:
-        return read_card_policy(run_dir / "policy.npz").input_scale
-    except CheckpointError as error:
-        raise RunError(f"--resume: {error} (every checkpoint writes it beside last.zip)") from error
+# -- the rollout -----------------------------------------------------------------------------------
+@dataclass
+class Rollout:
+    """``num_steps`` plays at every table; ``valid`` marks the plays the learner made (its samples).
 
-
-# -- environments ----------------------------------------------------------------------------------
-class ScaledObservation(gym.ObservationWrapper):
-    """Divide each entry by its upper bound so that every input lies in [0, 1].
-
-    The same ``scale`` is stored in the exported policy, so numpy inference sees identical inputs.
+    ``next_step[t, n]`` is the step of the same seat's next learner move at table ``n`` (-1: none in this
+    rollout), ``done[t, n]`` that the game ended before it; ``bootstrap`` holds the critic's value of each
+    seat whose chain is still open at the end, ``(N, 6)``.
     """
 
-    def __init__(self, env: gym.Env, scale: np.ndarray) -> None:
-        super().__init__(env)
-        self.scale = scale
-        self.observation_space = gym.spaces.Box(0.0, 1.0, shape=scale.shape, dtype=np.float32)
-
-    def observation(self, observation: np.ndarray) -> np.ndarray:
-        return (observation * self.scale).astype(np.float32)
-
-    def action_masks(self) -> np.ndarray:
-        return self.env.unwrapped.action_masks()  # type: ignore[attr-defined]
-
-
-def make_env(args: Args, rank: int, scale: np.ndarray) -> Callable[[], gym.Env]:
-    def thunk() -> gym.Env:
-        env = gym.make(
-            "friday13_env/Friday13-v0",
-            num_players=args.players,
-            opponent_pool=args.opponents,
-            deck=args.deck,
-            reward=args.reward,
-            disable_env_checker=True,
-        )
-        env.reset(seed=args.seed * 1_000 + rank)
-        return ScaledObservation(env, scale)
-
-    return thunk
+    observations: np.ndarray
+    hidden: np.ndarray
+    """What only the critic sees (``hidden_cards``), ``(steps, N, H)``."""
+    masks: np.ndarray
+    actions: np.ndarray
+    log_probs: np.ndarray
+    values: np.ndarray
+    rewards: np.ndarray
+    seats: np.ndarray
+    valid: np.ndarray
+    next_step: np.ndarray
+    done: np.ndarray
+    bootstrap: np.ndarray
 
 
-def make_vec_env(args: Args, scale: np.ndarray) -> VecEnv:
-    return vectorize([make_env(args, rank, scale) for rank in range(args.num_envs)], args.subprocess)
+class Tables:
+    """The self-play tables and who sits where: per game, learner seats and pool opponents."""
 
-
-# -- the model ------------------------------------------------------------------------------------
-def build_model(args: Args, vec_env: VecEnv, run_dir: Path, init: MLPPolicy | None = None) -> MaskablePPO:
-    """A fresh MaskablePPO; with ``init`` its actor starts as that policy (the critic starts fresh)."""
-    model = new_maskable_ppo(args, vec_env, run_dir)
-    if init is not None:
-        layers = sb3_actor_layers(model)
-        load_linear_layers(layers, init)
-        with torch.no_grad():
-            layers[-1].weight.div_(args.init_temperature)
-            layers[-1].bias.div_(args.init_temperature)
-    return model
-
-
-def set_actor_trainable(model: BaseAlgorithm, trainable: bool) -> None:
-    """Freeze or thaw the actor's weights; frozen, PPO's updates move only the critic."""
-    for layer in sb3_actor_layers(model):
-        for parameter in layer.parameters():
-            parameter.requires_grad_(trainable)
-
-
-# -- exporting the numpy policy --------------------------------------------------------------------
-def export_policy(model: BaseAlgorithm, args: Args, scale: np.ndarray, path: Path, training: dict[str, Any]) -> None:
-    """Copy the actor's weights out of torch into a safe ``.npz`` checkpoint (atomically)."""
-    description = f"MaskablePPO run {args.run_name!r}"
-    if args.init_policy:
-        description += f", started from {Path(args.init_policy).name}"
-    metadata = policy_metadata(args.deck, args.activation, args.hidden_sizes, description, training)
-    save_linear_layers(path, sb3_actor_layers(model), scale, metadata)
-
-
-# -- callbacks: checkpoints, evaluation, self-play -------------------------------------------------
-class TrainingCallback(BaseCallback):
-    """Checkpoints, periodic evaluation against the baselines, and the self-play snapshot pool."""
-
-    def __init__(self, args: Args, run_dir: Path, scale: np.ndarray, progress: dict[str, Any]) -> None:
-        super().__init__()
+    def __init__(self, args: Args, seed: int) -> None:
         self.args = args
-        self.run_dir = run_dir
-        self.scale = scale
-        self.progress = progress
-        self.started = time.time()
-        self.earlier_wall_time = progress["wall_time_s"]  # spent by the runs this one resumes
-        self.next_checkpoint = next_multiple(progress["timesteps"], args.checkpoint_every)
-        self.next_eval = next_multiple(progress["timesteps"], args.eval_every)
-        self.next_snapshot = next_multiple(progress["timesteps"], args.snapshot_every)
+        self.rng = np.random.default_rng(seed)
+        self.tables = SelfPlayTables(args.num_tables, args.players, args.deck, reward=args.reward, seed=seed)
+        self.turn = self.tables.reset()
+        self.pool: list[BatchedAgent] = [make_batched(spec, self.tables.batch.deck) for spec in args.opponents]
+        self.learner = np.ones((args.num_tables, MAX_SEATS), dtype=bool)
+        self.opponent = np.zeros((args.num_tables, MAX_SEATS), dtype=np.int64)
+        self.seat_games(np.arange(args.num_tables))
+        self.last = np.full((args.num_tables, MAX_SEATS), -1, dtype=np.int64)
 
-    def _on_training_start(self) -> None:
-        if self.args.self_play and self.progress["snapshots"]:
-            self._publish_pool()
-        if self.args.eval_every and self.progress["timesteps"] == 0:
-            self._evaluate(0)  # a fresh run's curve starts from the initial policy (what a fine-tune starts from)
+    def seat_games(self, games: np.ndarray) -> None:
+        """For new games: pure self-play, or (``--pool-share``) one learner seat against drawn pool members."""
+        pooled = games[self.rng.random(games.size) < self.args.pool_share]
+        self.learner[games] = True
+        if pooled.size and self.pool:
+            n = self.tables.batch.num_players[pooled]
+            self.learner[pooled] = np.arange(MAX_SEATS)[None, :] == self.rng.integers(n)[:, None]
+            self.opponent[pooled] = self.rng.integers(len(self.pool), size=(pooled.size, MAX_SEATS))
 
-    def _on_rollout_end(self) -> None:
-        """Called between collecting a rollout and training on it: the critic warm-up freezes the actor."""
-        set_actor_trainable(self.model, self.num_timesteps > self.args.critic_warmup)
-
-    def _on_step(self) -> bool:
-        steps = self.num_timesteps
-        if steps >= self.next_snapshot and self.args.self_play:
-            self.next_snapshot += self.args.snapshot_every
-            self._snapshot(steps)
-        if steps >= self.next_eval:
-            self.next_eval += self.args.eval_every
-            self._evaluate(steps)
-        if steps >= self.next_checkpoint:
-            self.next_checkpoint += self.args.checkpoint_every
-            self.save(steps)
-        return True
-
-    def training_record(self, steps: int) -> dict[str, Any]:
-        return {
-            "timesteps": steps,
-            "wall_time_s": round(self.earlier_wall_time + time.time() - self.started, 1),
-            "args": dataclasses.asdict(self.args),
-        }
-
-    def save(self, steps: int) -> None:
-        """Model, numpy policy and progress, each written to a temporary file and renamed (progress last, so
-        that it never records a checkpoint that is not on disk)."""
-        save_model(self.model, self.run_dir)
-        record = self.training_record(steps)
-        export_policy(self.model, self.args, self.scale, self.run_dir / "policy.npz", record)
-        self.progress.update(timesteps=steps, wall_time_s=record["wall_time_s"], args=record["args"])
-        atomic_write_text(self.run_dir / "progress.json", json.dumps(self.progress, indent=1))
-
-    def _current_agent(self, steps: int, name: str) -> CardPolicyAgent:
-        path = self.run_dir / "snapshots" / f"{name}.npz"
-        export_policy(self.model, self.args, self.scale, path, self.training_record(steps))
-        return CardPolicyAgent(read_card_policy(path), name=name)
-
-    def _snapshot(self, steps: int) -> None:
-        name = f"snapshot_{steps}"
-        self._current_agent(steps, name)
-        self.progress["snapshots"] = [*self.progress["snapshots"], name][-self.args.max_snapshots :]
-        self._publish_pool()
-
-    def _publish_pool(self) -> None:
-        paths = [str(self.run_dir / "snapshots" / f"{name}.npz") for name in self.progress["snapshots"]]
-        self.training_env.env_method("set_opponent_pool", [*self.args.opponents, *paths])
-
-    def _evaluate(self, steps: int) -> None:
-        agent = self._current_agent(steps, "eval_current")
-        rates = evaluate_agent(agent, self.args.eval_opponents, self.args.eval_games, num_players=4, seed=EVAL_SEED)
-        point: dict[str, Any] = {"timesteps": steps}
-        for opponent, rate in rates.items():
-            point[opponent] = rate.mean
-            self.logger.record(f"eval/win_rate_vs_{opponent}", rate.mean)
-        self.progress["curve"].append(point)
-        summary = ", ".join(f"{name} {rate}" for name, rate in rates.items())
-        print(f"[eval @ {steps:,} steps] 4-player win rate vs 3 copies of: {summary}", flush=True)
-        table = io.StringIO()
-        writer = csv.DictWriter(table, fieldnames=["timesteps", *self.args.eval_opponents], lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(self.progress["curve"])
-        atomic_write_text(self.run_dir / "learning_curve.csv", table.getvalue())
+    def opponent_actions(self, games: np.ndarray) -> np.ndarray:
+        """The pool members' moves at ``games`` (each game's mover is one of them)."""
+        batch = self.tables.batch
+        chosen = self.opponent[games, batch.current[games]]
+        actions = np.empty(games.size, dtype=np.int64)
+        for index in np.unique(chosen).tolist():
+            which = np.flatnonzero(chosen == index)
+            actions[which] = act(self.pool[index], batch, games[which], self.rng)
+        return actions
 
 
-# -- the run ----------------------------------------------------------------------------------------
-def fresh_progress(args: Args) -> dict[str, Any]:
-    return {"timesteps": 0, "wall_time_s": 0.0, "snapshots": [], "curve": [], "args": dataclasses.asdict(args)}
+def hidden_cards(batch: GameBatch, games: np.ndarray, seats: np.ndarray, enabled: bool) -> np.ndarray:
+    """The other hands as ``seats`` would see them if they were face up: clockwise from the next seat, then the
+    dummy hand, ``(m, 6 * K)`` (empty seats hold nothing). For the critic only; ``(m, 0)`` when disabled."""
+    if not enabled:
+        return np.zeros((games.size, 0), dtype=np.float32)
+    kinds = batch.deck.num_kinds
+    others = relative_seats()[batch.num_players[games], seats][:, 1:]
+    slots = np.concatenate([others, np.full((games.size, 1), DUMMY_SLOT)], axis=1)
+    rows = games[:, None] * HAND_SLOTS + slots
+    return batch.hands.reshape(-1, kinds).take(rows, axis=0).reshape(games.size, -1).astype(np.float32)
 
 
-def train(args: Args, given: set[str]) -> None:
-    """The run ``args`` describes (``given``: the flags the command line set, which ``--resume`` compares)."""
-    run_dir = run_directory(args)
-    progress = open_run(run_dir, args.resume, fresh_progress(args))
-    if args.resume:
-        args = resumed_args(args, given, run_dir, progress)
-        check_checkpoint(run_dir, progress)
-        scale = check_run_files(run_dir, progress)
-        if progress["timesteps"] >= args.total_timesteps:
-            print(
-                f"{run_dir} is finished: {progress['timesteps']:,} timesteps done, --total-timesteps "
-                f"{args.total_timesteps:,}; nothing to train (raise --total-timesteps to go on)",
-                flush=True,
-            )
-            export_copy(run_dir, args.export)
-            return
-        init = None
-    else:
-        init = initial_policy(args)
-        scale = observation_scale(args.deck) if init is None else init.input_scale
-    torch.set_num_threads(args.torch_threads)
-    vec_env = make_vec_env(args, scale)
+def hidden_scale(args: Args) -> np.ndarray:
+    """1 / the most copies of each card kind, for every hand ``hidden_cards`` gives."""
+    if not args.critic_sees_hands:
+        return np.zeros(0, dtype=np.float32)
+    counts = np.asarray(get_deck(args.deck).kind_counts, dtype=np.float32)
+    return np.tile(1.0 / counts, MAX_SEATS)
+
+
+def collect(tables: Tables, model: ActorCritic, args: Args, generator: torch.Generator) -> Rollout:
+    """Play ``num_steps`` cards at every table: the learner's moves sampled from the actor, the pool's by the pool."""
+    steps, n = args.num_steps, args.num_tables
+    size, num_actions = tables.turn.observations.shape[1], tables.turn.masks.shape[1]
+    rollout = Rollout(
+        observations=np.zeros((steps, n, size), dtype=np.float32),
+        hidden=np.zeros((steps, n, model.hidden_scale.numel()), dtype=np.float32),
+        masks=np.zeros((steps, n, num_actions), dtype=bool),
+        actions=np.zeros((steps, n), dtype=np.int64),
+        log_probs=np.zeros((steps, n), dtype=np.float32),
+        values=np.zeros((steps, n), dtype=np.float32),
+        rewards=np.zeros((steps, n), dtype=np.float32),
+        seats=np.zeros((steps, n), dtype=np.int64),
+        valid=np.zeros((steps, n), dtype=bool),
+        next_step=np.full((steps, n), -1, dtype=np.int64),
+        done=np.zeros((steps, n), dtype=bool),
+        bootstrap=np.zeros((n, MAX_SEATS), dtype=np.float32),
+    )
+    last = tables.last
+    last[:] = -1
+    everyone = np.arange(n)
+    for step in range(steps):
+        turn = tables.turn
+        seats = turn.seats
+        mine = np.flatnonzero(tables.learner[everyone, seats])
+        actions = np.empty(n, dtype=np.int64)
+        if mine.size:
+            observations = torch.from_numpy(turn.observations[mine])
+            hidden = hidden_cards(tables.tables.batch, mine, seats[mine], args.critic_sees_hands)
+            masks = torch.from_numpy(turn.masks[mine])
+            with torch.no_grad():
+                logits = model.logits(observations, masks)
+                gumbel = -torch.log(-torch.log(torch.rand(logits.shape, generator=generator).clamp_(1e-20, 1.0)))
+                chosen = (logits + gumbel).argmax(dim=1)
+                log_probs = torch.log_softmax(logits, dim=1).gather(1, chosen[:, None]).squeeze(1)
+                values = model.value(observations, torch.from_numpy(hidden))
+            actions[mine] = chosen.numpy()
+            rollout.observations[step, mine] = turn.observations[mine]
+            rollout.hidden[step, mine] = hidden
+            rollout.masks[step, mine] = turn.masks[mine]
+            rollout.actions[step, mine] = actions[mine]
+            rollout.log_probs[step, mine] = log_probs.numpy()
+            rollout.values[step, mine] = values.numpy()
+            rollout.seats[step, mine] = seats[mine]
+            rollout.valid[step, mine] = True
+            previous = last[mine, seats[mine]]
+            linked = previous >= 0
+            rollout.next_step[previous[linked], mine[linked]] = step
+            last[mine, seats[mine]] = step
+        theirs = np.flatnonzero(~tables.learner[everyone, seats])
+        if theirs.size:
+            actions[theirs] = tables.opponent_actions(theirs)
+        tables.turn = tables.tables.step(actions)
+        rewarded_game, rewarded_seat = np.nonzero((tables.turn.rewards != 0) & (last >= 0))
+        rollout.rewards[last[rewarded_game, rewarded_seat], rewarded_game] += tables.turn.rewards[
+            rewarded_game, rewarded_seat
+        ]
+        over = np.flatnonzero(tables.turn.game_over)
+        if over.size:
+            ended_game, ended_seat = np.nonzero(last[over] >= 0)
+            rollout.done[last[over[ended_game], ended_seat], over[ended_game]] = True
+            last[over] = -1
+            tables.seat_games(over)
+    open_game, open_seat = np.nonzero(last >= 0)
+    if open_game.size:
+        batch = tables.tables.batch
+        observations = torch.from_numpy(encode_observations(batch, open_game, open_seat))
+        hidden = torch.from_numpy(hidden_cards(batch, open_game, open_seat, args.critic_sees_hands))
+        with torch.no_grad():
+            rollout.bootstrap[open_game, open_seat] = model.value(observations, hidden).numpy()
+    return rollout
+
+
+# -- the advantages --------------------------------------------------------------------------------
+def advantages(rollout: Rollout, gamma: float, gae_lambda: float) -> np.ndarray:
+    """GAE along each seat's own chain of moves: a move's successor is the same seat's next move."""
+    steps, n = rollout.rewards.shape
+    result = np.zeros((steps, n), dtype=np.float32)
+    tables = np.arange(n)
+    for step in reversed(range(steps)):
+        following = rollout.next_step[step]
+        linked = following >= 0
+        ahead = np.maximum(following, 0)
+        next_value = np.where(linked, rollout.values[ahead, tables], rollout.bootstrap[tables, rollout.seats[step]])
+        next_value = np.where(rollout.done[step], 0.0, next_value)
+        next_advantage = np.where(linked, result[ahead, tables], 0.0)
+        delta = rollout.rewards[step] + gamma * next_value - rollout.values[step]
+        result[step] = np.where(rollout.valid[step], delta + gamma * gae_lambda * next_advantage, 0.0)
+    return result
+
+
+# -- the update ------------------------------------------------------------------------------------
+def update(
+    model: ActorCritic, optimizer: torch.optim.Optimizer, rollout: Rollout, advantage: np.ndarray, args: Args,
+    generator: torch.Generator,
+) -> dict[str, float]:  # fmt: skip
+    """Clipped-surrogate PPO over the learner's samples; returns the last epoch's mean losses."""
+    valid = rollout.valid
+    observations = torch.from_numpy(rollout.observations[valid])
+    hidden = torch.from_numpy(rollout.hidden[valid])
+    masks = torch.from_numpy(rollout.masks[valid])
+    actions = torch.from_numpy(rollout.actions[valid])
+    old_log_probs = torch.from_numpy(rollout.log_probs[valid])
+    gains = torch.from_numpy(advantage[valid])
+    returns = gains + torch.from_numpy(rollout.values[valid])
+    samples = int(valid.sum())
+    stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "clip_fraction": []}
+    for _ in range(args.update_epochs):
+        order = torch.randperm(samples, generator=generator)
+        for start in range(0, samples, args.minibatch_size):
+            batch = order[start : start + args.minibatch_size]
+            if batch.numel() < 2:
+                continue
+            logits = model.logits(observations[batch], masks[batch])
+            log_probs = torch.log_softmax(logits, dim=1)
+            new_log_probs = log_probs.gather(1, actions[batch, None]).squeeze(1)
+            entropy = -(log_probs.exp() * log_probs).sum(dim=1).mean()
+            ratio = (new_log_probs - old_log_probs[batch]).exp()
+            gain = gains[batch]
+            gain = (gain - gain.mean()) / (gain.std() + 1e-8)
+            policy_loss = torch.max(-gain * ratio, -gain * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
+            value_loss = 0.5 * (model.value(observations[batch], hidden[batch]) - returns[batch]).pow(2).mean()
+            loss = policy_loss + args.vf_coef * value_loss - args.ent_coef * entropy
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
+            optimizer.step()
+            stats["policy_loss"].append(policy_loss.item())
+            stats["value_loss"].append(value_loss.item())
+            stats["entropy"].append(entropy.item())
+            stats["clip_fraction"].append(((ratio - 1).abs() > args.clip_coef).float().mean().item())
+    return {name: float(np.mean(values)) if values else 0.0 for name, values in stats.items()}
+
+
+# -- evaluation and checkpoints --------------------------------------------------------------------
+def record_evaluation(
+    model: ActorCritic, args: Args, steps: int, progress: dict[str, Any], run_dir: Path, writer: Any,
+    clock: dict[str, float],
+) -> None:  # fmt: skip
+    """Duplicate-deal win rates at 4 players against three copies of each baseline (the package's evaluation),
+    added to the learning curve, TensorBoard and the console."""
+    tick = time.perf_counter()
+    agent = CardPolicyAgent(model.policy(args, "evaluation", {"timesteps": steps}), name="learner")
+    rates = evaluate_agent(agent, args.eval_opponents, args.eval_games, num_players=4, seed=EVAL_SEED)
+    progress["curve"].append({"timesteps": steps, **{name: rate.mean for name, rate in rates.items()}})
+    write_curve(run_dir, progress["curve"], args.eval_opponents)
+    if writer is not None:
+        for name, rate in rates.items():
+            writer.add_scalar(f"eval/win_rate_vs_{name}", rate.mean, steps)
+    summary = ", ".join(f"{name} {rate}" for name, rate in rates.items())
+    print(f"[eval @ {steps:,} steps] 4-player win rate vs 3 copies of: {summary}", flush=True)
+    clock["evaluate"] += time.perf_counter() - tick
+
+
+def add_snapshot(
+    model: ActorCritic, args: Args, run_dir: Path, progress: dict[str, Any], tables: Tables, steps: int
+) -> None:
+    """Freeze the actor into the opponent pool (sampling, as it trains); the oldest snapshot leaves when full."""
+    name = f"snapshot_{steps}"
+    (run_dir / "snapshots").mkdir(exist_ok=True)
+    model.export(run_dir / "snapshots" / f"{name}.npz", args, f"self-play snapshot at {steps:,} timesteps", {})
+    progress["snapshots"] = [*progress["snapshots"], name][-args.max_snapshots :]
+    fixed = tables.pool[: len(args.opponents)]
+    tables.pool = [
+        *fixed,
+        *(BatchedPolicy(read_snapshot(run_dir, kept), kept, greedy=False) for kept in progress["snapshots"]),
+    ]
+
+
+def read_snapshot(run_dir: Path, name: str) -> MLPPolicy:
+    path = run_dir / "snapshots" / f"{name}.npz"
     try:
-        if args.resume:
-            model = resume_model(run_dir, vec_env, progress, checked=True)  # check_checkpoint ran above
-        else:
-            model = build_model(args, vec_env, run_dir, init)
-        callback = TrainingCallback(args, run_dir, scale, progress)
-        model.learn(
-            total_timesteps=args.total_timesteps - progress["timesteps"],
-            callback=callback,
-            reset_num_timesteps=not args.resume,
-            progress_bar=args.progress,
-            tb_log_name="ppo",
-        )
-        callback.save(model.num_timesteps)
-    finally:
-        vec_env.close()
+        return read_card_policy(path)
+    except (OSError, ValueError) as error:
+        raise RunError(f"--resume: the snapshot {path} is missing or damaged ({error})") from error
+
+
+def save_run(
+    run_dir: Path, model: ActorCritic, optimizer: torch.optim.Optimizer, args: Args, progress: dict[str, Any]
+) -> None:
+    """Checkpoint, exported policy and progress record; the record last, so it never runs ahead of the files."""
+    save_checkpoint(run_dir, model, optimizer)
+    training = {
+        "command": "python training/train_ppo.py",
+        "args": dataclasses.asdict(args),
+        "timesteps": progress["timesteps"],
+    }
+    model.export(run_dir / "policy.npz", args, "self-play PPO from scratch (training/train_ppo.py)", training)
+    atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
+
+
+def save_checkpoint(run_dir: Path, model: ActorCritic, optimizer: torch.optim.Optimizer) -> None:
+    """``last.pt`` (tensors only, so ``torch.load(weights_only=True)`` reads it), atomically."""
+    buffer = io.BytesIO()
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict()}, buffer)
+    atomic_write_bytes(run_dir / "last.pt", buffer.getvalue())
+
+
+def load_checkpoint(run_dir: Path, model: ActorCritic, optimizer: torch.optim.Optimizer) -> None:
+    path = run_dir / "last.pt"
+    try:
+        state = torch.load(path, weights_only=True)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+    except Exception as error:  # unpickling, a missing key or a changed shape: all say the file is not this run's
+        raise RunError(
+            f"--resume: {path} is damaged or not this run's checkpoint ({type(error).__name__}: {error}); "
+            "restore it or start a new run"
+        ) from error
+
+
+def tensorboard(run_dir: Path) -> Any:
+    """A TensorBoard writer in ``run_dir/tb``, or None when tensorboard is not installed."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        return None
+    return SummaryWriter(str(run_dir / "tb"))
+
+
+def progress_bar(args: Args, done: int) -> Any:
+    if not args.progress:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=args.total_timesteps, initial=done, unit="step", unit_scale=True, smoothing=0.1)
+
+
+def write_curve(run_dir: Path, curve: list[dict[str, Any]], opponents: Sequence[str]) -> None:
+    table = io.StringIO()
+    writer = csv.DictWriter(table, fieldnames=["timesteps", *opponents], lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(curve)
+    atomic_write_text(run_dir / "learning_curve.csv", table.getvalue())
+
+
+def resumed_args(args: Args, given: set[str], progress: dict[str, Any]) -> Args:
+    """The run's recorded arguments, with the run settings this command line gives; changed hyperparameters
+    are refused, each one listed."""
+    stored = progress["args"]
+    changed = changed_hyperparameters(
+        stored, dataclasses.asdict(args), [name for name in HYPERPARAMETERS if name in given]
+    )
+    if changed:
+        raise RunError("--resume keeps the run's hyperparameters; these differ: " + "; ".join(changed))
+    merged = {**stored, **{name: getattr(args, name) for name in RUN_SETTINGS if name in given or name == "resume"}}
+    merged["run_dir"] = args.run_dir or stored["run_dir"]
+    try:
+        return checked_args(Args(**{field.name: merged[field.name] for field in dataclasses.fields(Args)}))
+    except (KeyError, TypeError, ValueError) as error:
+        raise RunError(f"--resume: the run's recorded arguments are damaged or invalid ({error})") from error
+
+
+# -- the run ---------------------------------------------------------------------------------------
+def train(args: Args, given: set[str]) -> Path:
+    """The run ``args`` describes; returns its directory."""
+    run_dir = run_directory(args)
+    fresh = {"args": dataclasses.asdict(args), "timesteps": 0, "snapshots": [], "curve": [], "seconds": 0.0}
+    progress = open_run(run_dir, args.resume, fresh, checkpoint="last.pt")
+    if args.resume:
+        args = resumed_args(args, given, progress)
+        progress["args"] = dataclasses.asdict(args)
+    torch.set_num_threads(args.torch_threads)
+    torch.manual_seed(args.seed)
+    generator = torch.Generator().manual_seed(args.seed + progress["timesteps"])
+    deck = get_deck(args.deck)
+    model = ActorCritic(
+        observation_scale(args.deck), hidden_scale(args), deck.num_actions, args.hidden_sizes, args.activation
+    )
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
+    if args.resume:
+        load_checkpoint(run_dir, model, optimizer)
+    done = progress["timesteps"]
+    if done >= args.total_timesteps:
+        print(f"{run_dir} is finished: {done:,} timesteps (raise --total-timesteps to go on)", flush=True)
+        export_copy(run_dir, args.export)
+        return run_dir
+    tables = Tables(args, seed=args.seed + done)
+    for name in progress["snapshots"]:
+        tables.pool.append(BatchedPolicy(read_snapshot(run_dir, name), name, greedy=False))
+    writer = tensorboard(run_dir)
+    per_rollout = args.num_tables * args.num_steps
+    next_eval = next_multiple(done, args.eval_every)
+    next_checkpoint = next_multiple(done, args.checkpoint_every)
+    next_snapshot = next_multiple(done, args.snapshot_every)
+    bar = progress_bar(args, done)
+    clock = {"collect": 0.0, "advantages": 0.0, "update": 0.0, "evaluate": 0.0}
+    started = time.perf_counter() - progress["seconds"]
+    if done == 0 and args.eval_every:
+        record_evaluation(model, args, 0, progress, run_dir, writer, clock)
+    while done < args.total_timesteps:
+        fraction = 1.0 - done / args.total_timesteps
+        for group in optimizer.param_groups:
+            group["lr"] = fraction * args.learning_rate
+        tick = time.perf_counter()
+        rollout = collect(tables, model, args, generator)
+        clock["collect"] += time.perf_counter() - tick
+        tick = time.perf_counter()
+        gains = advantages(rollout, args.gamma, args.gae_lambda)
+        clock["advantages"] += time.perf_counter() - tick
+        tick = time.perf_counter()
+        stats = update(model, optimizer, rollout, gains, args, generator)
+        clock["update"] += time.perf_counter() - tick
+        done += per_rollout
+        if writer is not None:
+            for name, value in stats.items():
+                writer.add_scalar(f"losses/{name}", value, done)
+            writer.add_scalar("charts/steps_per_second", done / (time.perf_counter() - started), done)
+        if bar is not None:
+            bar.update(per_rollout)
+        if done >= next_snapshot:
+            next_snapshot = next_multiple(done, args.snapshot_every)
+            add_snapshot(model, args, run_dir, progress, tables, done)
+        if done >= next_eval or (done >= args.total_timesteps and args.eval_every):
+            next_eval = next_multiple(done, args.eval_every)
+            record_evaluation(model, args, done, progress, run_dir, writer, clock)
+        if done >= next_checkpoint or done >= args.total_timesteps:
+            next_checkpoint = next_multiple(done, args.checkpoint_every)
+            progress["timesteps"] = done
+            progress["seconds"] = time.perf_counter() - started
+            progress["clock"] = clock
+            save_run(run_dir, model, optimizer, args, progress)
+    if bar is not None:
+        bar.close()
     export_copy(run_dir, args.export)
-    print(f"done: {model.num_timesteps:,} timesteps; run directory {run_dir}", flush=True)
+    seconds = time.perf_counter() - started
+    split = ", ".join(f"{name} {value:.0f} s" for name, value in clock.items())
+    print(
+        f"done: {done:,} timesteps in {seconds:.0f} s ({done / seconds:,.0f} steps/s; {split}); {run_dir}", flush=True
+    )
+    return run_dir
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 import zipfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -25,13 +25,9 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
-from common.script_args import atomic_write_bytes, flag_name
+from common.runs import RunError, changed_hyperparameters, export_copy, next_multiple, open_run, read_progress
 
 ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
-
-
-class RunError(Exception):
-    """A run directory that cannot be started or continued, with what to do about it."""
 
 
 class PPOHyperparameters(Protocol):
@@ -103,67 +99,6 @@ def hyperparameter_error(args: PPOHyperparameters) -> str | None:
     return None
 
 
-def open_run(run_dir: Path, resume: bool, fresh_progress: dict[str, Any]) -> dict[str, Any]:
-    """The run's progress record: the stored one with ``resume``, else ``fresh_progress`` for a new run.
-
-    A ``RunError`` when ``--resume`` finds no checkpoint or a damaged ``progress.json`` (it must hold every
-    key of ``fresh_progress``, each of the same type), or when a new run would overwrite one.
-    """
-    if run_dir.exists() and not run_dir.is_dir():
-        raise RunError(f"the run directory {run_dir} is a file")
-    if resume:
-        if not (run_dir / "last.zip").is_file():
-            raise RunError(f"--resume: no checkpoint at {run_dir / 'last.zip'}; start the run without --resume first")
-        return read_progress(run_dir / "progress.json", fresh_progress)
-    if (run_dir / "last.zip").exists():
-        raise RunError(f"{run_dir} already holds a run: pass --resume to continue it, or choose another --run-name")
-    try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise RunError(f"cannot create the run directory {run_dir}: {error.strerror or error}") from error
-    return fresh_progress
-
-
-def read_progress(path: Path, template: dict[str, Any]) -> dict[str, Any]:
-    """``progress.json``, checked against the keys and types of a fresh run's record."""
-    try:
-        progress = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise RunError(f"--resume: {path} is missing; the run directory is incomplete") from None
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise RunError(f"--resume: {path} is damaged ({error}); restore it or start a new run") from error
-    if not isinstance(progress, dict):
-        raise RunError(f"--resume: {path} is damaged (not a JSON object); restore it or start a new run")
-    for key, fresh in template.items():
-        if key not in progress:
-            raise RunError(f"--resume: {path} is damaged: it has no {key!r}")
-        if fresh is not None and not _same_kind(progress[key], fresh):
-            raise RunError(
-                f"--resume: {path} is damaged: {key!r} should be a {type(fresh).__name__}, found {progress[key]!r}"
-            )
-    if isinstance(progress.get("timesteps"), int) and progress["timesteps"] < 0:
-        raise RunError(f"--resume: {path} is damaged: timesteps {progress['timesteps']}")
-    return progress
-
-
-def _same_kind(value: object, like: object) -> bool:
-    """Whether a stored value has the type of a fresh run's (an int stands for a float, a bool for neither)."""
-    if isinstance(like, bool) or isinstance(value, bool):
-        return isinstance(value, bool) and isinstance(like, bool)
-    if isinstance(like, float):
-        return isinstance(value, int | float)
-    return isinstance(value, type(like))
-
-
-def changed_hyperparameters(stored: dict[str, Any], given: dict[str, Any], names: Iterable[str]) -> list[str]:
-    """One line per hyperparameter of ``names`` whose ``given`` value differs from the ``stored`` run's."""
-    return [
-        f"{flag_name(name)}: the run has {stored.get(name)!r}, the command line {given[name]!r}"
-        for name in names
-        if name in given and stored.get(name) != given[name]
-    ]
-
-
 def check_checkpoint(run_dir: Path, progress: dict[str, Any]) -> None:
     """Check ``last.zip`` against ``progress.json`` without loading the model (a ``RunError`` naming what is
     wrong); if ``last.zip`` is ahead (a run stopped between writing the two), ``progress`` moves up to it."""
@@ -206,11 +141,6 @@ def resume_model(run_dir: Path, vec_env: VecEnv, progress: dict[str, Any], *, ch
     return model
 
 
-def next_multiple(done: int, every: int) -> float:
-    """The first multiple of ``every`` after ``done`` (when the next periodic event is due); never if 0."""
-    return (done // every + 1) * every if every > 0 else float("inf")
-
-
 def save_model(model: BaseAlgorithm, run_dir: Path) -> None:
     """``run_dir/last.zip``, written to a temporary file and renamed, so a crash never leaves half a file."""
     temporary = run_dir / "last.tmp.zip"
@@ -218,17 +148,7 @@ def save_model(model: BaseAlgorithm, run_dir: Path) -> None:
     os.replace(temporary, run_dir / "last.zip")
 
 
-def export_copy(run_dir: Path, export: str) -> None:
-    """Copy the run's final ``policy.npz`` to ``--export`` atomically (nothing when it is empty)."""
-    if not export:
-        return
-    source = run_dir / "policy.npz"
-    try:
-        data = source.read_bytes()
-    except OSError as error:
-        raise RunError(f"--export: cannot read {source}: {error.strerror or error}") from error
-    try:
-        atomic_write_bytes(export, data)
-    except OSError as error:
-        raise RunError(f"--export: cannot write {export}: {error.strerror or error}") from error
-    print(f"exported the policy to {export}", flush=True)
+__all__ = [
+    "ACTIVATIONS", "RunError", "changed_hyperparameters", "check_checkpoint", "export_copy", "hyperparameter_error",
+    "new_maskable_ppo", "next_multiple", "open_run", "read_progress", "resume_model", "save_model", "vectorize",
+]  # fmt: skip

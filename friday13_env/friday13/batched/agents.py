@@ -346,7 +346,9 @@ def make_batched(spec: str | os.PathLike[str] | AgentSpec | MLPPolicy | BatchedA
         return BatchedCautious(deck)
     if parsed.name == "majority":
         REGISTRY.check(parsed)
-        return BatchedMajority(deck, **options)  # type: ignore[arg-type]
+        majority = BatchedMajority(deck, **options)  # type: ignore[arg-type]
+        majority.name = parsed.label  # the spec with its options, as the scalar environment labels it
+        return majority
     if parsed.name in REGISTRY.names() and parsed.name not in REGISTRY.zoo():
         raise ValueError(
             f"agent {parsed.name!r} has no batched version; batched agents: {list(BATCHED_NAMES)}, zoo policies "

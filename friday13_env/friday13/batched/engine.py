@@ -142,9 +142,10 @@ def check_player_counts(num_players: int | Sequence[int]) -> tuple[int, ...]:
     return tuple(sorted({int(count) for count in counts}))
 
 
-def check_num_games(num_games: object) -> int:
+def check_num_games(num_games: object, option: str = "num_games") -> int:
+    """``num_games`` as an int in 1..``MAX_GAMES``, or a ``ValueError`` naming ``option``."""
     if isinstance(num_games, bool) or not isinstance(num_games, int | np.integer) or not 1 <= num_games <= MAX_GAMES:
-        raise ValueError(f"num_games must be an int in 1..{MAX_GAMES}, got {num_games!r}")
+        raise ValueError(f"{option} must be an int in 1..{MAX_GAMES}, got {num_games!r}")
     return int(num_games)
 
 
@@ -226,11 +227,14 @@ class GameBatch:
         which are exact on these small integers and much faster than numpy's reductions over short rows.
         """
         tables = self.tables
+        uniforms = np.asarray(uniforms, dtype=np.float64)
+        if uniforms.size and (uniforms.min() < 0 or uniforms.max() >= 1):
+            raise ValueError("uniforms must lie in [0, 1)")
         prefix = self._held_kinds(games) @ tables.legal_prefix  # legal actions up to and including each one
         counts = prefix[:, -1]
         if not counts.all():
             raise ValueError("a finished game has no legal action: reset it (reset_games) before drawing one")
-        picks = np.minimum(np.floor(np.asarray(uniforms, dtype=np.float64) * counts), counts - 1)
+        picks = np.minimum(np.floor(uniforms * counts), counts - 1)
         before = (prefix <= picks[:, None]).astype(np.float32)
         return (before @ tables.ones_per_action).astype(np.int64)
 
@@ -246,7 +250,7 @@ class GameBatch:
         for an action out of range, a card the player does not hold, or a game that is over.
         """
         tables = self.tables
-        games = self._all if games is None else np.asarray(games, dtype=np.int64)
+        games = self._all if games is None else self._checked_games(games)
         actions = self._checked_actions(actions, games)
         current = self.current.take(games)
         kind = tables.action_kind.take(actions)
@@ -384,6 +388,18 @@ class GameBatch:
             self._zero_results[size] = cached
         return cached
 
+    def _checked_games(self, games: np.ndarray) -> np.ndarray:
+        """Distinct game indices in range, as int64, or a ``ValueError`` (a repeated game would be played once
+        in some arrays and twice in others)."""
+        games = np.asarray(games)
+        if games.ndim != 1 or games.dtype.kind not in "iu":
+            raise ValueError(f"games must be a 1-d array of game indices (integers), got {games.dtype} {games.shape}")
+        if games.size and (games.min() < 0 or games.max() >= self.num_games):
+            raise ValueError(f"game indices must be in 0..{self.num_games - 1}, got {games.min()}..{games.max()}")
+        if games.size and np.bincount(games, minlength=1).max() > 1:
+            raise ValueError("games must not repeat a game: each game plays one card per step")
+        return games.astype(np.int64, copy=False)
+
     def _checked_actions(self, actions: np.ndarray, games: np.ndarray) -> np.ndarray:
         actions = np.asarray(actions)
         if actions.shape != games.shape:
@@ -421,8 +437,8 @@ class GameBatch:
         games = np.arange(len(states)) if games is None else np.asarray(games, dtype=np.int64)
         if games.shape != (len(states),):
             raise ValueError(f"expected one game slot per state ({len(states)}), got shape {games.shape}")
-        values = self.deck.num_values
-        for game, state in zip(games.tolist(), states, strict=True):
+        games = self._checked_games(games)
+        for state in states:  # every state checked before any slot changes
             rules = state.rules
             if rules.deck != self.deck or rules.num_rounds != self.num_rounds:
                 raise ValueError(
@@ -431,7 +447,9 @@ class GameBatch:
                 )
             if state.round_over:
                 raise ValueError("a state whose round is over cannot be loaded: call next_round() first")
-            n = rules.num_players
+        values = self.deck.num_values
+        for game, state in zip(games.tolist(), states, strict=True):
+            n = state.rules.num_players
             self.num_players[game] = n
             self.hands[game] = 0
             self.hands[game, :n] = state.hands

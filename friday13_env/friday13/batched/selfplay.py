@@ -72,7 +72,7 @@ class SelfPlayTables:
         reward: str = "points",
         seed: int | None = None,
     ) -> None:
-        check_num_games(num_tables)
+        check_num_games(num_tables, "num_tables")
         counts = check_player_counts(num_players)
         check_choice("deck", deck, DECKS)
         check_choice("reward mode", reward, REWARD_MODES)

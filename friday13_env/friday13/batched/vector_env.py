@@ -53,9 +53,9 @@ class Friday13VectorEnv(VectorEnv):
             with a pool, each opponent seat's agent when a game starts there.
         autoreset_mode: ``"NextStep"``, ``"SameStep"`` or ``"Disabled"`` (see the module docstring).
 
-    ``infos`` holds, for every table, from ``reset`` on: ``action_mask`` (N, A) int8; ``round`` (the
-    round being played; the last one once the game is over); ``round_over`` (a round ended since the
-    learner's previous move) and ``round_points`` (its points of that round, else 0); ``total_points``;
+    ``infos`` holds, for every table, from ``reset`` on (as the scalar ``Friday13-v0``'s): ``action_mask``
+    (N, A) int8; ``round`` (the round being played, or the one that just ended); ``round_over`` (a round
+    ended since the learner's previous move) and ``round_points`` (its points of that round, else 0); ``total_points``;
     ``winner`` (the game is over and the learner shares the lowest total); ``illegal_action``; ``rank``
     (1 + players with a strictly lower total, 0 until the game ends); ``final_scores`` (N, 6; zeros
     until the game ends); ``num_players``; ``seat``; ``opponents`` (N, 6: index into
@@ -78,7 +78,7 @@ class Friday13VectorEnv(VectorEnv):
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         render_mode: None = None,
     ) -> None:
-        self.num_envs = check_num_games(num_envs)
+        self.num_envs = check_num_games(num_envs, "num_envs")
         self.player_counts = check_player_counts(num_players)
         check_choice("deck", deck, DECKS)
         check_choice("reward mode", reward, REWARD_MODES)
@@ -110,7 +110,11 @@ class Friday13VectorEnv(VectorEnv):
         self._agents: list[BatchedAgent] = []
         if opponents is not None:
             needed = max(self.player_counts) - 1
-            if isinstance(opponents, str | os.PathLike) or len(opponents) != needed:
+            if (
+                isinstance(opponents, str | os.PathLike)
+                or not isinstance(opponents, Sequence)
+                or len(opponents) != needed
+            ):
                 raise ValueError(
                     f"opponents must list one opponent per other seat: {needed} for {max(self.player_counts)} players, "
                     f"got {opponents!r}"
@@ -164,6 +168,8 @@ class Friday13VectorEnv(VectorEnv):
         ``seed`` (an int) seeds the one Generator behind deals, table sizes, seats and opponents.
         """
         mask = self._reset_mask(options)
+        if mask is not None and seed is not None:
+            raise ValueError("a seed re-deals every table: give reset() a seed or a reset_mask, not both")
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
                 raise ValueError(
@@ -265,6 +271,9 @@ class Friday13VectorEnv(VectorEnv):
         learner = np.arange(MAX_SEATS)[None, :] == seats[:, None]
         self._opponents[games] = np.where(present & ~learner, drawn, NO_OPPONENT)
         self._ended[games] = False
+        self._round_over[games] = False
+        self._round_points[games] = 0
+        self._illegal[games] = False
         self._play_opponents(games)
 
     def _play_opponents(self, games: np.ndarray) -> np.ndarray:
@@ -318,7 +327,7 @@ class Friday13VectorEnv(VectorEnv):
         best = np.where(present, scores, np.iinfo(np.int64).max).min(axis=1)
         infos: dict[str, Any] = {
             "action_mask": self._mask.copy(),
-            "round": batch.round.copy(),
+            "round": batch.round - (self._round_over & ~over),
             "round_over": self._round_over.copy(),
             "round_points": self._round_points.copy(),
             "total_points": totals,

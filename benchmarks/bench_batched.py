@@ -1,0 +1,159 @@
+"""Speed and memory of the batched engine and the native vector environment, against the scalar ones.
+
+Two comparisons, each measured side by side in one run (interleaved slices, median rate of each):
+
+1. Random legal play in card plays/s: the scalar engine (``GameState.play``, as ``bench_env`` drives
+   it) against ``GameBatch`` at each batch size, drawing the random legal moves included.
+2. Learner steps/s of ``Friday13-v0`` against scripted opponents (``opponent_pool``), observations and
+   masks included, the learner playing uniformly random legal moves: the scalar ``gymnasium.make``
+   against ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`` at each ``num_envs``.
+
+Memory: bytes per game of the batch's arrays, and the peak traced allocation of one vector-env step
+per table. Run: ``python -m benchmarks.bench_batched`` (figures in docs/batched.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import tracemalloc
+from collections.abc import Callable
+
+import gymnasium as gym
+import numpy as np
+
+import friday13_env  # noqa: F401  (registers the Gymnasium ids)
+from benchmarks.bench_env import engine_steps
+from friday13_env.friday13.batched.agents import nth_legal
+from friday13_env.friday13.batched.engine import GameBatch
+from friday13_env.friday13.cards import get_deck
+
+Rate = Callable[[float], tuple[int, float]]
+
+
+def batched_steps(num_games: int, num_players: int, deck: str, seed: int) -> Rate:
+    """Random legal play in a ``GameBatch`` of ``num_games``: (card plays, elapsed) for about ``seconds``."""
+    batch = GameBatch(num_games, num_players, get_deck(deck), seed=seed)
+    rng = np.random.default_rng(seed)
+
+    def run(seconds: float) -> tuple[int, float]:
+        plays = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            batch.step(batch.random_actions(rng))
+            plays += num_games
+        return plays, time.perf_counter() - start
+
+    return run
+
+
+def scalar_env_steps(options: dict, seed: int) -> Rate:
+    """Learner steps of the scalar ``Friday13-v0``, the learner drawing uniformly among its legal moves."""
+    env = gym.make("friday13_env/Friday13-v0", **options)
+    rng = np.random.default_rng(seed)
+    episode = [seed]
+
+    def run(seconds: float) -> tuple[int, float]:
+        steps = 0
+        start = time.perf_counter()
+        _, info = env.reset(seed=episode[0])
+        while time.perf_counter() - start < seconds:
+            legal = np.flatnonzero(info["action_mask"])
+            _, _, terminated, truncated, info = env.step(int(legal[rng.integers(legal.size)]))
+            steps += 1
+            if terminated or truncated:
+                episode[0] += 1
+                _, info = env.reset(seed=episode[0])
+        return steps, time.perf_counter() - start
+
+    return run
+
+
+def vector_env_steps(num_envs: int, options: dict, seed: int) -> Rate:
+    """Learner steps of the native vector ``Friday13-v0`` (every table steps at once)."""
+    env = gym.make_vec(
+        "friday13_env/Friday13-v0", num_envs=num_envs, vectorization_mode="vector_entry_point", **options
+    )
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    vector = env.unwrapped
+
+    def run(seconds: float) -> tuple[int, float]:
+        steps = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            masks = vector.action_masks()
+            playing = masks.any(axis=1)
+            masks[~playing, 0] = True  # a finished table's action is ignored (NextStep autoreset)
+            env.step(nth_legal(masks, rng.random(num_envs)))
+            steps += int(playing.sum())
+        return steps, time.perf_counter() - start
+
+    return run
+
+
+def interleaved(candidates: dict[str, Rate], seconds: float, repeats: int) -> dict[str, float]:
+    """Median rate of each candidate over ``repeats`` interleaved slices, so load bursts hit all alike."""
+    rates: dict[str, list[float]] = {name: [] for name in candidates}
+    for _ in range(repeats):
+        for name, run in candidates.items():
+            count, elapsed = run(seconds / repeats)
+            rates[name].append(count / elapsed)
+    return {name: float(np.median(values)) for name, values in rates.items()}
+
+
+def table(title: str, unit: str, results: dict[str, float], reference: str) -> None:
+    print(f"\n{title}")
+    print(f"| {'':<28} | {unit:>14} | {'vs ' + reference:>22} |")
+    print(f"|{'-' * 30}|{'-' * 16}|{'-' * 24}|")
+    for name, rate in results.items():
+        print(f"| {name:<28} | {rate:>14,.0f} | {rate / results[reference]:>21.1f}x |")
+
+
+def memory(num_games: int, num_players: int, deck: str, options: dict) -> None:
+    batch = GameBatch(num_games, num_players, get_deck(deck), seed=0)
+    arrays = sum(value.nbytes for value in vars(batch).values() if isinstance(value, np.ndarray))
+    env = gym.make_vec(
+        "friday13_env/Friday13-v0", num_envs=num_games, vectorization_mode="vector_entry_point", **options
+    )
+    env.reset(seed=0)
+    masks = env.unwrapped.action_masks()
+    actions = masks.argmax(axis=1)
+    tracemalloc.start()
+    env.step(actions)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(f"\nMemory at {num_games:,} games: the batch's arrays {arrays / num_games:,.0f} bytes per game; "
+          f"one vector-env step allocates at most {peak / num_games:,.0f} bytes per table")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=20.0, help="time per candidate in all (default 20)")
+    parser.add_argument("--repeats", type=int, default=5, help="interleaved slices per candidate (default 5)")
+    parser.add_argument("--players", type=int, default=4, help="table size (default 4)")
+    parser.add_argument("--deck", default="standard", help="standard or german (default standard)")
+    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 64, 1024, 16384])
+    parser.add_argument("--num-envs", type=int, nargs="+", default=[64, 1024, 16384])
+    parser.add_argument("--opponents", nargs="+", default=["cautious", "majority"], help="the vector env's pool")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    engines: dict[str, Rate] = {"scalar engine": lambda t: engine_steps(args.players, args.deck, t, args.seed)}
+    for size in args.batch_sizes:
+        engines[f"GameBatch B={size:,}"] = batched_steps(size, args.players, args.deck, args.seed)
+    results = interleaved(engines, args.seconds, args.repeats)
+    table(f"Random legal play, {args.players} players, {args.deck} deck", "card plays/s", results, "scalar engine")
+
+    options = {"num_players": args.players, "deck": args.deck, "opponent_pool": args.opponents}
+    envs: dict[str, Rate] = {"scalar Friday13-v0": scalar_env_steps(options, args.seed)}
+    for size in args.num_envs:
+        envs[f"make_vec num_envs={size:,}"] = vector_env_steps(size, options, args.seed)
+    results = interleaved(envs, args.seconds, args.repeats)
+    pool = "/".join(args.opponents)
+    table(f"Friday13-v0 against {pool}, random learner", "learner steps/s", results, "scalar Friday13-v0")
+    memory(max(args.num_envs), args.players, args.deck, options)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+"""A training run's directory, shared by every training script (no SB3 here).
+
+A run keeps ``progress.json`` (its arguments, timesteps done, learning-curve points) beside a checkpoint
+file of the script's own (``last.zip`` for MaskablePPO, ``last.pt`` for the batched self-play trainer).
+``--resume`` continues it; a hyperparameter given with another value than the run's is refused.
+
+Nothing here exits the interpreter: a run directory that cannot be started or continued is a
+``RunError`` naming the file and what to do, which a script's ``main`` turns into an exit message.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from common.script_args import atomic_write_bytes, flag_name
+
+
+class RunError(Exception):
+    """A run directory that cannot be started or continued, with what to do about it."""
+
+
+def open_run(
+    run_dir: Path, resume: bool, fresh_progress: dict[str, Any], checkpoint: str = "last.zip"
+) -> dict[str, Any]:
+    """The run's progress record: the stored one with ``resume``, else ``fresh_progress`` for a new run.
+
+    A ``RunError`` when ``--resume`` finds no checkpoint or a damaged ``progress.json`` (it must hold every
+    key of ``fresh_progress``, each of the same type), or when a new run would overwrite one.
+    """
+    if run_dir.exists() and not run_dir.is_dir():
+        raise RunError(f"the run directory {run_dir} is a file")
+    if resume:
+        if not (run_dir / checkpoint).is_file():
+            raise RunError(f"--resume: no checkpoint at {run_dir / checkpoint}; start the run without --resume first")
+        return read_progress(run_dir / "progress.json", fresh_progress)
+    if (run_dir / checkpoint).exists():
+        raise RunError(f"{run_dir} already holds a run: pass --resume to continue it, or choose another --run-name")
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise RunError(f"cannot create the run directory {run_dir}: {error.strerror or error}") from error
+    return fresh_progress
+
+
+def read_progress(path: Path, template: dict[str, Any]) -> dict[str, Any]:
+    """``progress.json``, checked against the keys and types of a fresh run's record."""
+    try:
+        progress = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise RunError(f"--resume: {path} is missing; the run directory is incomplete") from None
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise RunError(f"--resume: {path} is damaged ({error}); restore it or start a new run") from error
+    if not isinstance(progress, dict):
+        raise RunError(f"--resume: {path} is damaged (not a JSON object); restore it or start a new run")
+    for key, fresh in template.items():
+        if key not in progress:
+            raise RunError(f"--resume: {path} is damaged: it has no {key!r}")
+        if fresh is not None and not _same_kind(progress[key], fresh):
+            raise RunError(
+                f"--resume: {path} is damaged: {key!r} should be a {type(fresh).__name__}, found {progress[key]!r}"
+            )
+    if isinstance(progress.get("timesteps"), int) and progress["timesteps"] < 0:
+        raise RunError(f"--resume: {path} is damaged: timesteps {progress['timesteps']}")
+    return progress
+
+
+def _same_kind(value: object, like: object) -> bool:
+    """Whether a stored value has the type of a fresh run's (an int stands for a float, a bool for neither)."""
+    if isinstance(like, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and isinstance(like, bool)
+    if isinstance(like, float):
+        return isinstance(value, int | float)
+    return isinstance(value, type(like))
+
+
+def changed_hyperparameters(stored: dict[str, Any], given: dict[str, Any], names: Iterable[str]) -> list[str]:
+    """One line per hyperparameter of ``names`` whose ``given`` value differs from the ``stored`` run's."""
+    return [
+        f"{flag_name(name)}: the run has {stored.get(name)!r}, the command line {given[name]!r}"
+        for name in names
+        if name in given and stored.get(name) != given[name]
+    ]
+
+
+def next_multiple(done: int, every: int) -> float:
+    """The first multiple of ``every`` after ``done`` (when the next periodic event is due); never if 0."""
+    return (done // every + 1) * every if every > 0 else float("inf")
+
+
+def export_copy(run_dir: Path, export: str) -> None:
+    """Copy the run's final ``policy.npz`` to ``--export`` atomically (nothing when it is empty)."""
+    if not export:
+        return
+    source = run_dir / "policy.npz"
+    try:
+        data = source.read_bytes()
+    except OSError as error:
+        raise RunError(f"--export: cannot read {source}: {error.strerror or error}") from error
+    try:
+        atomic_write_bytes(export, data)
+    except OSError as error:
+        raise RunError(f"--export: cannot write {export}: {error.strerror or error}") from error
+    print(f"exported the policy to {export}", flush=True)
