@@ -2,7 +2,7 @@
 
 PPO learns from the moves it samples, while evaluation plays the greedy move. A soft start (a
 distilled policy trained on soft targets) samples far from its greedy play, which is why
-``train_ppo.py --init-temperature`` divides the start's logits first. This prints, for each
+``finetune_ppo.py --init-temperature`` divides the start's logits first. This prints, for each
 temperature, the mean probability of the likeliest legal move and the mean entropy over the same
 positions ``bench_agents.py`` times (4-player ``cautious`` games, more than one legal move).
 

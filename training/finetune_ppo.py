@@ -1,8 +1,12 @@
-"""Train a MaskablePPO policy for Friday the 13th against scripted opponents, optionally with self-play.
+"""Fine-tune a policy with MaskablePPO against scripted opponents (how ``ensemble-v1``'s PPO teachers were made).
+
+This is the SB3 recipe behind ``checkpoints/ppo_finetuned.npz`` and ``checkpoints/members/`` (see
+``checkpoints/README.md``), kept so that those teachers can be rebuilt; to train from scratch, use
+``training/train_ppo.py`` (self-play PPO on the batched engine).
 
 Reads top to bottom (CleanRL style): hyperparameters, environment construction, the callbacks that
 checkpoint / evaluate / grow the self-play pool, then the training loop. Every hyperparameter is a
-field of ``Args`` and a command-line flag (``python training/train_ppo.py --help``).
+field of ``Args`` and a command-line flag (``python training/finetune_ppo.py --help``).
 
 What a run leaves in ``--run-dir`` (default ``runs/<run-name>``), every file written atomically
 (a temporary file, then a rename: an interrupted run never leaves half a file):
@@ -33,7 +37,7 @@ start's logits by 10 (its greedy moves stay the same): the distilled policy is s
 weaker than those the greedy policy plays. What the default run reaches: ``docs/training.md``.
 The policy to start from must have the run's deck, activation and hidden sizes.
 
-From scratch: ``python training/train_ppo.py
+From scratch: ``python training/finetune_ppo.py
 --init-policy '' --critic-warmup 0 --learning-rate 5e-4 --ent-coef 0.01 --total-timesteps 1000000``.
 """
 

@@ -1,6 +1,6 @@
 """Train a MaskablePPO policy for Friday, the solo deck-builder (``friday13_env/FridaySolo-v0``).
 
-Reads top to bottom (CleanRL style, like ``training/train_ppo.py``): hyperparameters, environment
+Reads top to bottom (CleanRL style, like ``training/finetune_ppo.py``): hyperparameters, environment
 construction, the optional behaviour-cloning warm start, the callback that checkpoints and evaluates,
 then the training loop. Every hyperparameter is a field of ``Args`` and a command-line flag
 (``python training/train_friday.py --help``).

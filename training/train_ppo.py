@@ -52,7 +52,8 @@ from friday13_env.core.files import atomic_write_bytes
 from friday13_env.core.policy import MLPPolicy
 from friday13_env.friday13.aec import REWARD_MODES
 from friday13_env.friday13.agents.policy import CardPolicyAgent, observation_scale, policy_metadata, read_card_policy
-from friday13_env.friday13.batched import SelfPlayTables, encode_observations, make_batched
+from friday13_env.friday13.agents.seating import make_seated
+from friday13_env.friday13.batched import SelfPlayTables, make_batched
 from friday13_env.friday13.batched.agents import BatchedAgent, BatchedPolicy, act
 from friday13_env.friday13.batched.encoding import relative_seats
 from friday13_env.friday13.batched.engine import DUMMY_SLOT, HAND_SLOTS, GameBatch
@@ -73,7 +74,7 @@ class Args:
     run_name: str = option("ppo", "name of the run; its directory is runs/<run-name>")
     run_dir: str = option("", "explicit run directory (overrides --run-name)")
     seed: int = option(0, "seeds the network, the deals, the opponents and the sampling", minimum=0)
-    total_timesteps: int = option(12_000_000, "card plays to train for (every seat's, learner or not)", minimum=1)
+    total_timesteps: int = option(24_000_000, "card plays to train for (every seat's, learner or not)", minimum=1)
     players: list[int] = option(
         [3, 4, 5, 6], "table sizes, one drawn per game", minimum=MIN_PLAYERS, maximum=MAX_PLAYERS
     )
@@ -91,15 +92,15 @@ class Args:
     snapshot_every: int = option(2_000_000, "timesteps between frozen snapshots joining the pool (0 = none)", minimum=0)
     max_snapshots: int = option(4, "snapshots kept in the pool, the oldest leave first", minimum=1)
     learning_rate: float = option(1e-3, "Adam learning rate, annealed linearly to 0", above=0)
-    update_epochs: int = option(2, "passes over each rollout", minimum=1)
-    minibatch_size: int = option(8192, "samples per gradient step", minimum=2)
+    update_epochs: int = option(4, "passes over each rollout", minimum=1)
+    minibatch_size: int = option(4096, "samples per gradient step", minimum=2)
     gamma: float = option(0.995, "discount per move of the same seat", minimum=0, maximum=1)
     gae_lambda: float = option(0.95, "GAE lambda", minimum=0, maximum=1)
     clip_coef: float = option(0.2, "PPO clip range", above=0)
-    ent_coef: float = option(0.01, "entropy bonus", minimum=0)
+    ent_coef: float = option(0.03, "entropy bonus", minimum=0)
     vf_coef: float = option(0.5, "value loss weight", minimum=0)
     max_grad_norm: float = option(0.5, "gradient norm clip", above=0)
-    hidden_sizes: list[int] = option([256, 256], "hidden layer widths of the actor and the critic", minimum=1)
+    hidden_sizes: list[int] = option([128, 128], "hidden layer widths of the actor and the critic", minimum=1)
     critic_sees_hands: bool = option(
         True, "the critic also sees the other hands (training only: the actor, and so the export, sees the observation)"
     )
@@ -113,7 +114,11 @@ class Args:
     export: str = option("", "also copy the final numpy policy here, e.g. my_policy.npz")
     resume: bool = option(False, "continue the run in the run directory from its last checkpoint")
     progress: bool = option(True, "show a progress bar")
-    torch_threads: int = option(2, "torch CPU threads", minimum=1)
+    torch_threads: int = option(
+        1,
+        "torch CPU threads (one is fastest on a shared 2-core CPU: a second thread waits on the other core's work)",
+        minimum=1,
+    )
 
 
 RUN_SETTINGS = (
@@ -142,16 +147,24 @@ def checked_args(args: Args) -> Args:
             f"--minibatch-size {args.minibatch_size} exceeds one rollout ({args.num_tables} x {args.num_steps})"
         )
     deck = get_deck(args.deck)
-    for flag, specs in (("--opponents", args.opponents), ("--eval-opponents", args.eval_opponents)):
-        for spec in specs:
-            try:
-                make_batched(spec, deck)
-            except ValueError as error:
-                problems.append(f"{flag}: {error}")
-    for path, directory in ((args.export, False), (str(run_directory(args)), True)):
+    if not args.run_name and not args.run_dir:
+        problems.append("--run-name must not be empty (or give --run-dir)")
+    for spec in args.opponents:
+        try:
+            make_batched(spec, deck)
+        except ValueError as error:
+            problems.append(f"--opponents: {error}")
+    for spec in args.eval_opponents:  # the evaluation seats scalar agents: every agent spec works there
+        try:
+            make_seated(spec, 0, deck)
+        except ValueError as error:
+            problems.append(f"--eval-opponents: {error}")
+    if len(set(args.eval_opponents)) != len(args.eval_opponents):
+        problems.append(f"--eval-opponents must not repeat an opponent, got {args.eval_opponents}")
+    for flag, path, directory in (("--export", args.export, False), ("--run-dir", str(run_directory(args)), True)):
         problem = output_error(path, directory=directory) if path else None
         if problem:
-            problems.append(problem)
+            problems.append(f"{flag}: {problem}")
     if problems:
         raise ValueError("; ".join(problems))
     return args
@@ -210,18 +223,25 @@ class ActorCritic(nn.Module):
 
 
 # -- the rollout -----------------------------------------------------------------------------------
+CARRIED = MAX_SEATS
+"""Rows before a rollout's plays: row ``s`` holds seat ``s``'s last move of the previous rollout if that move's
+successor had not come yet. It is trained in this rollout, once its rewards and its successor are known, so no
+reward that arrives across a rollout's end is lost and nothing is bootstrapped from a seat that is not to move."""
+CARRIED_FIELDS = ("observations", "hidden", "masks", "actions", "log_probs", "values", "rewards", "seats", "valid")
+
+
 @dataclass
 class Rollout:
-    """``num_steps`` plays at every table; ``valid`` marks the plays the learner made (its samples).
+    """``CARRIED`` carried rows, then ``num_steps`` plays at every table; ``valid`` marks the learner's moves.
 
-    ``next_step[t, n]`` is the step of the same seat's next learner move at table ``n`` (-1: none in this
-    rollout), ``done[t, n]`` that the game ended before it; ``bootstrap`` holds the critic's value of each
-    seat whose chain is still open at the end, ``(N, 6)``.
+    ``next_row[r, n]`` is the row of the same seat's next learner move at table ``n`` (-1: none yet),
+    ``done[r, n]`` that the game ended before it; ``open[r, n]`` marks the moves still waiting for their
+    successor when the rollout ended (carried into the next rollout, not trained in this one).
     """
 
     observations: np.ndarray
     hidden: np.ndarray
-    """What only the critic sees (``hidden_cards``), ``(steps, N, H)``."""
+    """What only the critic sees (``hidden_cards``), ``(rows, N, H)``."""
     masks: np.ndarray
     actions: np.ndarray
     log_probs: np.ndarray
@@ -229,9 +249,14 @@ class Rollout:
     rewards: np.ndarray
     seats: np.ndarray
     valid: np.ndarray
-    next_step: np.ndarray
+    next_row: np.ndarray
     done: np.ndarray
-    bootstrap: np.ndarray
+    open: np.ndarray
+
+    @property
+    def trained(self) -> np.ndarray:
+        """The samples of this rollout's update: learner moves whose successor (or game end) is known."""
+        return self.valid & ~self.open
 
 
 class Tables:
@@ -247,6 +272,8 @@ class Tables:
         self.opponent = np.zeros((args.num_tables, MAX_SEATS), dtype=np.int64)
         self.seat_games(np.arange(args.num_tables))
         self.last = np.full((args.num_tables, MAX_SEATS), -1, dtype=np.int64)
+        """Row of each seat's latest learner move in ``previous`` (-1: none waiting for its successor)."""
+        self.previous: Rollout | None = None
 
     def seat_games(self, games: np.ndarray) -> None:
         """For new games: pure self-play, or (``--pool-share``) one learner seat against drawn pool members."""
@@ -290,26 +317,32 @@ def hidden_scale(args: Args) -> np.ndarray:
 
 def collect(tables: Tables, model: ActorCritic, args: Args, generator: torch.Generator) -> Rollout:
     """Play ``num_steps`` cards at every table: the learner's moves sampled from the actor, the pool's by the pool."""
-    steps, n = args.num_steps, args.num_tables
+    rows, n = CARRIED + args.num_steps, args.num_tables
     size, num_actions = tables.turn.observations.shape[1], tables.turn.masks.shape[1]
     rollout = Rollout(
-        observations=np.zeros((steps, n, size), dtype=np.float32),
-        hidden=np.zeros((steps, n, model.hidden_scale.numel()), dtype=np.float32),
-        masks=np.zeros((steps, n, num_actions), dtype=bool),
-        actions=np.zeros((steps, n), dtype=np.int64),
-        log_probs=np.zeros((steps, n), dtype=np.float32),
-        values=np.zeros((steps, n), dtype=np.float32),
-        rewards=np.zeros((steps, n), dtype=np.float32),
-        seats=np.zeros((steps, n), dtype=np.int64),
-        valid=np.zeros((steps, n), dtype=bool),
-        next_step=np.full((steps, n), -1, dtype=np.int64),
-        done=np.zeros((steps, n), dtype=bool),
-        bootstrap=np.zeros((n, MAX_SEATS), dtype=np.float32),
+        observations=np.zeros((rows, n, size), dtype=np.float32),
+        hidden=np.zeros((rows, n, model.hidden_scale.numel()), dtype=np.float32),
+        masks=np.zeros((rows, n, num_actions), dtype=bool),
+        actions=np.zeros((rows, n), dtype=np.int64),
+        log_probs=np.zeros((rows, n), dtype=np.float32),
+        values=np.zeros((rows, n), dtype=np.float32),
+        rewards=np.zeros((rows, n), dtype=np.float32),
+        seats=np.zeros((rows, n), dtype=np.int64),
+        valid=np.zeros((rows, n), dtype=bool),
+        next_row=np.full((rows, n), -1, dtype=np.int64),
+        done=np.zeros((rows, n), dtype=bool),
+        open=np.zeros((rows, n), dtype=bool),
     )
     last = tables.last
-    last[:] = -1
+    waiting_game, waiting_seat = np.nonzero(last >= 0)
+    if waiting_game.size:  # the previous rollout's open moves become this one's carried rows
+        assert tables.previous is not None
+        source = last[waiting_game, waiting_seat]
+        for name in CARRIED_FIELDS:
+            getattr(rollout, name)[waiting_seat, waiting_game] = getattr(tables.previous, name)[source, waiting_game]
+        last[waiting_game, waiting_seat] = waiting_seat
     everyone = np.arange(n)
-    for step in range(steps):
+    for row in range(CARRIED, rows):
         turn = tables.turn
         seats = turn.seats
         mine = np.flatnonzero(tables.learner[everyone, seats])
@@ -325,18 +358,18 @@ def collect(tables: Tables, model: ActorCritic, args: Args, generator: torch.Gen
                 log_probs = torch.log_softmax(logits, dim=1).gather(1, chosen[:, None]).squeeze(1)
                 values = model.value(observations, torch.from_numpy(hidden))
             actions[mine] = chosen.numpy()
-            rollout.observations[step, mine] = turn.observations[mine]
-            rollout.hidden[step, mine] = hidden
-            rollout.masks[step, mine] = turn.masks[mine]
-            rollout.actions[step, mine] = actions[mine]
-            rollout.log_probs[step, mine] = log_probs.numpy()
-            rollout.values[step, mine] = values.numpy()
-            rollout.seats[step, mine] = seats[mine]
-            rollout.valid[step, mine] = True
+            rollout.observations[row, mine] = turn.observations[mine]
+            rollout.hidden[row, mine] = hidden
+            rollout.masks[row, mine] = turn.masks[mine]
+            rollout.actions[row, mine] = actions[mine]
+            rollout.log_probs[row, mine] = log_probs.numpy()
+            rollout.values[row, mine] = values.numpy()
+            rollout.seats[row, mine] = seats[mine]
+            rollout.valid[row, mine] = True
             previous = last[mine, seats[mine]]
             linked = previous >= 0
-            rollout.next_step[previous[linked], mine[linked]] = step
-            last[mine, seats[mine]] = step
+            rollout.next_row[previous[linked], mine[linked]] = row
+            last[mine, seats[mine]] = row
         theirs = np.flatnonzero(~tables.learner[everyone, seats])
         if theirs.size:
             actions[theirs] = tables.opponent_actions(theirs)
@@ -352,30 +385,26 @@ def collect(tables: Tables, model: ActorCritic, args: Args, generator: torch.Gen
             last[over] = -1
             tables.seat_games(over)
     open_game, open_seat = np.nonzero(last >= 0)
-    if open_game.size:
-        batch = tables.tables.batch
-        observations = torch.from_numpy(encode_observations(batch, open_game, open_seat))
-        hidden = torch.from_numpy(hidden_cards(batch, open_game, open_seat, args.critic_sees_hands))
-        with torch.no_grad():
-            rollout.bootstrap[open_game, open_seat] = model.value(observations, hidden).numpy()
+    rollout.open[last[open_game, open_seat], open_game] = True
+    tables.previous = rollout
     return rollout
 
 
 # -- the advantages --------------------------------------------------------------------------------
 def advantages(rollout: Rollout, gamma: float, gae_lambda: float) -> np.ndarray:
-    """GAE along each seat's own chain of moves: a move's successor is the same seat's next move."""
-    steps, n = rollout.rewards.shape
-    result = np.zeros((steps, n), dtype=np.float32)
+    """GAE along each seat's own chain of moves: a move's successor is the same seat's next move, none after the
+    game's end. Moves still open (no successor yet) get 0 here: they are trained in the next rollout."""
+    rows, n = rollout.rewards.shape
+    result = np.zeros((rows, n), dtype=np.float32)
     tables = np.arange(n)
-    for step in reversed(range(steps)):
-        following = rollout.next_step[step]
-        linked = following >= 0
-        ahead = np.maximum(following, 0)
-        next_value = np.where(linked, rollout.values[ahead, tables], rollout.bootstrap[tables, rollout.seats[step]])
-        next_value = np.where(rollout.done[step], 0.0, next_value)
+    for row in reversed(range(rows)):
+        following = rollout.next_row[row]
+        linked = following > row
+        ahead = np.where(linked, following, 0)
+        next_value = np.where(linked, rollout.values[ahead, tables], 0.0)
         next_advantage = np.where(linked, result[ahead, tables], 0.0)
-        delta = rollout.rewards[step] + gamma * next_value - rollout.values[step]
-        result[step] = np.where(rollout.valid[step], delta + gamma * gae_lambda * next_advantage, 0.0)
+        delta = rollout.rewards[row] + gamma * next_value - rollout.values[row]
+        result[row] = np.where(rollout.trained[row], delta + gamma * gae_lambda * next_advantage, 0.0)
     return result
 
 
@@ -384,8 +413,8 @@ def update(
     model: ActorCritic, optimizer: torch.optim.Optimizer, rollout: Rollout, advantage: np.ndarray, args: Args,
     generator: torch.Generator,
 ) -> dict[str, float]:  # fmt: skip
-    """Clipped-surrogate PPO over the learner's samples; returns the last epoch's mean losses."""
-    valid = rollout.valid
+    """Clipped-surrogate PPO over the learner's samples; returns the mean losses."""
+    valid = rollout.trained
     observations = torch.from_numpy(rollout.observations[valid])
     hidden = torch.from_numpy(rollout.hidden[valid])
     masks = torch.from_numpy(rollout.masks[valid])
@@ -431,7 +460,7 @@ def record_evaluation(
     added to the learning curve, TensorBoard and the console."""
     tick = time.perf_counter()
     agent = CardPolicyAgent(model.policy(args, "evaluation", {"timesteps": steps}), name="learner")
-    rates = evaluate_agent(agent, args.eval_opponents, args.eval_games, num_players=4, seed=EVAL_SEED)
+    rates = evaluate_agent(agent, args.eval_opponents, args.eval_games, num_players=4, seed=EVAL_SEED, deck=args.deck)
     progress["curve"].append({"timesteps": steps, **{name: rate.mean for name, rate in rates.items()}})
     write_curve(run_dir, progress["curve"], args.eval_opponents)
     if writer is not None:
@@ -449,7 +478,10 @@ def add_snapshot(
     name = f"snapshot_{steps}"
     (run_dir / "snapshots").mkdir(exist_ok=True)
     model.export(run_dir / "snapshots" / f"{name}.npz", args, f"self-play snapshot at {steps:,} timesteps", {})
-    progress["snapshots"] = [*progress["snapshots"], name][-args.max_snapshots :]
+    kept = [*progress["snapshots"], name][-args.max_snapshots :]
+    for dropped in set(progress["snapshots"]) - set(kept):
+        (run_dir / "snapshots" / f"{dropped}.npz").unlink(missing_ok=True)
+    progress["snapshots"] = kept
     fixed = tables.pool[: len(args.opponents)]
     tables.pool = [
         *fixed,
@@ -524,7 +556,7 @@ def write_curve(run_dir: Path, curve: list[dict[str, Any]], opponents: Sequence[
     atomic_write_text(run_dir / "learning_curve.csv", table.getvalue())
 
 
-def resumed_args(args: Args, given: set[str], progress: dict[str, Any]) -> Args:
+def resumed_args(args: Args, given: set[str], progress: dict[str, Any], run_dir: Path) -> Args:
     """The run's recorded arguments, with the run settings this command line gives; changed hyperparameters
     are refused, each one listed."""
     stored = progress["args"]
@@ -536,9 +568,16 @@ def resumed_args(args: Args, given: set[str], progress: dict[str, Any]) -> Args:
     merged = {**stored, **{name: getattr(args, name) for name in RUN_SETTINGS if name in given or name == "resume"}}
     merged["run_dir"] = args.run_dir or stored["run_dir"]
     try:
-        return checked_args(Args(**{field.name: merged[field.name] for field in dataclasses.fields(Args)}))
-    except (KeyError, TypeError, ValueError) as error:
-        raise RunError(f"--resume: the run's recorded arguments are damaged or invalid ({error})") from error
+        resumed = Args(**{field.name: merged[field.name] for field in dataclasses.fields(Args)})
+    except (KeyError, TypeError) as error:
+        raise RunError(f"--resume: {run_dir / 'progress.json'} is damaged: its arguments lack {error}") from error
+    problems = field_errors(Args, dataclasses.asdict(resumed))  # the command line's settings passed argparse already
+    if problems:
+        raise RunError(f"--resume: {run_dir / 'progress.json'} is damaged: " + "; ".join(problems))
+    try:
+        return checked_args(resumed)
+    except ValueError as error:  # what is left is this command line's run settings (e.g. --export)
+        raise RunError(f"--resume: {error}") from error
 
 
 # -- the run ---------------------------------------------------------------------------------------
@@ -548,7 +587,7 @@ def train(args: Args, given: set[str]) -> Path:
     fresh = {"args": dataclasses.asdict(args), "timesteps": 0, "snapshots": [], "curve": [], "seconds": 0.0}
     progress = open_run(run_dir, args.resume, fresh, checkpoint="last.pt")
     if args.resume:
-        args = resumed_args(args, given, progress)
+        args = resumed_args(args, given, progress, run_dir)
         progress["args"] = dataclasses.asdict(args)
     torch.set_num_threads(args.torch_threads)
     torch.manual_seed(args.seed)
@@ -612,6 +651,8 @@ def train(args: Args, given: set[str]) -> Path:
             save_run(run_dir, model, optimizer, args, progress)
     if bar is not None:
         bar.close()
+    if writer is not None:
+        writer.close()
     export_copy(run_dir, args.export)
     seconds = time.perf_counter() - started
     split = ", ".join(f"{name} {value:.0f} s" for name, value in clock.items())

@@ -23,6 +23,4 @@ class LegalDiscrete(spaces.Discrete):
     def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None) -> np.int64:
         if mask is None and probability is None and self.legal_mask is not None:
             mask = self.legal_mask
-        if probability is None:  # Gymnasium < 1.0 has no ``probability`` argument
-            return super().sample(mask=mask)
         return super().sample(mask=mask, probability=probability)

@@ -866,6 +866,7 @@ SB3_OPTIONS: dict[str, Any] = {
 def test_to_sb3_is_an_sb3_vecenv_over_the_same_games() -> None:
     """``to_sb3(env)`` is a VecEnv whose reset/step give the vector env's observations, float32 rewards, dones,
     per-table info dicts (``terminal_observation`` = ``final_obs`` where done) and masks; seeds pass through."""
+    pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
     from stable_baselines3.common.vec_env import VecEnv
     from stable_baselines3.common.vec_env.util import obs_space_info
@@ -922,6 +923,7 @@ def test_to_sb3_is_an_sb3_vecenv_over_the_same_games() -> None:
 
 def test_sb3_vec_monitor_counts_the_games() -> None:
     """SB3's ``VecMonitor`` over the adapter reports each finished game's return (the sum of its rewards)."""
+    pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
     from stable_baselines3.common.vec_env import VecMonitor
 
     from friday13_env.friday13.batched.sb3 import to_sb3
@@ -948,6 +950,7 @@ def test_sb3_vec_monitor_counts_the_games() -> None:
 
 def test_maskable_ppo_learns_on_the_adapter() -> None:
     """``MaskablePPO("MlpPolicy", to_sb3(env))`` trains for a few thousand steps and then plays legal moves."""
+    pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks
 

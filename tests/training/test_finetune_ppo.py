@@ -1,4 +1,4 @@
-"""training/train_ppo.py: train, checkpoint, resume, fine-tune from a policy; every flag and every run file
+"""training/finetune_ppo.py: train, checkpoint, resume, fine-tune from a policy; every flag and every run file
 checked (bad values refused up front, a changed hyperparameter refused on resume, a finished run resumed
 cleanly, damaged files named, every output written atomically)."""
 
@@ -27,7 +27,7 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 
 
 def load_script():
-    return load_training_script("train_ppo")
+    return load_training_script("finetune_ppo")
 
 
 TINY = [

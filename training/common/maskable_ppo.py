@@ -1,6 +1,6 @@
 """The MaskablePPO run machinery that both training scripts share (needs the ``train`` extra).
 
-``training/train_ppo.py`` (Friday the 13th) and ``training/train_friday.py`` (Friday) read their
+``training/finetune_ppo.py`` (Friday the 13th) and ``training/train_friday.py`` (Friday) read their
 hyperparameters from the command line into different ``Args`` dataclasses with the same PPO fields;
 this is the one place that checks those fields, turns them into a model, and keeps a run directory
 (``last.zip`` + ``progress.json``, ``--resume``, the final export), so the two games train the same way.

@@ -1,0 +1,1101 @@
+"""training/train_ppo.py: self-play PPO on the batched engine. A tiny run leaves its files and a numpy policy equal
+to its torch actor; runs are reproducible; ``--resume`` continues, refuses changed hyperparameters and names damaged
+files; every flag is checked before anything is built; the per-seat advantages, the rollout's bookkeeping (rewards,
+learner samples, masks, the critic's hidden hands) and the self-play snapshot pool are checked against hand-made or
+independently recorded values."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+from friday13_env import agents
+from friday13_env.core.policy import MLPPolicy
+from friday13_env.friday13.agents.policy import observation_scale, read_card_policy
+from friday13_env.friday13.batched.engine import DUMMY_SLOT, MAX_SEATS
+from friday13_env.friday13.cards import get_deck
+from friday13_env.friday13.encoding import observation_layout
+from tests.scripts import load_training_script
+
+torch = pytest.importorskip("torch", reason="the training extra is not installed")
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+TINY = [
+    "--num-tables", "16", "--num-steps", "8", "--minibatch-size", "64", "--hidden-sizes", "16", "16",
+    "--eval-games", "8", "--torch-threads", "1", "--no-progress",
+]  # fmt: skip
+"""One rollout is 16 x 8 = 128 timesteps."""
+RUN = [
+    *TINY, "--players", "3", "4", "--learning-rate", "5e-4", "--gamma", "0.9", "--eval-every", "256",
+    "--checkpoint-every", "256", "--snapshot-every", "128", "--max-snapshots", "2",
+]  # fmt: skip
+"""The finished run's flags (non-default hyperparameters, so that the record can be told from the defaults)."""
+
+
+def load_script() -> ModuleType:
+    return load_training_script("train_ppo")
+
+
+def files_of(run_dir: Path) -> dict[str, bytes]:
+    """Every file of a run directory (TensorBoard's logs aside) by relative path, with its bytes."""
+    return {
+        str(path.relative_to(run_dir)): path.read_bytes()
+        for path in sorted(run_dir.rglob("*"))
+        if path.is_file() and "tb" not in path.relative_to(run_dir).parts
+    }
+
+
+def paths_in(run_dir: Path) -> list[str]:
+    return sorted(str(path.relative_to(run_dir)) for path in run_dir.rglob("*"))
+
+
+def progress_of(run_dir: Path) -> dict[str, Any]:
+    return json.loads((run_dir / "progress.json").read_text())
+
+
+def make_model(train: ModuleType, args: Any) -> Any:
+    """The run's ``ActorCritic``, built as ``train`` builds it."""
+    return train.ActorCritic(
+        observation_scale(args.deck),
+        train.hidden_scale(args),
+        get_deck(args.deck).num_actions,
+        args.hidden_sizes,
+        args.activation,
+    )
+
+
+def weights_of(policy: MLPPolicy) -> list[np.ndarray]:
+    return [*policy.weights, *policy.biases, policy.input_scale]
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run of 512 timesteps (four rollouts); tests copy it before changing it."""
+    run_dir = tmp_path_factory.mktemp("ppo") / "run"
+    load_script().main(["--run-dir", str(run_dir), "--total-timesteps", "512", *RUN])
+    return run_dir
+
+
+def copy_of(run_dir: Path, tmp_path: Path, name: str = "run") -> Path:
+    return Path(shutil.copytree(run_dir, tmp_path / name))
+
+
+# -- 1. a run from scratch: its files, its record, its numpy policy ----------------------------------
+def test_a_run_leaves_its_checkpoint_record_policy_and_curve(finished_run: Path) -> None:
+    """``last.pt``, ``progress.json`` (args, timesteps, curve, snapshots), ``policy.npz`` and the CSV curve."""
+    assert {"last.pt", "progress.json", "policy.npz", "learning_curve.csv"} <= {p.name for p in finished_run.iterdir()}
+    progress = progress_of(finished_run)
+    assert progress["timesteps"] == 512
+    args = progress["args"]
+    assert (args["learning_rate"], args["gamma"], args["players"], args["total_timesteps"]) == (5e-4, 0.9, [3, 4], 512)
+    assert (args["num_tables"], args["num_steps"], args["hidden_sizes"], args["resume"]) == (16, 8, [16, 16], False)
+    assert [point["timesteps"] for point in progress["curve"]] == [0, 256, 512]  # 0: the initial policy
+    assert all(set(point) == {"timesteps", "cautious", "majority"} for point in progress["curve"])
+    assert all(0 <= point[name] <= 1 for point in progress["curve"] for name in ("cautious", "majority"))
+    assert progress["snapshots"] == ["snapshot_384", "snapshot_512"]  # --max-snapshots 2: the newest two
+    assert progress["seconds"] > 0
+    rows = (finished_run / "learning_curve.csv").read_text().splitlines()
+    assert rows[0] == "timesteps,cautious,majority"
+    assert [row.split(",")[0] for row in rows[1:]] == ["0", "256", "512"]
+    assert [float(row.split(",")[1]) for row in rows[1:]] == [point["cautious"] for point in progress["curve"]]
+    state = torch.load(finished_run / "last.pt", weights_only=True)  # tensors only
+    assert set(state) == {"model", "optimizer"}
+    metadata = read_card_policy(finished_run / "policy.npz").metadata
+    assert (metadata.deck, metadata.activation, metadata.hidden_sizes) == ("standard", "tanh", [16, 16])
+    assert metadata.training["timesteps"] == 512 and metadata.training["args"] == args
+    assert not [path for path in finished_run.rglob("*") if ".tmp" in path.name]  # every write was atomic
+
+
+def test_a_finished_run_directory_is_not_started_again(finished_run: Path, tmp_path: Path) -> None:
+    """A new run (no ``--resume``) into a run's directory is refused, and the run is left as it was."""
+    run_dir = copy_of(finished_run, tmp_path)
+    before = files_of(run_dir)
+    with pytest.raises(SystemExit, match="already holds a run"):
+        load_script().main(["--run-dir", str(run_dir), "--total-timesteps", "128", *TINY])
+    assert files_of(run_dir) == before
+
+
+def test_the_exported_policy_plays_a_whole_game_with_numpy_alone(finished_run: Path) -> None:
+    """``agents.load(policy.npz)`` plays a 4-player game of legal moves in a process where torch cannot be imported."""
+    agent = agents.load(finished_run / "policy.npz")
+    assert isinstance(agent.policy, MLPPolicy)
+    assert all(type(array) is np.ndarray for array in weights_of(agent.policy))
+    script = """
+import sys
+sys.modules["torch"] = None  # any `import torch` now raises ImportError
+from friday13_env import agents, raw_env
+agent = agents.load(sys.argv[1])
+env = raw_env(num_players=4)
+env.reset(seed=3)
+plays = 0
+for _ in env.agent_iter():
+    observation, _, terminated, truncated, _ = env.last()
+    action = None if terminated or truncated else agent.act(observation)
+    if action is not None:
+        assert observation["action_mask"][action] == 1, action
+        plays += 1
+    env.step(action)
+print(plays, type(agent.policy).__name__, "torch" in sys.modules and sys.modules["torch"] is not None)
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(finished_run / "policy.npz")],
+        capture_output=True,
+        text=True,
+        cwd=REPOSITORY,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["200", "MLPPolicy", "False"]  # four rounds of the 50-card deck
+
+
+def real_observations(train: ModuleType, args: Any, plays: int = 40) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and masks of players to move, from tables played ``plays`` random legal cards in."""
+    tables = train.SelfPlayTables(8, args.players, args.deck, seed=5)
+    turn = tables.reset()
+    rng = np.random.default_rng(0)
+    observations, masks = [turn.observations], [turn.masks]
+    for _ in range(plays):
+        choice = rng.random(turn.masks.shape) * turn.masks
+        turn = tables.step(choice.argmax(axis=1))
+        observations.append(turn.observations)
+        masks.append(turn.masks)
+    return np.concatenate(observations), np.concatenate(masks)
+
+
+def test_the_runs_policy_file_is_its_checkpointed_actor(finished_run: Path) -> None:
+    """``policy.npz``'s numpy logits equal the torch actor's (restored from ``last.pt``) on the scaled observation."""
+    train = load_script()
+    args = train.Args(**progress_of(finished_run)["args"])
+    model = make_model(train, args)
+    model.load_state_dict(torch.load(finished_run / "last.pt", weights_only=True)["model"])
+    policy = read_card_policy(finished_run / "policy.npz")
+    observations, masks = real_observations(train, args)
+    with torch.no_grad():
+        expected = model.actor(torch.from_numpy(observations) * model.scale).numpy()
+        masked = model.logits(torch.from_numpy(observations), torch.from_numpy(masks)).numpy()
+    np.testing.assert_allclose(policy.logits(observations), expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(policy.input_scale, observation_scale("standard"))
+    assert np.array_equal(masked[masks], expected[masks]) and (masked[~masks] == -1e9).all()
+
+
+def test_an_updated_actor_exports_to_the_same_numpy_policy(tmp_path: Path) -> None:
+    """After collect, advantages and one update, ``export`` and ``policy`` give the actor's logits in numpy."""
+    train = load_script()
+    args = train.parse_args([*TINY, "--run-dir", str(tmp_path / "unused"), "--total-timesteps", "128"])
+    torch.manual_seed(0)
+    model = make_model(train, args)
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
+    generator = torch.Generator().manual_seed(0)
+    initial = [parameter.detach().clone() for parameter in model.actor.parameters()]
+    rollout = train.collect(train.Tables(args, seed=0), model, args, generator)
+    stats = train.update(
+        model, optimizer, rollout, train.advantages(rollout, args.gamma, args.gae_lambda), args, generator
+    )
+    assert set(stats) == {"policy_loss", "value_loss", "entropy", "clip_fraction"}
+    assert all(np.isfinite(value) for value in stats.values()) and stats["entropy"] > 0
+    assert not all(torch.equal(a, b) for a, b in zip(initial, model.actor.parameters(), strict=True))  # it learned
+    model.export(tmp_path / "policy.npz", args, "test export", {"timesteps": 128})
+    observations = rollout.observations[rollout.valid]
+    with torch.no_grad():
+        expected = model.actor(torch.from_numpy(observations) * model.scale).numpy()
+    for policy in (read_card_policy(tmp_path / "policy.npz"), model.policy(args, "in memory", {})):
+        np.testing.assert_allclose(policy.logits(observations), expected, rtol=1e-5, atol=1e-5)
+    loaded = agents.load(tmp_path / "policy.npz")
+    np.testing.assert_allclose(loaded.policy.logits(observations), expected, rtol=1e-5, atol=1e-5)
+    assert loaded.policy.metadata.training == {"timesteps": 128}
+
+
+def test_a_german_deck_run_without_evaluation_exports_a_german_policy(tmp_path: Path) -> None:
+    """``--deck german`` trains on that deck's tables and exports a policy of its layout."""
+    run_dir = tmp_path / "run"
+    load_script().main(["--run-dir", str(run_dir), "--total-timesteps", "128", "--deck", "german",
+                        "--eval-every", "0", *TINY])  # fmt: skip
+    policy = read_card_policy(run_dir / "policy.npz")
+    deck = get_deck("german")
+    assert policy.metadata.deck == "german"
+    assert policy.weights[0].shape[0] == observation_layout(deck).size
+    assert policy.weights[-1].shape[1] == deck.num_actions
+    assert not (run_dir / "learning_curve.csv").exists() and progress_of(run_dir)["curve"] == []  # never evaluated
+
+
+def test_a_german_deck_run_is_evaluated_on_the_german_deck(tmp_path: Path) -> None:
+    """With the default ``--eval-every``, a ``--deck german`` run evaluates itself on german tables."""
+    run_dir = tmp_path / "run"
+    load_script().main(["--run-dir", str(run_dir), "--total-timesteps", "128", "--deck", "german",
+                        "--eval-every", "128", *TINY])  # fmt: skip
+    assert [point["timesteps"] for point in progress_of(run_dir)["curve"]] == [0, 128]
+
+
+# -- 2. determinism --------------------------------------------------------------------------------
+def test_the_same_seed_gives_the_same_run_and_another_seed_another(tmp_path: Path) -> None:
+    """Same seed and flags: equal weights (numpy export and checkpoint) and curves; ``--seed 1``: other weights."""
+    train = load_script()
+    flags = ["--total-timesteps", "256", *TINY, "--eval-every", "128", "--snapshot-every", "128"]
+    for name, seed in (("a", "0"), ("b", "0"), ("c", "1")):
+        train.main(["--run-dir", str(tmp_path / name), "--seed", seed, *flags])
+    a, b, c = (read_card_policy(tmp_path / name / "policy.npz") for name in "abc")
+    assert all(np.array_equal(x, y) for x, y in zip(weights_of(a), weights_of(b), strict=True))
+    assert progress_of(tmp_path / "a")["curve"] == progress_of(tmp_path / "b")["curve"]
+    assert [point["timesteps"] for point in progress_of(tmp_path / "a")["curve"]] == [0, 128, 256]
+    state_a, state_b = (torch.load(tmp_path / name / "last.pt", weights_only=True)["model"] for name in "ab")
+    assert all(torch.equal(state_a[key], state_b[key]) for key in state_a)
+    assert not np.array_equal(a.weights[0], c.weights[0])
+    assert a.fingerprint() != c.fingerprint()
+
+
+# -- 3. --resume -----------------------------------------------------------------------------------
+def test_resume_continues_to_a_larger_total_with_new_run_settings(finished_run: Path, tmp_path: Path) -> None:
+    """A larger ``--total-timesteps``, another ``--eval-every`` and an ``--export`` (in a folder still to make) are
+    applied and recorded; the hyperparameters stay the run's (one given again with its own value is fine)."""
+    train = load_script()
+    run_dir = copy_of(finished_run, tmp_path)
+    export = tmp_path / "out" / "exported.npz"
+    train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "768", "--eval-every", "128",
+                "--export", str(export), "--gamma", "0.9", "--no-progress"])  # fmt: skip
+    progress = progress_of(run_dir)
+    assert progress["timesteps"] == 768
+    args = progress["args"]
+    assert (args["total_timesteps"], args["eval_every"], args["export"]) == (768, 128, str(export))
+    assert (args["learning_rate"], args["gamma"], args["players"], args["num_tables"]) == (5e-4, 0.9, [3, 4], 16)
+    assert [point["timesteps"] for point in progress["curve"]] == [0, 256, 512, 640, 768]  # no second start point
+    assert export.read_bytes() == (run_dir / "policy.npz").read_bytes()
+    exported = read_card_policy(export)
+    assert exported.metadata.training["timesteps"] == 768 and exported.metadata.training["args"] == args
+    assert exported.fingerprint() != read_card_policy(finished_run / "policy.npz").fingerprint()  # it trained on
+
+
+def test_a_resumed_run_is_reproducible(finished_run: Path, tmp_path: Path) -> None:
+    """Two identical resumes of one run end with identical weights."""
+    train = load_script()
+    for name in ("a", "b"):
+        run_dir = copy_of(finished_run, tmp_path, name)
+        train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "640", "--eval-every", "0"])
+    a, b = (read_card_policy(tmp_path / name / "policy.npz") for name in "ab")
+    assert a.fingerprint() == b.fingerprint()
+
+
+def test_resuming_a_finished_run_exits_cleanly_and_exports(
+    finished_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Nothing to do: it says the run is finished, copies ``policy.npz`` to ``--export``, and changes nothing."""
+    train = load_script()
+    run_dir = copy_of(finished_run, tmp_path)
+    before = files_of(run_dir)
+    export = tmp_path / "exported.npz"
+    train.main(["--run-dir", str(run_dir), "--resume", "--export", str(export)])
+    out = capsys.readouterr().out
+    assert f"{run_dir} is finished: 512 timesteps" in out and f"exported the policy to {export}" in out
+    assert export.read_bytes() == before["policy.npz"]
+    train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "100"])  # asked for less: the same
+    assert "is finished: 512 timesteps" in capsys.readouterr().out
+    assert files_of(run_dir) == before
+    assert paths_in(run_dir) == paths_in(finished_run)  # no new file, TensorBoard's included
+
+
+def test_resume_refuses_a_changed_hyperparameter_and_lists_each_one(finished_run: Path, tmp_path: Path) -> None:
+    """Each changed hyperparameter is named with both values; one given with the run's own value is not; nothing in the
+    run directory changes."""
+    train = load_script()
+    run_dir = copy_of(finished_run, tmp_path)
+    before = files_of(run_dir)
+    with pytest.raises(SystemExit) as exit_info:
+        train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "1024", "--learning-rate", "1e-3",
+                    "--gamma", "0.9", "--hidden-sizes", "32", "--no-critic-sees-hands"])  # fmt: skip
+    message = str(exit_info.value)
+    assert message.startswith("error: --resume keeps the run's hyperparameters")
+    assert "--learning-rate: the run has 0.0005, the command line 0.001" in message
+    assert "--hidden-sizes: the run has [16, 16], the command line [32]" in message
+    assert "--critic-sees-hands: the run has True, the command line False" in message
+    assert "--gamma" not in message  # given, but with the run's own value
+    assert files_of(run_dir) == before
+
+
+class MakesADirectory:
+    """A pickled object whose unpickling runs ``os.mkdir(marker)``: arbitrary code, were the checkpoint trusted."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return os.mkdir, (str(self.marker),)
+
+
+def damage(run_dir: Path, what: str) -> str:
+    """Damage one file of a run; returns the file's name, which the error must give."""
+    progress_file = run_dir / "progress.json"
+    progress = json.loads(progress_file.read_text())
+    if what == "no last.pt":
+        (run_dir / "last.pt").unlink()
+        return "last.pt"
+    if what == "last.pt garbage":
+        (run_dir / "last.pt").write_bytes(b"\x00garbage, not a torch file")
+        return "last.pt"
+    if what == "last.pt truncated":
+        (run_dir / "last.pt").write_bytes((run_dir / "last.pt").read_bytes()[:1000])
+        return "last.pt"
+    if what == "last.pt of another network":
+        torch.save({"model": {"actor.0.weight": torch.zeros(3, 3)}, "optimizer": {}}, run_dir / "last.pt")
+        return "last.pt"
+    if what == "progress.json missing":
+        progress_file.unlink()
+    elif what == "progress.json truncated":
+        progress_file.write_text(progress_file.read_text()[:40])
+    elif what == "progress.json not an object":
+        progress_file.write_text("[1, 2]")
+    elif what == "progress.json without timesteps":
+        del progress["timesteps"]
+        progress_file.write_text(json.dumps(progress))
+    elif what == "progress.json with negative timesteps":
+        progress["timesteps"] = -5
+        progress_file.write_text(json.dumps(progress))
+    elif what == "progress.json with a bad argument":
+        progress["args"]["num_tables"] = 0
+        progress_file.write_text(json.dumps(progress))
+    elif what == "progress.json with a missing argument":
+        del progress["args"]["hidden_sizes"]
+        progress_file.write_text(json.dumps(progress))
+    elif what == "snapshot missing":
+        (run_dir / "snapshots" / "snapshot_512.npz").unlink()
+        return "snapshot_512.npz"
+    else:
+        raise AssertionError(what)
+    return "progress.json"
+
+
+DAMAGES = [
+    "no last.pt",
+    "last.pt garbage",
+    "last.pt truncated",
+    "last.pt of another network",
+    "progress.json missing",
+    "progress.json truncated",
+    "progress.json not an object",
+    "progress.json without timesteps",
+    "progress.json with negative timesteps",
+    *(pytest.param(what) for what in ("progress.json with a bad argument", "progress.json with a missing argument")),
+    "snapshot missing",
+]
+
+
+@pytest.mark.parametrize("what", DAMAGES)
+def test_a_damaged_run_file_is_a_clear_error_naming_it(finished_run: Path, tmp_path: Path, what: str) -> None:
+    """``--resume`` on a damaged run exits with a message naming the file, and writes nothing."""
+    run_dir = copy_of(finished_run, tmp_path)
+    name = damage(run_dir, what)
+    before = files_of(run_dir)
+    with pytest.raises(SystemExit) as exit_info:
+        load_script().main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "1024", "--no-progress"])
+    message = str(exit_info.value)
+    assert message.startswith("error: --resume") and name in message, message
+    assert "Traceback" not in message
+    assert files_of(run_dir) == before
+
+
+def test_resume_without_a_run_is_an_error_and_creates_nothing(tmp_path: Path) -> None:
+    """``--resume`` into a missing directory names the missing checkpoint and creates no directory."""
+    with pytest.raises(SystemExit, match=r"error: --resume: no checkpoint at .*last\.pt"):
+        load_script().main(["--run-dir", str(tmp_path / "none"), "--resume", *TINY])
+    assert not (tmp_path / "none").exists()
+
+
+def test_a_pickled_object_in_last_pt_is_refused_without_running_it(finished_run: Path, tmp_path: Path) -> None:
+    """A ``last.pt`` holding an arbitrary pickled object is refused as damaged; its code never runs (it would, were
+    the file loaded with ``weights_only=False``)."""
+    run_dir = copy_of(finished_run, tmp_path)
+    marker = tmp_path / "payload_ran"
+    torch.save({"model": MakesADirectory(marker), "optimizer": {}}, run_dir / "last.pt")
+    with pytest.raises(SystemExit) as exit_info:
+        load_script().main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "1024", "--no-progress"])
+    message = str(exit_info.value)
+    assert message.startswith("error: --resume") and "last.pt" in message and "damaged" in message, message
+    assert not marker.exists()
+    torch.load(run_dir / "last.pt", weights_only=False)  # the payload is live: a trusting load runs it
+    assert marker.is_dir()
+
+
+def test_resume_blames_a_bad_export_on_the_command_line_not_on_the_run(finished_run: Path, tmp_path: Path) -> None:
+    """``--resume --export <path under a file>`` names ``--export``, not the run's record."""
+    run_dir = copy_of(finished_run, tmp_path)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SystemExit) as exit_info:
+        load_script().main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "1024",
+                            "--export", str(tmp_path / "file" / "policy.npz")])  # fmt: skip
+    message = str(exit_info.value)
+    assert "--export" in message and "recorded arguments are damaged" not in message, message
+
+
+# -- 4. every flag checked before anything is built ------------------------------------------------
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--num-tables", "0"], "argument --num-tables: must be at least 1, got 0"),
+        (["--num-steps", "0"], "argument --num-steps: must be at least 1, got 0"),
+        (["--gamma", "2"], "argument --gamma: must be at least 0 and at most 1, got 2"),
+        (["--gae-lambda", "-0.5"], "argument --gae-lambda: must be at least 0 and at most 1, got -0.5"),
+        (["--pool-share", "1.5"], "argument --pool-share: must be at least 0 and at most 1, got 1.5"),
+        (["--learning-rate", "0"], "argument --learning-rate: must be above 0, got 0"),
+        (["--learning-rate", "nan"], "argument --learning-rate: must be a finite number, got nan"),
+        (["--clip-coef", "0"], "argument --clip-coef: must be above 0, got 0"),
+        (["--max-snapshots", "0"], "argument --max-snapshots: must be at least 1, got 0"),
+        (["--total-timesteps", "0"], "argument --total-timesteps: must be at least 1, got 0"),
+        (["--hidden-sizes", "0"], "argument --hidden-sizes: must be at least 1, got 0"),
+        (["--players", "7"], "argument --players: must be at least 3 and at most 6, got 7"),
+        (["--seed", "-1"], "argument --seed: must be at least 0, got -1"),
+        (["--minibatch-size", "1"], "argument --minibatch-size: must be at least 2, got 1"),
+        (["--minibatch-size", "4096"], "--minibatch-size 4096 exceeds one rollout (16 x 8)"),
+        (["--activation", "gelu"], "argument --activation: invalid choice: 'gelu'"),
+        (["--reward", "score"], "argument --reward: invalid choice: 'score'"),
+        (["--deck", "french"], "argument --deck: invalid choice: 'french'"),
+        (["--opponents", "search"], "--opponents: agent 'search' has no batched version"),
+        (["--opponents", "nosuch"], "--opponents: unknown Friday the 13th agent 'nosuch'"),
+        (["--opponents", "majority:open_minn=2"], "--opponents: "),
+        (["--opponents", "missing/policy.npz"], "--opponents: no policy checkpoint at 'missing/policy.npz'"),
+        (
+            ["--opponents", "ensemble-v1", "--deck", "german"],
+            "--opponents: policy 'ensemble-v1' was trained for the 'standard' deck, but this table plays the 'german'",
+        ),
+        (["--eval-opponents", "nobody"], "--eval-opponents: unknown Friday the 13th agent 'nobody'"),
+    ],
+)
+def test_every_flag_is_checked_before_anything_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], flags: list[str], message: str
+) -> None:
+    """A bad value exits with argparse's usage error naming it, before any run directory exists."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        load_script().main(["--total-timesteps", "128", *TINY, *flags])  # (should one get through, the run is short)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())  # no runs/ppo
+
+
+def test_every_problem_of_a_command_line_is_listed_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Problems found after parsing are listed together, not one per attempt."""
+    with pytest.raises(SystemExit):
+        load_script().main(["--run-dir", str(tmp_path / "run"), *TINY, "--minibatch-size", "4096",
+                            "--opponents", "nosuch", "--eval-opponents", "nobody"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert "--minibatch-size 4096 exceeds one rollout" in err
+    assert "--opponents: unknown Friday the 13th agent 'nosuch'" in err
+    assert "--eval-opponents: unknown Friday the 13th agent 'nobody'" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_outputs_that_cannot_be_written_are_refused_before_training(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An ``--export`` that is a folder or lies under a file, or a ``--run-dir`` that is a file, is refused up front."""
+    train = load_script()
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SystemExit):
+        train.main(["--run-dir", str(tmp_path / "run"), *TINY, "--export", str(tmp_path)])
+    assert f"{tmp_path} is a directory" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train.main(["--run-dir", str(tmp_path / "run"), *TINY, "--export", str(tmp_path / "file" / "policy.npz")])
+    assert f"{tmp_path / 'file'} is a file, not a directory" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train.main(["--run-dir", str(tmp_path / "file"), *TINY])
+    assert f"{tmp_path / 'file'} is a file, not a directory" in capsys.readouterr().err
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["file"]  # no run directory
+
+
+def test_an_export_into_a_folder_still_to_make_is_written_there(tmp_path: Path) -> None:
+    """A missing folder on the ``--export`` path is no error: it is created and holds the run's ``policy.npz``."""
+    export = tmp_path / "new" / "folder" / "policy.npz"
+    load_script().main(["--run-dir", str(tmp_path / "run"), "--total-timesteps", "128", "--eval-every", "0",
+                        "--export", str(export), *TINY])  # fmt: skip
+    assert export.read_bytes() == (tmp_path / "run" / "policy.npz").read_bytes()
+
+
+@pytest.mark.parametrize("flag", ["--export", "--run-dir"])
+def test_an_unwritable_output_is_named_by_its_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    """The error for an output under a file names the flag that gave it."""
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SystemExit):
+        load_script().main(["--run-dir", str(tmp_path / "run"), *TINY, flag, str(tmp_path / "file" / "out")])
+    assert f"{flag}: " in capsys.readouterr().err
+
+
+def test_the_evaluation_baselines_may_be_any_agent_spec(tmp_path: Path) -> None:
+    """``--eval-opponents search:budget=20`` is accepted: the evaluation is the package's scalar one."""
+    args = load_script().parse_args(["--run-dir", str(tmp_path / "run"), *TINY, "--eval-opponents", "search:budget=20"])
+    assert args.eval_opponents == ["search:budget=20"]
+
+
+def test_a_repeated_evaluation_baseline_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The curve's columns are named by the baselines, so each may be listed once."""
+    with pytest.raises(SystemExit):
+        load_script().main(["--run-dir", str(tmp_path / "run"), "--total-timesteps", "128", *TINY,
+                            "--eval-opponents", "cautious", "cautious"])  # fmt: skip
+    assert "--eval-opponents" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_empty_run_name_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--run-name ''`` (without ``--run-dir``) is refused before anything is written."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit):
+        load_script().main(["--run-name", "", "--total-timesteps", "128", "--eval-every", "0", *TINY])
+    assert "--run-name" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
+
+
+# -- 5. the advantages -----------------------------------------------------------------------------
+def hand_built_rollout(train: ModuleType) -> Any:
+    """Four tables, ``CARRIED`` carried rows then five plays (rows c..c+4). Rows that hold no learner move carry
+    values 100 and rewards 50, so that any use of them would show.
+
+    Table 0 (self-play, 3 seats): seats 0, 1, 2 each carry a waiting move (rows 0, 1, 2) and play in turn at
+    c..c+4; rows 0 -> c -> c+3 and 1 -> c+1 -> c+4 and 2 -> c+2 link; c+2, c+3, c+4 are still open at the end.
+    Table 1: seat 3's carried move (row 3) links to its plays c+1 and c+3; an opponent's card at c+4 ends the game.
+    Table 2: seat 4's carried move (row 4) is done: an opponent ends the game at c+2; the new game's learner
+    (seat 0) plays at c+4, open. Table 3: seat 5's carried move (row 5) is still waiting after the whole rollout.
+    """
+    c, plays, n = train.CARRIED, 5, 4
+    rows = c + plays
+    values = np.full((rows, n), 100.0, dtype=np.float32)
+    rewards = np.full((rows, n), 50.0, dtype=np.float32)
+    seats = np.zeros((rows, n), dtype=np.int64)
+    valid = np.zeros((rows, n), dtype=bool)
+    next_row = np.full((rows, n), -1, dtype=np.int64)
+    done = np.zeros((rows, n), dtype=bool)
+    waiting = np.zeros((rows, n), dtype=bool)
+    moves = [  # row, table, seat, reward, value, next row, game ended, still open
+        (0, 0, 0, 0.4, 0.1, c, False, False),
+        (1, 0, 1, -1.0, 0.2, c + 1, False, False),
+        (2, 0, 2, 0.3, -0.2, c + 2, False, False),
+        (c, 0, 0, 0.0, 0.3, c + 3, False, False),
+        (c + 1, 0, 1, 0.6, 0.4, c + 4, False, False),
+        (c + 2, 0, 2, -3.0, 0.9, -1, False, True),
+        (c + 3, 0, 0, -2.0, 0.5, -1, False, True),
+        (c + 4, 0, 1, 0.5, 0.7, -1, False, True),
+        (3, 1, 3, 0.5, 0.25, c + 1, False, False),
+        (c + 1, 1, 3, 2.5, 0.6, c + 3, False, False),
+        (c + 3, 1, 3, -1.5, -0.3, -1, True, False),
+        (4, 2, 4, 0.9, 0.8, -1, True, False),
+        (c + 4, 2, 0, 0.0, 1.2, -1, False, True),
+        (5, 3, 5, 1.1, -0.4, -1, False, True),
+    ]
+    for row, table, seat, reward, value, following, ended, still_open in moves:
+        rewards[row, table], values[row, table], seats[row, table] = reward, value, seat
+        valid[row, table], next_row[row, table], done[row, table] = True, following, ended
+        waiting[row, table] = still_open
+    empty = np.zeros((rows, n, 0), dtype=np.float32)
+    return train.Rollout(
+        observations=empty,
+        hidden=empty,
+        masks=empty.astype(bool),
+        actions=np.zeros((rows, n), dtype=np.int64),
+        log_probs=np.zeros((rows, n), dtype=np.float32),
+        values=values,
+        rewards=rewards,
+        seats=seats,
+        valid=valid,
+        next_row=next_row,
+        done=done,
+        open=waiting,
+    )
+
+
+@pytest.mark.parametrize(("gamma", "lam"), [(0.9, 0.8), (1.0, 1.0), (0.5, 0.0)])
+def test_advantages_follow_each_seats_own_chain_of_moves(gamma: float, lam: float) -> None:
+    """GAE by hand: a move's successor is its seat's next move (carried rows included), ``done`` stops the chain,
+    a move whose successor is open bootstraps from the open move's value alone, and rows that are not trained
+    (open moves, non-samples) get 0."""
+    train = load_script()
+    assert train.CARRIED == MAX_SEATS
+    rollout = hand_built_rollout(train)
+    got = train.advantages(rollout, gamma, lam)
+    c = train.CARRIED
+    expected = np.zeros_like(got)
+    # table 0: c+2, c+3, c+4 are open (0), so c, c+1 and 2 bootstrap from their values alone
+    expected[c + 1, 0] = 0.6 + gamma * 0.7 - 0.4
+    expected[c, 0] = 0.0 + gamma * 0.5 - 0.3
+    expected[2, 0] = 0.3 + gamma * 0.9 - (-0.2)
+    expected[1, 0] = -1.0 + gamma * 0.4 - 0.2 + gamma * lam * expected[c + 1, 0]
+    expected[0, 0] = 0.4 + gamma * 0.3 - 0.1 + gamma * lam * expected[c, 0]
+    # table 1: 3 -> c+1 -> c+3, which ends the game (nothing after it)
+    expected[c + 3, 1] = -1.5 - (-0.3)
+    expected[c + 1, 1] = 2.5 + gamma * -0.3 - 0.6 + gamma * lam * expected[c + 3, 1]
+    expected[3, 1] = 0.5 + gamma * 0.6 - 0.25 + gamma * lam * expected[c + 1, 1]
+    # table 2: the carried move ended its game; table 3: the carried move is still open (0)
+    expected[4, 2] = 0.9 - 0.8
+    assert got.dtype == np.float32 and got.shape == (c + 5, 4)
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
+    trained = np.zeros((c + 5, 4), dtype=bool)
+    trained[[0, 1, 2, c, c + 1], 0] = True
+    trained[[3, c + 1, c + 3], 1] = True
+    trained[4, 2] = True
+    np.testing.assert_array_equal(rollout.trained, trained)
+
+
+# -- 6. the rollout --------------------------------------------------------------------------------
+@dataclass
+class Step:
+    """One step of the tables, as the test saw it: before the play, the actions, and what the play returned."""
+
+    observations: np.ndarray
+    masks: np.ndarray
+    seats: np.ndarray
+    num_players: np.ndarray
+    hands: np.ndarray
+    learner: np.ndarray
+    actions: np.ndarray
+    rewards: np.ndarray
+    game_over: np.ndarray
+
+
+def record_steps(tables: Any, monkeypatch: pytest.MonkeyPatch) -> list[Step]:
+    """Record every ``step`` of ``tables``' self-play tables, independently of ``collect``'s own bookkeeping."""
+    steps: list[Step] = []
+    real_step = tables.tables.step
+
+    def step(actions: np.ndarray) -> Any:
+        turn, batch = tables.turn, tables.tables.batch
+        before = {
+            "observations": turn.observations.copy(),
+            "masks": turn.masks.copy(),
+            "seats": turn.seats.copy(),
+            "num_players": batch.num_players.copy(),
+            "hands": batch.hands.copy(),
+            "learner": tables.learner.copy(),
+            "actions": np.array(actions, copy=True),
+        }
+        after = real_step(actions)
+        steps.append(Step(**before, rewards=after.rewards.copy(), game_over=after.game_over.copy()))
+        return after
+
+    monkeypatch.setattr(tables.tables, "step", step)
+    return steps
+
+
+def rollout_setup(
+    tmp_path: Path, flags: list[str], num_tables: int = 6, num_steps: int = 220
+) -> tuple[ModuleType, Any, Any, Any]:
+    """The script, its args, a fresh model and fresh tables for a rollout of ``num_steps`` plays per table."""
+    train = load_script()
+    args = train.parse_args([
+        "--run-dir", str(tmp_path / "unused"), "--num-tables", str(num_tables), "--num-steps", str(num_steps),
+        "--minibatch-size", "8", "--hidden-sizes", "16", "16", "--players", "3", "4", "--reward", "points", *flags,
+    ])  # fmt: skip
+    torch.manual_seed(0)
+    return train, args, make_model(train, args), train.Tables(args, seed=3)
+
+
+def test_rewards_are_credited_to_the_movers_latest_move_and_chains_link_its_moves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Play ``t`` is row ``CARRIED + t``; each reward goes to the same seat's latest move in the same game;
+    ``next_row`` links a seat's consecutive moves; ``done`` marks a seat's last move of a game that ended; each seat's
+    last move of a game still going is ``open`` and not trained. A first rollout carries nothing, and its credited
+    rewards add up to the tables' rewards, table by table (every seat has moved before a round can end)."""
+    train, args, model, tables = rollout_setup(tmp_path, ["--pool-share", "0"])
+    steps = record_steps(tables, monkeypatch)
+    rollout = train.collect(tables, model, args, torch.Generator().manual_seed(0))
+    n, c = args.num_tables, train.CARRIED
+    rows = c + args.num_steps
+    assert len(steps) == args.num_steps and rollout.rewards.shape == (rows, n)
+    assert not rollout.valid[:c].any() and rollout.valid[c:].all()  # nothing carried; every play is a sample
+    assert any(step.game_over.any() for step in steps)  # 220 plays end a game at every table (at most 200 plays a game)
+    expected_rewards = np.zeros((rows, n))
+    expected_next = np.full((rows, n), -1)
+    expected_done = np.zeros((rows, n), dtype=bool)
+    expected_open = np.zeros((rows, n), dtype=bool)
+    for table in range(n):
+        game_start = 0
+        latest: dict[int, int] = {}  # seat -> the row of its latest move in the current game
+        for t, step in enumerate(steps):
+            seat = int(step.seats[table])
+            if seat in latest:
+                expected_next[latest[seat], table] = c + t
+            latest[seat] = c + t
+            for rewarded in np.flatnonzero(step.rewards[table]):
+                expected_rewards[latest[int(rewarded)], table] += step.rewards[table, rewarded]
+            if step.game_over[table]:
+                expected_done[list(latest.values()), table] = True
+                latest, game_start = {}, t + 1
+        assert game_start > 0 and latest  # a game ended, and the next one is under way
+        expected_open[list(latest.values()), table] = True
+    np.testing.assert_array_equal(rollout.next_row, expected_next)
+    np.testing.assert_array_equal(rollout.done, expected_done)
+    np.testing.assert_array_equal(rollout.open, expected_open)
+    np.testing.assert_array_equal(rollout.trained, rollout.valid & ~expected_open)
+    np.testing.assert_allclose(rollout.rewards, expected_rewards, rtol=1e-6, atol=1e-5)
+    returned = sum(step.rewards for step in steps)
+    np.testing.assert_allclose(rollout.rewards.sum(axis=0), returned.sum(axis=1), rtol=1e-6, atol=1e-4)
+    assert rollout.rewards.sum() < 0  # bad-luck points were taken
+    np.testing.assert_array_equal(rollout.seats[c:], np.stack([step.seats for step in steps]))
+    for table, seat in zip(*np.nonzero(tables.last >= 0), strict=True):  # the open moves wait for the next rollout
+        assert expected_open[tables.last[table, seat], table] and rollout.seats[tables.last[table, seat], table] == seat
+    assert (tables.last >= 0).sum() == expected_open.sum() and tables.previous is rollout
+
+
+def test_the_rollout_stores_the_legal_masks_legal_actions_and_the_policys_numbers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stored observations and masks are the tables', every stored action is legal and was played, and the stored
+    log-probabilities and values are the model's; rows that hold no learner move (and the first rollout's carried
+    rows) stay empty."""
+    train, args, model, tables = rollout_setup(tmp_path, ["--pool-share", "0.5"], num_steps=40)
+    steps = record_steps(tables, monkeypatch)
+    rollout = train.collect(tables, model, args, torch.Generator().manual_seed(1))
+    c = train.CARRIED
+    valid = rollout.valid
+    plays = valid[c:]
+    assert not valid[:c].any() and plays.any() and not plays.all()
+    np.testing.assert_array_equal(rollout.observations[c:][plays], np.stack([s.observations for s in steps])[plays])
+    np.testing.assert_array_equal(rollout.masks[c:][plays], np.stack([s.masks for s in steps])[plays])
+    np.testing.assert_array_equal(rollout.actions[c:][plays], np.stack([s.actions for s in steps])[plays])
+    learner_moves = np.stack([s.learner[np.arange(args.num_tables), s.seats] for s in steps])
+    np.testing.assert_array_equal(plays, learner_moves)
+    actions = rollout.actions[valid]
+    assert rollout.masks[valid][np.arange(actions.size), actions].all()
+    assert not rollout.masks[~valid].any() and not rollout.observations[~valid].any()  # non-samples stay empty
+    assert not rollout.log_probs[~valid].any() and not rollout.values[~valid].any()
+    observations = torch.from_numpy(rollout.observations[valid])
+    with torch.no_grad():
+        log_probs = torch.log_softmax(model.logits(observations, torch.from_numpy(rollout.masks[valid])), dim=1)
+        values = model.value(observations, torch.from_numpy(rollout.hidden[valid]))
+    np.testing.assert_allclose(rollout.log_probs[valid], log_probs[np.arange(actions.size), actions], atol=1e-6)
+    np.testing.assert_allclose(rollout.values[valid], values.numpy(), atol=1e-6)
+
+
+def test_with_pool_share_one_only_the_one_learner_seat_per_game_makes_samples(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--pool-share 1``: each game has exactly one learner seat, and ``valid`` marks exactly its moves."""
+    train, args, model, tables = rollout_setup(tmp_path, ["--pool-share", "1"])
+    steps = record_steps(tables, monkeypatch)
+    rollout = train.collect(tables, model, args, torch.Generator().manual_seed(0))
+    c = train.CARRIED
+    assert not rollout.valid[:c].any()  # the first rollout carries nothing
+    for t, step in enumerate(steps):
+        assert (step.learner.sum(axis=1) == 1).all()
+        assert (np.flatnonzero(step.learner)[:, None] % MAX_SEATS < step.num_players[:, None]).all()
+        learner_moves = step.learner[np.arange(args.num_tables), step.seats]
+        np.testing.assert_array_equal(rollout.valid[c + t], learner_moves)
+    for table in range(args.num_tables):  # one seat's samples per game
+        seats, game = set(), 0
+        for t, step in enumerate(steps):
+            if rollout.valid[c + t, table]:
+                seats.add((game, int(step.seats[table])))
+            game += bool(step.game_over[table])
+        assert len(seats) == len({game for game, _ in seats}) == game + 1  # a learner seat in each game, it alone
+    assert 0 < rollout.valid[c:].mean() < 0.5  # one seat of 3 or 4
+    assert (rollout.open.sum(axis=0) == 1).all()  # at each table, the one learner seat's latest move waits
+
+
+@dataclass
+class Expected:
+    """What one rollout must hold, worked out play by play from the recorded steps alone."""
+
+    valid: np.ndarray
+    seats: np.ndarray
+    rewards: np.ndarray
+    next_row: np.ndarray
+    done: np.ndarray
+    open: np.ndarray
+    last: np.ndarray
+    """``Tables.last`` after the rollout: the row of each seat's move still waiting (-1: none)."""
+    source: dict[tuple[int, int], int]
+    """(table, seat) -> the row of the previous rollout that carried row ``seat`` continues."""
+
+
+def expected_rollouts(steps: list[Step], carried: int, num_steps: int) -> list[Expected]:
+    """The rollouts ``collect`` must have made of ``steps``: a learner move waits for its seat's next move or the
+    game's end; one still waiting when a rollout ends moves to row ``seat`` of the next one, with its rewards."""
+    rows, n = carried + num_steps, steps[0].seats.size
+    waiting: list[dict[int, int]] = [{} for _ in range(n)]  # per table: seat -> row of its waiting move
+    result = []
+    for first in range(0, len(steps), num_steps):
+        previous = result[-1] if result else None
+        expected = Expected(
+            valid=np.zeros((rows, n), dtype=bool),
+            seats=np.zeros((rows, n), dtype=np.int64),
+            rewards=np.zeros((rows, n)),
+            next_row=np.full((rows, n), -1),
+            done=np.zeros((rows, n), dtype=bool),
+            open=np.zeros((rows, n), dtype=bool),
+            last=np.full((n, MAX_SEATS), -1),
+            source={},
+        )
+        for table in range(n):
+            for seat, row in waiting[table].items():
+                assert previous is not None
+                expected.source[table, seat] = row
+                expected.valid[seat, table], expected.seats[seat, table] = True, seat
+                expected.rewards[seat, table] = previous.rewards[row, table]
+            waiting[table] = {seat: seat for seat in waiting[table]}
+        for t, step in enumerate(steps[first : first + num_steps]):
+            row = carried + t
+            for table in range(n):
+                seat = int(step.seats[table])
+                if step.learner[table, seat]:
+                    expected.valid[row, table], expected.seats[row, table] = True, seat
+                    if seat in waiting[table]:
+                        expected.next_row[waiting[table][seat], table] = row
+                    waiting[table][seat] = row
+                for rewarded in np.flatnonzero(step.rewards[table]):
+                    if int(rewarded) in waiting[table]:
+                        expected.rewards[waiting[table][int(rewarded)], table] += step.rewards[table, rewarded]
+                if step.game_over[table]:
+                    expected.done[list(waiting[table].values()), table] = True
+                    waiting[table] = {}
+        for table in range(n):
+            for seat, row in waiting[table].items():
+                expected.open[row, table], expected.last[table, seat] = True, row
+        result.append(expected)
+    return result
+
+
+def consecutive_rollouts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flags: list[str], count: int, num_tables: int, num_steps: int
+) -> tuple[ModuleType, Any, Any, list[Step], list[Any], list[np.ndarray]]:
+    """``count`` rollouts in a row from the same tables; also the steps, and ``Tables.last`` after each rollout."""
+    train, args, model, tables = rollout_setup(tmp_path, flags, num_tables=num_tables, num_steps=num_steps)
+    steps = record_steps(tables, monkeypatch)
+    generator = torch.Generator().manual_seed(0)
+    rollouts, lasts = [], []
+    for _ in range(count):
+        rollouts.append(train.collect(tables, model, args, generator))
+        assert tables.previous is rollouts[-1]
+        lasts.append(tables.last.copy())
+    return train, args, model, steps, rollouts, lasts
+
+
+def test_consecutive_rollouts_carry_each_open_move_into_the_next_field_by_field(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over rollouts of 3 plays (shorter than a seat's wait between moves, so some moves wait through a whole
+    rollout) with pool games: each rollout's samples, seats, links, game ends, open moves and rewards are the
+    recorded play's; a carried row is the previous rollout's open row of that seat, field by field (its rewards
+    grow by those arriving in this rollout); rows no move was carried to stay empty; ``Tables.last`` keeps the
+    row of each waiting move between rollouts."""
+    train, args, _, steps, rollouts, lasts = consecutive_rollouts(
+        tmp_path, monkeypatch, ["--pool-share", "0.5"], count=80, num_tables=8, num_steps=3
+    )
+    c = train.CARRIED
+    per_move = {field.name for field in dataclasses.fields(train.Rollout)} - {"next_row", "done", "open"}
+    assert set(train.CARRIED_FIELDS) == per_move  # every field of a move is carried with it
+    expected = expected_rollouts(steps, c, args.num_steps)
+    carried = carried_done = carried_twice = grown = 0
+    for index, (rollout, want, last) in enumerate(zip(rollouts, expected, lasts, strict=True)):
+        for name in ("valid", "seats", "next_row", "done", "open"):
+            np.testing.assert_array_equal(getattr(rollout, name), getattr(want, name), err_msg=f"{name} #{index}")
+        np.testing.assert_allclose(rollout.rewards, want.rewards, rtol=1e-6, atol=1e-4, err_msg=f"rewards #{index}")
+        np.testing.assert_array_equal(last, want.last)
+        np.testing.assert_array_equal(rollout.trained, want.valid & ~want.open)
+        for (table, seat), row in want.source.items():
+            before = rollouts[index - 1]
+            assert before.open[row, table] and not before.trained[row, table]
+            for name in train.CARRIED_FIELDS:
+                if name != "rewards":
+                    np.testing.assert_array_equal(getattr(rollout, name)[seat, table], getattr(before, name)[row, table])
+            arrived = want.rewards[seat, table] - expected[index - 1].rewards[row, table]
+            assert rollout.rewards[seat, table] == pytest.approx(before.rewards[row, table] + arrived, abs=1e-4)
+            carried += 1
+            carried_done += bool(rollout.done[seat, table])
+            carried_twice += bool(rollout.open[seat, table])
+            grown += arrived != 0
+        empty = np.ones((c, args.num_tables), dtype=bool)
+        for table, seat in want.source:
+            empty[seat, table] = False
+        for name in train.CARRIED_FIELDS:
+            assert not getattr(rollout, name)[:c][empty].any(), name
+    assert min(carried, carried_done, carried_twice, grown) > 0, (carried, carried_done, carried_twice, grown)
+
+
+def test_no_reward_is_lost_at_a_rollout_boundary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every reward the tables return to a learner seat is credited once: over consecutive rollouts, the rewards of
+    the trained rows, plus those of the moves still open after the last rollout, add up to the learner seats'
+    rewards, table by table; and every learner move is trained exactly once, in the rollout its successor (or its
+    game's end) comes in. Pool games, so the opponents' rewards must not count."""
+    _, _, _, steps, rollouts, _ = consecutive_rollouts(
+        tmp_path, monkeypatch, ["--pool-share", "0.5"], count=60, num_tables=8, num_steps=5
+    )
+    learner_rewards = sum(step.rewards * step.learner for step in steps).sum(axis=1)
+    opponent_rewards = sum(step.rewards * ~step.learner for step in steps).sum(axis=1)
+    assert (learner_rewards < 0).all() and (opponent_rewards < 0).any()  # both took bad-luck points
+    credited = sum(np.where(rollout.trained, rollout.rewards, 0).sum(axis=0) for rollout in rollouts)
+    waiting = np.where(rollouts[-1].open, rollouts[-1].rewards, 0).sum(axis=0)
+    np.testing.assert_allclose(credited + waiting, learner_rewards, rtol=1e-5, atol=1e-3)
+    assert any((np.where(rollout.open, rollout.rewards, 0) != 0).any() for rollout in rollouts)  # some crossed a boundary
+    learner_moves = sum(step.learner[np.arange(step.seats.size), step.seats] for step in steps)
+    trained = sum(rollout.trained.sum(axis=0) for rollout in rollouts)
+    np.testing.assert_array_equal(trained + rollouts[-1].open.sum(axis=0), learner_moves)
+
+
+def test_an_open_move_is_trained_in_the_next_rollout_not_in_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """3-seat self-play rollouts of 10 plays (longer than a seat's longest wait between its moves, 5 plays): each
+    open move gets no advantage and no update in its own rollout; in the next one its carried row is trained, linked
+    to the seat's next move, or ``done`` when its game ended first (a 3-seat game is 152 plays: it ends at a
+    rollout's second play). ``update`` reads the trained rows alone: the same update with every other row poisoned
+    (NaN) moves the networks exactly as the clean one does."""
+    train, args, model, _, rollouts, _ = consecutive_rollouts(
+        tmp_path, monkeypatch, ["--pool-share", "0", "--players", "3"], count=20, num_tables=6, num_steps=10
+    )
+    c = train.CARRIED
+    linked = ended = 0
+    for before, after in itertools.pairwise(rollouts):
+        gains = train.advantages(before, args.gamma, args.gae_lambda)
+        assert before.open.any() and not (gains[before.open]).any() and not before.trained[before.open].any()
+        for row, table in zip(*np.nonzero(before.open), strict=True):
+            seat = before.seats[row, table]
+            assert after.trained[seat, table] and after.valid[seat, table] and not after.open[seat, table]
+            assert (after.next_row[seat, table] >= c) != after.done[seat, table]
+            linked += bool(after.next_row[seat, table] >= c)
+            ended += bool(after.done[seat, table])
+            assert after.seats[seat, table] == seat
+        assert after.valid[:c].sum() == before.open.sum()  # and nothing else is carried
+    assert linked > 0 and ended > 0
+
+    rollout = rollouts[-1]
+    gains = train.advantages(rollout, args.gamma, args.gae_lambda)
+    untrained = ~rollout.trained
+    assert (untrained & rollout.valid).any()  # open moves, which a valid-based update would read
+    poisoned = dataclasses.replace(rollout)
+    for name in ("observations", "hidden", "log_probs", "values"):
+        array = getattr(rollout, name).copy()
+        array[untrained] = np.nan
+        setattr(poisoned, name, array)
+    poisoned_gains = gains.copy()
+    poisoned_gains[untrained] = np.nan
+    results = []
+    for data, advantage in ((rollout, gains), (poisoned, poisoned_gains)):
+        learner = copy.deepcopy(model)
+        optimizer = torch.optim.Adam(learner.parameters(), lr=args.learning_rate, eps=1e-5)
+        stats = train.update(learner, optimizer, data, advantage, args, torch.Generator().manual_seed(0))
+        results.append((stats, [parameter.detach().clone() for parameter in learner.parameters()]))
+    (clean_stats, clean), (poisoned_stats, after_poison) = results
+    assert all(np.isfinite(value) for value in poisoned_stats.values()) and clean_stats == poisoned_stats
+    assert all(torch.equal(a, b) for a, b in zip(clean, after_poison, strict=True))
+    assert not all(torch.equal(a, b) for a, b in zip(clean, model.parameters(), strict=True))  # it did learn
+
+
+@pytest.mark.parametrize("players", [["3"], ["4"], ["3", "5", "6"]])
+def test_the_critic_sees_the_other_hands_clockwise_then_the_dummy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, players: list[str]
+) -> None:
+    """``hidden`` is (CARRIED + steps, N, 6 K): for play ``t`` (row ``CARRIED + t``), the hands of the seats 1..5
+    places clockwise from the mover (empty past the table), then the 3-player dummy hand, as the engine holds them
+    before the play."""
+    train, args, model, tables = rollout_setup(tmp_path, ["--pool-share", "0", "--players", *players], num_steps=12)
+    steps = record_steps(tables, monkeypatch)
+    rollout = train.collect(tables, model, args, torch.Generator().manual_seed(0))
+    kinds, c = get_deck("standard").num_kinds, train.CARRIED
+    assert rollout.hidden.shape == (c + args.num_steps, args.num_tables, MAX_SEATS * kinds)
+    assert model.hidden_scale.numel() == MAX_SEATS * kinds
+    assert not rollout.hidden[:c].any()  # the first rollout carries nothing
+    for t, step in enumerate(steps):
+        for table in range(args.num_tables):
+            seat, n = int(step.seats[table]), int(step.num_players[table])
+            hands = step.hands[table]
+            others = [hands[(seat + offset) % n] if offset < n else np.zeros(kinds) for offset in range(1, MAX_SEATS)]
+            expected = np.concatenate([*others, hands[DUMMY_SLOT]])
+            np.testing.assert_array_equal(rollout.hidden[c + t, table], expected)
+            unseen = step.observations[table][observation_layout(get_deck("standard")).slices["unseen"]]
+            assert rollout.hidden[c + t, table].sum() == unseen.sum()  # every card not in the mover's hand or played
+    has_dummy = np.array([step.num_players == 3 for step in steps])
+    plays = rollout.hidden[c:, :, -kinds:]
+    assert plays[has_dummy].sum(axis=-1).min(initial=1) > 0
+    assert not plays[~has_dummy].any()
+
+
+def test_without_critic_sees_hands_the_critic_gets_no_hidden_input(tmp_path: Path) -> None:
+    """``--no-critic-sees-hands``: the hidden input is (CARRIED + steps, N, 0), carried rows too, and the critic
+    sees the observation alone."""
+    train, args, model, tables = rollout_setup(tmp_path, ["--no-critic-sees-hands"], num_steps=8)
+    generator = torch.Generator().manual_seed(0)
+    first = train.collect(tables, model, args, generator)
+    second = train.collect(tables, model, args, generator)
+    assert first.hidden.shape == second.hidden.shape == (train.CARRIED + 8, args.num_tables, 0)
+    assert second.valid[: train.CARRIED].any()  # moves were carried
+    assert model.hidden_scale.numel() == 0
+    assert model.critic[0].in_features == observation_layout(get_deck("standard")).size
+    assert np.isfinite(second.values[second.valid]).all() and second.values[second.valid].any()
+
+
+# -- 7. self-play snapshots ------------------------------------------------------------------------
+def record_pools(train: ModuleType, monkeypatch: pytest.MonkeyPatch, run_dir: Path) -> list[list[tuple[str, Any]]]:
+    """The opponent pool at each ``collect`` call: (name, fingerprint or None) per member; snapshots sample and play
+    the file of their name in ``run_dir/snapshots`` (read when the pool is recorded)."""
+    pools: list[list[tuple[str, Any]]] = []
+    real_collect = train.collect
+
+    def collect(tables: Any, model: Any, args: Any, generator: Any) -> Any:
+        pool = []
+        for member in tables.pool:
+            policy = getattr(member, "policy", None)
+            if policy is not None:
+                assert member.greedy is False
+                on_disk = read_card_policy(run_dir / "snapshots" / f"{member.name}.npz")
+                assert policy.fingerprint() == on_disk.fingerprint(), member.name
+            pool.append((member.name, policy.fingerprint() if policy is not None else None))
+        pools.append(pool)
+        return real_collect(tables, model, args, generator)
+
+    monkeypatch.setattr(train, "collect", collect)
+    return pools
+
+
+def test_snapshots_join_the_pool_and_a_resumed_run_reloads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every ``--snapshot-every`` a snapshot is written under ``snapshots/`` and joins the pool, at most
+    ``--max-snapshots`` kept (oldest out, its file deleted); ``--resume`` puts the recorded ones back into the
+    pool."""
+    train = load_script()
+    run_dir = tmp_path / "run"
+    pools = record_pools(train, monkeypatch, run_dir)
+    flags = [*TINY, "--eval-every", "0", "--snapshot-every", "128", "--max-snapshots", "2", "--pool-share", "1"]
+    train.main(["--run-dir", str(run_dir), "--total-timesteps", "512", *flags])
+
+    def names(recorded: list[list[tuple[str, Any]]]) -> list[list[str]]:
+        return [[name for name, _ in pool] for pool in recorded]
+
+    def snapshot_files() -> set[str]:
+        return {path.name for path in (run_dir / "snapshots").iterdir()}
+
+    fixed = ["cautious", "majority"]
+    assert names(pools) == [
+        fixed,
+        [*fixed, "snapshot_128"],
+        [*fixed, "snapshot_128", "snapshot_256"],
+        [*fixed, "snapshot_256", "snapshot_384"],
+    ]
+    assert all(fingerprint is None for pool in pools for name, fingerprint in pool if name in fixed)
+    fingerprints = {name: fingerprint for pool in pools for name, fingerprint in pool if name not in fixed}
+    assert all(fingerprints[name] == fingerprint for pool in pools for name, fingerprint in pool if name not in fixed)
+    assert len(set(fingerprints.values())) == 3  # snapshot_128, _256, _384: three different actors
+    assert progress_of(run_dir)["snapshots"] == ["snapshot_384", "snapshot_512"]
+    assert snapshot_files() == {"snapshot_384.npz", "snapshot_512.npz"}  # the dropped ones are deleted
+    last = read_card_policy(run_dir / "snapshots" / "snapshot_512.npz").fingerprint()
+    assert last == read_card_policy(run_dir / "policy.npz").fingerprint()  # the last actor
+    assert last not in fingerprints.values()
+
+    pools.clear()
+    train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "768"])
+    assert names(pools) == [[*fixed, "snapshot_384", "snapshot_512"], [*fixed, "snapshot_512", "snapshot_640"]]
+    assert pools[0][2] == ("snapshot_384", fingerprints["snapshot_384"]) and pools[0][3] == ("snapshot_512", last)
+    assert progress_of(run_dir)["snapshots"] == ["snapshot_640", "snapshot_768"]
+    assert snapshot_files() == {"snapshot_640.npz", "snapshot_768.npz"}
