@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         rates = [point.get(opponent, float("nan")) for point in curve]  # nan: a point without this column
         axes.plot(steps, rates, marker="o", label=f"vs 3 x {opponent}")
     axes.axhline(1 / args.players, linestyle="--", color="grey", label=f"equal seat (1/{args.players})")
-    axes.set_xlabel("training timesteps (learner decisions)")
+    axes.set_xlabel("training timesteps (as the run counts them)")
     axes.set_ylabel(f"{args.players}-player win rate")
     axes.set_ylim(0, 1)
     axes.legend()

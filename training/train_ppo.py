@@ -479,9 +479,7 @@ def add_snapshot(
     (run_dir / "snapshots").mkdir(exist_ok=True)
     model.export(run_dir / "snapshots" / f"{name}.npz", args, f"self-play snapshot at {steps:,} timesteps", {})
     kept = [*progress["snapshots"], name][-args.max_snapshots :]
-    for dropped in set(progress["snapshots"]) - set(kept):
-        (run_dir / "snapshots" / f"{dropped}.npz").unlink(missing_ok=True)
-    progress["snapshots"] = kept
+    progress["snapshots"] = kept  # dropped files are deleted once progress.json no longer names them (save_run)
     fixed = tables.pool[: len(args.opponents)]
     tables.pool = [
         *fixed,
@@ -509,6 +507,9 @@ def save_run(
     }
     model.export(run_dir / "policy.npz", args, "self-play PPO from scratch (training/train_ppo.py)", training)
     atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
+    for path in (run_dir / "snapshots").glob("*.npz"):  # snapshots that left the pool
+        if path.stem not in progress["snapshots"]:
+            path.unlink()
 
 
 def save_checkpoint(run_dir: Path, model: ActorCritic, optimizer: torch.optim.Optimizer) -> None:
