@@ -315,8 +315,14 @@ def hidden_scale(args: Args) -> np.ndarray:
     return np.tile(1.0 / counts, MAX_SEATS)
 
 
-def collect(tables: Tables, model: ActorCritic, args: Args, generator: torch.Generator) -> Rollout:
-    """Play ``num_steps`` cards at every table: the learner's moves sampled from the actor, the pool's by the pool."""
+def collect(
+    tables: Tables, model: ActorCritic, args: Args, generator: torch.Generator, clock: dict[str, float] | None = None
+) -> Rollout:
+    """Play ``num_steps`` cards at every table: the learner's moves sampled from the actor, the pool's by the pool.
+
+    ``clock`` (seconds by part) gains the time of the forward passes, the pool's moves and the engine (its step and
+    the next observations)."""
+    clock = {} if clock is None else clock
     rows, n = CARRIED + args.num_steps, args.num_tables
     size, num_actions = tables.turn.observations.shape[1], tables.turn.masks.shape[1]
     rollout = Rollout(
@@ -351,12 +357,14 @@ def collect(tables: Tables, model: ActorCritic, args: Args, generator: torch.Gen
             observations = torch.from_numpy(turn.observations[mine])
             hidden = hidden_cards(tables.tables.batch, mine, seats[mine], args.critic_sees_hands)
             masks = torch.from_numpy(turn.masks[mine])
+            tick = time.perf_counter()
             with torch.no_grad():
                 logits = model.logits(observations, masks)
                 gumbel = -torch.log(-torch.log(torch.rand(logits.shape, generator=generator).clamp_(1e-20, 1.0)))
                 chosen = (logits + gumbel).argmax(dim=1)
                 log_probs = torch.log_softmax(logits, dim=1).gather(1, chosen[:, None]).squeeze(1)
                 values = model.value(observations, torch.from_numpy(hidden))
+            clock["forward"] = clock.get("forward", 0.0) + time.perf_counter() - tick
             actions[mine] = chosen.numpy()
             rollout.observations[row, mine] = turn.observations[mine]
             rollout.hidden[row, mine] = hidden
@@ -371,9 +379,13 @@ def collect(tables: Tables, model: ActorCritic, args: Args, generator: torch.Gen
             rollout.next_row[previous[linked], mine[linked]] = row
             last[mine, seats[mine]] = row
         theirs = np.flatnonzero(~tables.learner[everyone, seats])
+        tick = time.perf_counter()
         if theirs.size:
             actions[theirs] = tables.opponent_actions(theirs)
+        tock = time.perf_counter()
         tables.turn = tables.tables.step(actions)
+        clock["opponents"] = clock.get("opponents", 0.0) + tock - tick
+        clock["engine"] = clock.get("engine", 0.0) + time.perf_counter() - tock
         rewarded_game, rewarded_seat = np.nonzero((tables.turn.rewards != 0) & (last >= 0))
         rollout.rewards[last[rewarded_game, rewarded_seat], rewarded_game] += tables.turn.rewards[
             rewarded_game, rewarded_seat
@@ -614,7 +626,7 @@ def train(args: Args, given: set[str]) -> Path:
     next_checkpoint = next_multiple(done, args.checkpoint_every)
     next_snapshot = next_multiple(done, args.snapshot_every)
     bar = progress_bar(args, done)
-    clock = {"collect": 0.0, "advantages": 0.0, "update": 0.0, "evaluate": 0.0}
+    clock = dict.fromkeys(("collect", "engine", "opponents", "forward", "advantages", "update", "evaluate"), 0.0)
     started = time.perf_counter() - progress["seconds"]
     if done == 0 and args.eval_every:
         record_evaluation(model, args, 0, progress, run_dir, writer, clock)
@@ -623,7 +635,7 @@ def train(args: Args, given: set[str]) -> Path:
         for group in optimizer.param_groups:
             group["lr"] = fraction * args.learning_rate
         tick = time.perf_counter()
-        rollout = collect(tables, model, args, generator)
+        rollout = collect(tables, model, args, generator, clock)
         clock["collect"] += time.perf_counter() - tick
         tick = time.perf_counter()
         gains = advantages(rollout, args.gamma, args.gae_lambda)
@@ -656,7 +668,7 @@ def train(args: Args, given: set[str]) -> Path:
         writer.close()
     export_copy(run_dir, args.export)
     seconds = time.perf_counter() - started
-    split = ", ".join(f"{name} {value:.0f} s" for name, value in clock.items())
+    split = ", ".join(f"{name} {value:.0f} s" for name, value in clock.items())  # engine/opponents/forward: of collect
     print(
         f"done: {done:,} timesteps in {seconds:.0f} s ({done / seconds:,.0f} steps/s; {split}); {run_dir}", flush=True
     )

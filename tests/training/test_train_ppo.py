@@ -1043,7 +1043,7 @@ def record_pools(train: ModuleType, monkeypatch: pytest.MonkeyPatch, run_dir: Pa
     pools: list[list[tuple[str, Any]]] = []
     real_collect = train.collect
 
-    def collect(tables: Any, model: Any, args: Any, generator: Any) -> Any:
+    def collect(tables: Any, model: Any, args: Any, generator: Any, clock: Any = None) -> Any:
         pool = []
         for member in tables.pool:
             policy = getattr(member, "policy", None)
@@ -1053,7 +1053,7 @@ def record_pools(train: ModuleType, monkeypatch: pytest.MonkeyPatch, run_dir: Pa
                 assert policy.fingerprint() == on_disk.fingerprint(), member.name
             pool.append((member.name, policy.fingerprint() if policy is not None else None))
         pools.append(pool)
-        return real_collect(tables, model, args, generator)
+        return real_collect(tables, model, args, generator, clock)
 
     monkeypatch.setattr(train, "collect", collect)
     return pools
