@@ -79,6 +79,19 @@ class Rules:
         return self.num_players == DUMMY_PLAYER_COUNT
 
 
+def check_player_counts(num_players: int | Sequence[int]) -> tuple[int, ...]:
+    """``num_players`` (an int in 3..6 or a non-empty sequence of them) as a sorted tuple, or a ``ValueError``
+    naming the allowed values (for the environments that draw a table size per game)."""
+    allowed = list(range(MIN_PLAYERS, MAX_PLAYERS + 1))
+    counts = [num_players] if isinstance(num_players, int | np.integer) else num_players
+    if isinstance(counts, str) or not isinstance(counts, Sequence) or not counts:
+        raise ValueError(f"num_players must be one of {allowed} or a non-empty list of them, got {num_players!r}")
+    for count in counts:
+        if isinstance(count, bool) or not isinstance(count, int | np.integer) or count not in allowed:
+            raise ValueError(f"num_players must be one of {allowed} or a list of them, got {num_players!r}")
+    return tuple(sorted({int(count) for count in counts}))
+
+
 def deal_sizes(rules: Rules) -> list[int]:
     """Hand sizes in deal order (start player first, dummy last): the first hands get the extras."""
     base, extra = divmod(rules.deck.size, rules.num_players + (1 if rules.has_dummy else 0))

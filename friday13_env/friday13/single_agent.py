@@ -51,7 +51,7 @@ from friday13_env.friday13.agents import Agent
 from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.cards import Deck
 from friday13_env.friday13.encoding import encode_observation, observation_bounds
-from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS, GameState, IllegalActionError
+from friday13_env.friday13.engine import GameState, IllegalActionError, check_player_counts
 from friday13_env.friday13.render import render_state
 from friday13_env.friday13.render_image import TableCanvas, render_rgb
 
@@ -123,7 +123,7 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         render_mode: str | None = None,
         illegal_action: str = "end",
     ) -> None:
-        self._player_counts = _player_counts(num_players)
+        self._player_counts = check_player_counts(num_players)
         check_render_mode(render_mode)
         if not (isinstance(illegal_action, str) and illegal_action in ILLEGAL_ACTION_MODES):
             raise ValueError(
@@ -141,7 +141,7 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         """The deck of every table: opponents that declare another one are refused."""
         self.canvas = TableCanvas.for_table(self.deck, max(self._player_counts))
         """The ``rgb_array`` image's size, the same at every table size this environment draws."""
-        self._seat_option = _check_seat(seat, self._player_counts)
+        self._seat_option = check_seat(seat, self._player_counts)
         if opponents is not None and opponent_pool is not None:
             raise ValueError("give either opponents (one per seat) or opponent_pool (drawn per seat), not both")
         self._fixed_opponents: list[OpponentSpec] | None = None
@@ -364,19 +364,8 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         return self._game
 
 
-def _player_counts(num_players: int | Sequence[int]) -> tuple[int, ...]:
-    """Validate ``num_players`` (an int or a non-empty sequence of ints in 3..6) as a sorted tuple."""
-    allowed = list(range(MIN_PLAYERS, MAX_PLAYERS + 1))
-    counts = [num_players] if isinstance(num_players, int | np.integer) else num_players
-    if isinstance(counts, str) or not isinstance(counts, Sequence) or not counts:
-        raise ValueError(f"num_players must be one of {allowed} or a non-empty list of them, got {num_players!r}")
-    for count in counts:
-        if isinstance(count, bool) or not isinstance(count, int | np.integer) or count not in allowed:
-            raise ValueError(f"num_players must be one of {allowed} or a list of them, got {num_players!r}")
-    return tuple(sorted({int(count) for count in counts}))
-
-
-def _check_seat(seat: int | None, counts: tuple[int, ...]) -> int | None:
+def check_seat(seat: int | None, counts: tuple[int, ...]) -> int | None:
+    """``seat`` (``None``: drawn per episode, or a seat of the smallest table size) as an int, or a ``ValueError``."""
     if seat is None:
         return None
     if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < counts[0]:

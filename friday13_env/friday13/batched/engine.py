@@ -25,7 +25,15 @@ from functools import cache
 import numpy as np
 
 from friday13_env.friday13.cards import CAPTURE_LIMIT, FRIDAY_POINTS, NUM_PILES, NUM_TYPES, STANDARD_DECK, Deck
-from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS, GameState, IllegalActionError, Rules, deal_sizes
+from friday13_env.friday13.engine import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    GameState,
+    IllegalActionError,
+    Rules,
+    check_player_counts,
+    deal_sizes,
+)
 
 MAX_SEATS = MAX_PLAYERS
 DUMMY_SLOT = MAX_SEATS
@@ -128,18 +136,6 @@ class StepResult:
     game_over: np.ndarray
     final_scores: np.ndarray
     """Each seat's total at the end of a game that ended with this play."""
-
-
-def check_player_counts(num_players: int | Sequence[int]) -> tuple[int, ...]:
-    """``num_players`` (an int in 3..6 or a non-empty sequence of them) as a sorted tuple, or a ``ValueError``."""
-    allowed = list(range(MIN_PLAYERS, MAX_PLAYERS + 1))
-    counts = [num_players] if isinstance(num_players, int | np.integer) else num_players
-    if isinstance(counts, str) or not isinstance(counts, Sequence) or not counts:
-        raise ValueError(f"num_players must be one of {allowed} or a non-empty list of them, got {num_players!r}")
-    for count in counts:
-        if isinstance(count, bool) or not isinstance(count, int | np.integer) or count not in allowed:
-            raise ValueError(f"num_players must be one of {allowed} or a list of them, got {num_players!r}")
-    return tuple(sorted({int(count) for count in counts}))
 
 
 def check_num_games(num_games: object, option: str = "num_games") -> int:

@@ -27,9 +27,9 @@ import numpy as np
 
 from friday13_env.friday13.aec import REWARD_MODES, check_choice
 from friday13_env.friday13.batched.encoding import encode_observations, encode_states
-from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, StepResult, check_num_games, check_player_counts
+from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, StepResult, check_num_games
 from friday13_env.friday13.cards import DECKS, get_deck
-from friday13_env.friday13.engine import Rules
+from friday13_env.friday13.engine import Rules, check_player_counts
 
 
 @dataclass(frozen=True)

@@ -28,11 +28,11 @@ from friday13_env.core.policy import MLPPolicy
 from friday13_env.friday13.aec import ILLEGAL_ACTION_REWARD, REWARD_MODES, check_choice
 from friday13_env.friday13.batched.agents import BatchedAgent, act, make_batched
 from friday13_env.friday13.batched.encoding import encode_observations
-from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, StepResult, check_num_games, check_player_counts
+from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, StepResult, check_num_games
 from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.encoding import observation_bounds
-from friday13_env.friday13.engine import Rules
-from friday13_env.friday13.single_agent import DEFAULT_OPPONENT_POOL, ILLEGAL_ACTION_MODES
+from friday13_env.friday13.engine import Rules, check_player_counts
+from friday13_env.friday13.single_agent import DEFAULT_OPPONENT_POOL, ILLEGAL_ACTION_MODES, check_seat
 
 BatchedOpponentSpec: TypeAlias = "str | os.PathLike[str] | MLPPolicy | BatchedAgent"
 AUTORESET_MODES = {mode.value: mode for mode in AutoresetMode}
@@ -95,13 +95,7 @@ class Friday13VectorEnv(VectorEnv):
         self.autoreset_mode = AUTORESET_MODES[mode]
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}  # type: ignore[misc]
         self.render_mode = None
-        if seat is not None and (
-            isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < self.player_counts[0]
-        ):
-            raise ValueError(
-                f"seat must be None (drawn per game) or an int in 0..{self.player_counts[0] - 1}, got {seat!r}"
-            )
-        self._seat_option = None if seat is None else int(seat)
+        self._seat_option = check_seat(seat, self.player_counts)
         if opponents is not None and opponent_pool is not None:
             raise ValueError("give either opponents (one per seat) or opponent_pool (drawn per seat), not both")
         self._fixed = opponents is not None
