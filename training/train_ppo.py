@@ -45,11 +45,10 @@ import numpy as np
 import torch
 from common.runs import RunError, changed_hyperparameters, export_copy, next_multiple, open_run
 from common.script_args import atomic_write_text, dataclass_parser, field_errors, given_flags, option, output_error
-from common.torch_policy import save_linear_layers
 from torch import nn
 
 from friday13_env.core.files import atomic_write_bytes
-from friday13_env.core.policy import MLPPolicy
+from friday13_env.core.policy import MLPPolicy, save_policy
 from friday13_env.friday13.aec import REWARD_MODES
 from friday13_env.friday13.agents.policy import CardPolicyAgent, observation_scale, policy_metadata, read_card_policy
 from friday13_env.friday13.agents.seating import make_seated
@@ -217,9 +216,9 @@ class ActorCritic(nn.Module):
         return MLPPolicy(weights, biases, self.scale.numpy().copy(), metadata)
 
     def export(self, path: Path, args: Args, description: str, training: dict[str, Any]) -> None:
-        layers = [layer for layer in self.actor if isinstance(layer, nn.Linear)]
-        metadata = policy_metadata(args.deck, args.activation, args.hidden_sizes, description, training)
-        save_linear_layers(path, layers, self.scale.numpy(), metadata)
+        """``policy`` written to ``path`` in the package's format, atomically."""
+        policy = self.policy(args, description, training)
+        save_policy(path, policy.weights, policy.biases, policy.input_scale, policy.metadata)
 
 
 # -- the rollout -----------------------------------------------------------------------------------

@@ -53,6 +53,21 @@ class Turn:
     """``(N, 6)``: each seat's total in a game that just ended (zeros elsewhere)."""
 
 
+def seat_rewards(result: StepResult, mode: str) -> np.ndarray:
+    """``(m, 6)`` float64: each absolute seat's reward from one play of ``GameBatch.step``, in one of the AEC
+    environment's reward modes (0 for empty seats): ``points``, ``relative`` or ``win``."""
+    points = result.round_points.astype(np.float64)
+    if mode == "points":
+        return -points
+    present = np.arange(MAX_SEATS)[None, :] < result.num_players[:, None]
+    if mode == "relative":
+        mean = points.sum(axis=1) / present.sum(axis=1)
+        return np.where(result.round_over[:, None] & present, mean[:, None] - points, 0.0)
+    scores = np.where(present, result.final_scores, np.iinfo(np.int64).max)
+    best = scores.min(axis=1, keepdims=True)
+    return (result.game_over[:, None] & present & (scores == best)).astype(np.float64)
+
+
 class SelfPlayTables:
     """N Friday the 13th tables whose every seat the caller plays.
 
@@ -104,23 +119,13 @@ class SelfPlayTables:
         """Play one card at every table for the player to move (``IllegalActionError`` and nothing played
         if any is illegal)."""
         result = self.batch.step(np.asarray(actions))
-        return self._turn(self._rewards(result), result.round_over, result.game_over, result.final_scores)
+        return self._turn(
+            seat_rewards(result, self.reward_mode), result.round_over, result.game_over, result.final_scores
+        )
 
     def states(self) -> np.ndarray:
         """``(N, S)``: every table's global state (all hands), for centralised critics."""
         return encode_states(self.batch)
-
-    def _rewards(self, result: StepResult) -> np.ndarray:
-        points = result.round_points.astype(np.float64)
-        if self.reward_mode == "points":
-            return -points
-        present = np.arange(MAX_SEATS)[None, :] < result.num_players[:, None]
-        if self.reward_mode == "relative":
-            mean = points.sum(axis=1) / present.sum(axis=1)
-            return np.where(result.round_over[:, None] & present, mean[:, None] - points, 0.0)
-        scores = np.where(present, result.final_scores, np.iinfo(np.int64).max)
-        best = scores.min(axis=1, keepdims=True)
-        return (result.game_over[:, None] & present & (scores == best)).astype(np.float64)
 
     def _turn(self, rewards: np.ndarray, round_over: np.ndarray, game_over: np.ndarray, final: np.ndarray) -> Turn:
         batch = self.batch

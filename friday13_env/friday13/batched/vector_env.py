@@ -29,6 +29,7 @@ from friday13_env.friday13.aec import ILLEGAL_ACTION_REWARD, REWARD_MODES, check
 from friday13_env.friday13.batched.agents import BatchedAgent, act, make_batched
 from friday13_env.friday13.batched.encoding import encode_observations
 from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, StepResult, check_num_games
+from friday13_env.friday13.batched.selfplay import seat_rewards
 from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.encoding import observation_bounds
 from friday13_env.friday13.engine import Rules, check_player_counts
@@ -295,15 +296,7 @@ class Friday13VectorEnv(VectorEnv):
         ended = np.flatnonzero(result.round_over)
         self._round_over[games[ended]] = True
         self._round_points[games[ended]] = own[ended]
-        if self.reward_mode == "points":
-            return -own.astype(np.float64)
-        n = result.num_players
-        if self.reward_mode == "relative":
-            mean = result.round_points.sum(axis=1) / n
-            return np.where(result.round_over, mean - own, 0.0)
-        present = np.arange(MAX_SEATS)[None, :] < n[:, None]
-        best = np.where(present, result.final_scores, np.iinfo(np.int64).max).min(axis=1)
-        return (result.game_over & (result.final_scores[rows, seats] == best)).astype(np.float64)
+        return seat_rewards(result, self.reward_mode)[rows, seats]
 
     def _observe(self, done: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
         """Every learner's observation and the infos; ``done`` tables get no legal actions."""
