@@ -28,7 +28,7 @@ from friday13_env.friday13.agents.heuristics import CLEAN_KEEP_MIN, CLEAN_OPEN_M
 from friday13_env.friday13.agents.policy import CardPolicyAgent
 from friday13_env.friday13.agents.registry import REGISTRY
 from friday13_env.friday13.batched.encoding import encode_observations
-from friday13_env.friday13.batched.engine import DUMMY_SLOT, HAND_SLOTS, GameBatch, deck_tables
+from friday13_env.friday13.batched.engine import DUMMY_SLOT, HAND_SLOTS, GameBatch, deck_tables, nth_from_prefix
 from friday13_env.friday13.cards import CAPTURE_LIMIT, FRIDAY_POINTS, NUM_PILES, OMEN_POINTS, Deck, get_deck
 from friday13_env.friday13.encoding import observation_layout
 from friday13_env.friday13.engine import DUMMY_PLAYER_COUNT
@@ -238,9 +238,9 @@ def majority_actions(table: TableBatch, open_min: int = CLEAN_OPEN_MIN, keep_min
 
 def nth_legal(masks: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """The ``floor(u * L)``-th legal action of each row (``L`` legal actions), the scalar rule for a uniform draw."""
-    counts = masks.sum(axis=1)
-    picks = np.minimum((uniforms * counts).astype(np.int64), counts - 1)
-    return (np.cumsum(masks, axis=1) <= picks[:, None]).sum(axis=1)
+    size = masks.shape[1]
+    prefix = masks.astype(np.float32) @ np.triu(np.ones((size, size), dtype=np.float32))
+    return nth_from_prefix(prefix, np.asarray(uniforms, dtype=np.float64))
 
 
 class BatchedRandom:

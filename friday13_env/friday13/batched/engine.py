@@ -60,7 +60,6 @@ class DeckTables:
     """``(K, A)`` float32: 1 where holding a card kind makes an action legal (one per omen kind, three for Friday)."""
     legal_prefix: np.ndarray
     """``kind_actions`` times an upper-triangular matrix of ones: held kinds -> legal actions up to each action."""
-    ones_per_action: np.ndarray
     action_piles: np.ndarray
     """``(A, 3)`` float32: 1 at each action's pile."""
     first_action_of_pile: np.ndarray
@@ -103,7 +102,6 @@ def deck_tables(deck: Deck) -> DeckTables:
         deck=deck,
         kind_actions=kind_actions,
         legal_prefix=kind_actions @ np.triu(np.ones((deck.num_actions, deck.num_actions), dtype=np.float32)),
-        ones_per_action=np.ones(deck.num_actions, dtype=np.float32),
         action_piles=np.eye(NUM_PILES, dtype=np.float32)[[pile for _, pile in kinds_piles]],
         first_action_of_pile=np.array([pile * deck.num_values for pile in range(NUM_PILES)]),
         action_kind=kinds,
@@ -136,6 +134,17 @@ class StepResult:
     game_over: np.ndarray
     final_scores: np.ndarray
     """Each seat's total at the end of a game that ended with this play."""
+
+
+def nth_from_prefix(prefix: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """The ``floor(u * L)``-th legal action of each row, from ``prefix[:, a]`` = legal actions up to and including
+    ``a`` (float32 counts, ``L`` the last column, at least 1): the rule of ``GameBatch.nth_legal_actions`` and of
+    the batched ``random`` agent, counted with a matrix product (exact on these small integers, and much faster
+    than numpy's reductions over short rows)."""
+    counts = prefix[:, -1]
+    picks = np.minimum(np.floor(uniforms * counts), counts - 1)
+    before = (prefix <= picks[:, None]).astype(np.float32)
+    return (before @ np.ones(prefix.shape[1], dtype=np.float32)).astype(np.int64)
 
 
 def check_num_games(num_games: object, option: str = "num_games") -> int:
@@ -220,19 +229,17 @@ class GameBatch:
 
         With ``u`` uniform in [0, 1) that is a uniform legal move, and the scalar rule is the same
         (``legal_actions()[int(u * len(legal))]``). Counted with two small float32 matrix products,
-        which are exact on these small integers and much faster than numpy's reductions over short rows.
+        which are exact on these small integers and much faster than numpy's reductions over short rows
+        (``nth_from_prefix``).
         """
         tables = self.tables
         uniforms = np.asarray(uniforms, dtype=np.float64)
         if uniforms.size and (uniforms.min() < 0 or uniforms.max() >= 1):
             raise ValueError("uniforms must lie in [0, 1)")
         prefix = self._held_kinds(games) @ tables.legal_prefix  # legal actions up to and including each one
-        counts = prefix[:, -1]
-        if not counts.all():
+        if not prefix[:, -1].all():
             raise ValueError("a finished game has no legal action: reset it (reset_games) before drawing one")
-        picks = np.minimum(np.floor(uniforms * counts), counts - 1)
-        before = (prefix <= picks[:, None]).astype(np.float32)
-        return (before @ tables.ones_per_action).astype(np.int64)
+        return nth_from_prefix(prefix, uniforms)
 
     def _held_kinds(self, games: np.ndarray | None) -> np.ndarray:
         """``(m, K)`` float32: 1 for each card kind the player to move holds."""
