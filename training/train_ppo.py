@@ -3,9 +3,12 @@
 Thousands of tables play in lockstep (:class:`friday13_env.friday13.batched.SelfPlayTables`), each game
 at a table size drawn from ``--players``. At most tables the learner plays every seat (self-play);
 at a share of them (``--pool-share``) it holds one seat and the others are drawn from a pool of the
-``--opponents`` heuristics and frozen snapshots of its past selves. Every learner move is a PPO
+``--opponents`` heuristics (and, with ``--snapshot-every``, frozen snapshots of its past selves: a league
+that did not help at the default length, docs/training.md). Every learner move is a PPO
 sample: a seat's reward (``relative``: the table's mean points minus its own, at each round's end) is
-credited to its latest move, and its advantage looks ahead to the same seat's next move (GAE).
+credited to its latest move, and its advantage looks ahead to the same seat's next move (GAE) within
+the round (``--horizon``: every round is dealt anew, so later rounds' rewards hardly depend on this
+round's moves and mostly add noise to its value).
 Masked PPO in torch: separate actor and critic MLPs, the observation scaled as the package's
 policies scale it, so the actor exports to the package's numpy format (``agents.load`` plays it
 without torch). Nothing is learned from search, and nothing starts from a trained network.
@@ -45,6 +48,7 @@ import numpy as np
 import torch
 from common.runs import RunError, changed_hyperparameters, export_copy, next_multiple, open_run
 from common.script_args import atomic_write_text, dataclass_parser, field_errors, given_flags, option, output_error
+from threadpoolctl import threadpool_limits
 from torch import nn
 
 from friday13_env.core.files import atomic_write_bytes
@@ -88,13 +92,23 @@ class Args:
         ["cautious", "majority"],
         "the pool's fixed members: batched agent specs (random, cautious, majority, zoo names)",
     )
-    snapshot_every: int = option(2_000_000, "timesteps between frozen snapshots joining the pool (0 = none)", minimum=0)
+    snapshot_every: int = option(
+        0,
+        "timesteps between frozen snapshots of the learner joining the pool (0 = none: the pool is --opponents)",
+        minimum=0,
+    )
     max_snapshots: int = option(4, "snapshots kept in the pool, the oldest leave first", minimum=1)
-    learning_rate: float = option(1e-3, "Adam learning rate, annealed linearly to 0", above=0)
+    learning_rate: float = option(2.5e-3, "Adam learning rate, annealed linearly to 0", above=0)
     update_epochs: int = option(4, "passes over each rollout", minimum=1)
     minibatch_size: int = option(4096, "samples per gradient step", minimum=2)
     gamma: float = option(0.995, "discount per move of the same seat", minimum=0, maximum=1)
     gae_lambda: float = option(0.95, "GAE lambda", minimum=0, maximum=1)
+    horizon: str = option(
+        "round",
+        "where a seat's chain of moves ends for the advantages and the value: each round's end (later rounds are "
+        "dealt anew) or the game's",
+        choices=["round", "game"],
+    )
     clip_coef: float = option(0.2, "PPO clip range", above=0)
     ent_coef: float = option(0.03, "entropy bonus", minimum=0)
     vf_coef: float = option(0.5, "value loss weight", minimum=0)
@@ -115,7 +129,8 @@ class Args:
     progress: bool = option(True, "show a progress bar")
     torch_threads: int = option(
         1,
-        "torch CPU threads (one is fastest on a shared 2-core CPU: a second thread waits on the other core's work)",
+        "CPU threads of torch and of numpy's BLAS (the pool's snapshots, the evaluations); one is fastest on a shared "
+        "2-core CPU: a second thread waits on the other core's work",
         minimum=1,
     )
 
@@ -144,6 +159,10 @@ def checked_args(args: Args) -> Args:
     if args.minibatch_size > args.num_tables * args.num_steps:
         problems.append(
             f"--minibatch-size {args.minibatch_size} exceeds one rollout ({args.num_tables} x {args.num_steps})"
+        )
+    if args.horizon == "round" and args.reward == "win":
+        problems.append(
+            "--horizon round needs a reward paid every round (relative or points); with --reward win use --horizon game"
         )
     deck = get_deck(args.deck)
     if not args.run_name and not args.run_dir:
@@ -234,8 +253,9 @@ class Rollout:
     """``CARRIED`` carried rows, then ``num_steps`` plays at every table; ``valid`` marks the learner's moves.
 
     ``next_row[r, n]`` is the row of the same seat's next learner move at table ``n`` (-1: none yet),
-    ``done[r, n]`` that the game ended before it; ``open[r, n]`` marks the moves still waiting for their
-    successor when the rollout ended (carried into the next rollout, not trained in this one).
+    ``done[r, n]`` that the seat's chain ended after it (at the round's or the game's end, ``--horizon``);
+    ``open[r, n]`` marks the moves still waiting for their successor when the rollout ended (carried into the
+    next rollout, not trained in this one).
     """
 
     observations: np.ndarray
@@ -389,12 +409,14 @@ def collect(
         rollout.rewards[last[rewarded_game, rewarded_seat], rewarded_game] += tables.turn.rewards[
             rewarded_game, rewarded_seat
         ]
-        over = np.flatnonzero(tables.turn.game_over)
+        over = np.flatnonzero(tables.turn.round_over if args.horizon == "round" else tables.turn.game_over)
         if over.size:
             ended_game, ended_seat = np.nonzero(last[over] >= 0)
             rollout.done[last[over[ended_game], ended_seat], over[ended_game]] = True
             last[over] = -1
-            tables.seat_games(over)
+        new_games = np.flatnonzero(tables.turn.game_over)
+        if new_games.size:
+            tables.seat_games(new_games)
     open_game, open_seat = np.nonzero(last >= 0)
     rollout.open[last[open_game, open_seat], open_game] = True
     tables.previous = rollout
@@ -404,7 +426,8 @@ def collect(
 # -- the advantages --------------------------------------------------------------------------------
 def advantages(rollout: Rollout, gamma: float, gae_lambda: float) -> np.ndarray:
     """GAE along each seat's own chain of moves: a move's successor is the same seat's next move, none after the
-    game's end. Moves still open (no successor yet) get 0 here: they are trained in the next rollout."""
+    chain's end (``done``: the round's or the game's end). Moves still open (no successor yet) get 0 here: they
+    are trained in the next rollout."""
     rows, n = rollout.rewards.shape
     result = np.zeros((rows, n), dtype=np.float32)
     tables = np.arange(n)
@@ -602,6 +625,7 @@ def train(args: Args, given: set[str]) -> Path:
         args = resumed_args(args, given, progress, run_dir)
         progress["args"] = dataclasses.asdict(args)
     torch.set_num_threads(args.torch_threads)
+    threadpool_limits(args.torch_threads, user_api="blas")  # numpy's matrix products: a busy core stalls extra threads
     torch.manual_seed(args.seed)
     generator = torch.Generator().manual_seed(args.seed + progress["timesteps"])
     deck = get_deck(args.deck)

@@ -459,6 +459,8 @@ def test_resume_blames_a_bad_export_on_the_command_line_not_on_the_run(finished_
         (["--minibatch-size", "4096"], "--minibatch-size 4096 exceeds one rollout (16 x 8)"),
         (["--activation", "gelu"], "argument --activation: invalid choice: 'gelu'"),
         (["--reward", "score"], "argument --reward: invalid choice: 'score'"),
+        (["--horizon", "turn"], "argument --horizon: invalid choice: 'turn'"),
+        (["--reward", "win"], "--horizon round needs a reward paid every round (relative or points)"),
         (["--deck", "french"], "argument --deck: invalid choice: 'french'"),
         (["--opponents", "search"], "--opponents: agent 'search' has no batched version"),
         (["--opponents", "nosuch"], "--opponents: unknown Friday the 13th agent 'nosuch'"),
@@ -660,6 +662,7 @@ class Step:
     learner: np.ndarray
     actions: np.ndarray
     rewards: np.ndarray
+    round_over: np.ndarray
     game_over: np.ndarray
 
 
@@ -680,7 +683,14 @@ def record_steps(tables: Any, monkeypatch: pytest.MonkeyPatch) -> list[Step]:
             "actions": np.array(actions, copy=True),
         }
         after = real_step(actions)
-        steps.append(Step(**before, rewards=after.rewards.copy(), game_over=after.game_over.copy()))
+        steps.append(
+            Step(
+                **before,
+                rewards=after.rewards.copy(),
+                round_over=after.round_over.copy(),
+                game_over=after.game_over.copy(),
+            )
+        )
         return after
 
     monkeypatch.setattr(tables.tables, "step", step)
@@ -700,14 +710,16 @@ def rollout_setup(
     return train, args, make_model(train, args), train.Tables(args, seed=3)
 
 
+@pytest.mark.parametrize("horizon", ["game", "round"])
 def test_rewards_are_credited_to_the_movers_latest_move_and_chains_link_its_moves(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, horizon: str
 ) -> None:
-    """Play ``t`` is row ``CARRIED + t``; each reward goes to the same seat's latest move in the same game;
-    ``next_row`` links a seat's consecutive moves; ``done`` marks a seat's last move of a game that ended; each seat's
-    last move of a game still going is ``open`` and not trained. A first rollout carries nothing, and its credited
-    rewards add up to the tables' rewards, table by table (every seat has moved before a round can end)."""
-    train, args, model, tables = rollout_setup(tmp_path, ["--pool-share", "0"])
+    """Play ``t`` is row ``CARRIED + t``; each reward goes to the same seat's latest move in the same chain;
+    ``next_row`` links a seat's consecutive moves within a chain (a game, or a round with ``--horizon round``);
+    ``done`` marks a seat's last move of a chain that ended; each seat's last move of a chain still going is
+    ``open`` and not trained. A first rollout carries nothing, and its credited rewards add up to the tables'
+    rewards, table by table (every seat has moved before a round can end)."""
+    train, args, model, tables = rollout_setup(tmp_path, ["--pool-share", "0", "--horizon", horizon])
     steps = record_steps(tables, monkeypatch)
     rollout = train.collect(tables, model, args, torch.Generator().manual_seed(0))
     n, c = args.num_tables, train.CARRIED
@@ -729,9 +741,12 @@ def test_rewards_are_credited_to_the_movers_latest_move_and_chains_link_its_move
             latest[seat] = c + t
             for rewarded in np.flatnonzero(step.rewards[table]):
                 expected_rewards[latest[int(rewarded)], table] += step.rewards[table, rewarded]
-            if step.game_over[table]:
+            assert step.round_over[table] or not step.game_over[table]  # a game ends with its last round
+            if step.game_over[table] or (horizon == "round" and step.round_over[table]):
                 expected_done[list(latest.values()), table] = True
-                latest, game_start = {}, t + 1
+                latest = {}
+            if step.game_over[table]:
+                game_start = t + 1
         assert game_start > 0 and latest  # a game ended, and the next one is under way
         expected_open[list(latest.values()), table] = True
     np.testing.assert_array_equal(rollout.next_row, expected_next)
@@ -819,9 +834,10 @@ class Expected:
     """(table, seat) -> the row of the previous rollout that carried row ``seat`` continues."""
 
 
-def expected_rollouts(steps: list[Step], carried: int, num_steps: int) -> list[Expected]:
+def expected_rollouts(steps: list[Step], carried: int, num_steps: int, horizon: str) -> list[Expected]:
     """The rollouts ``collect`` must have made of ``steps``: a learner move waits for its seat's next move or the
-    game's end; one still waiting when a rollout ends moves to row ``seat`` of the next one, with its rewards."""
+    chain's end (the game's, or the round's with ``--horizon round``); one still waiting when a rollout ends moves
+    to row ``seat`` of the next one, with its rewards."""
     rows, n = carried + num_steps, steps[0].seats.size
     waiting: list[dict[int, int]] = [{} for _ in range(n)]  # per table: seat -> row of its waiting move
     result = []
@@ -856,7 +872,7 @@ def expected_rollouts(steps: list[Step], carried: int, num_steps: int) -> list[E
                 for rewarded in np.flatnonzero(step.rewards[table]):
                     if int(rewarded) in waiting[table]:
                         expected.rewards[waiting[table][int(rewarded)], table] += step.rewards[table, rewarded]
-                if step.game_over[table]:
+                if step.game_over[table] or (horizon == "round" and step.round_over[table]):
                     expected.done[list(waiting[table].values()), table] = True
                     waiting[table] = {}
         for table in range(n):
@@ -881,8 +897,9 @@ def consecutive_rollouts(
     return train, args, model, steps, rollouts, lasts
 
 
+@pytest.mark.parametrize("horizon", ["game", "round"])
 def test_consecutive_rollouts_carry_each_open_move_into_the_next_field_by_field(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, horizon: str
 ) -> None:
     """Over rollouts of 3 plays (shorter than a seat's wait between moves, so some moves wait through a whole
     rollout) with pool games: each rollout's samples, seats, links, game ends, open moves and rewards are the
@@ -890,12 +907,12 @@ def test_consecutive_rollouts_carry_each_open_move_into_the_next_field_by_field(
     grow by those arriving in this rollout); rows no move was carried to stay empty; ``Tables.last`` keeps the
     row of each waiting move between rollouts."""
     train, args, _, steps, rollouts, lasts = consecutive_rollouts(
-        tmp_path, monkeypatch, ["--pool-share", "0.5"], count=80, num_tables=8, num_steps=3
+        tmp_path, monkeypatch, ["--pool-share", "0.5", "--horizon", horizon], count=80, num_tables=8, num_steps=3
     )
     c = train.CARRIED
     per_move = {field.name for field in dataclasses.fields(train.Rollout)} - {"next_row", "done", "open"}
     assert set(train.CARRIED_FIELDS) == per_move  # every field of a move is carried with it
-    expected = expected_rollouts(steps, c, args.num_steps)
+    expected = expected_rollouts(steps, c, args.num_steps, args.horizon)
     carried = carried_done = carried_twice = grown = 0
     for index, (rollout, want, last) in enumerate(zip(rollouts, expected, lasts, strict=True)):
         for name in ("valid", "seats", "next_row", "done", "open"):
@@ -923,13 +940,15 @@ def test_consecutive_rollouts_carry_each_open_move_into_the_next_field_by_field(
     assert min(carried, carried_done, carried_twice, grown) > 0, (carried, carried_done, carried_twice, grown)
 
 
-def test_no_reward_is_lost_at_a_rollout_boundary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("horizon", ["game", "round"])
+def test_no_reward_is_lost_at_a_rollout_boundary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, horizon: str) -> None:
     """Every reward the tables return to a learner seat is credited once: over consecutive rollouts, the rewards of
     the trained rows, plus those of the moves still open after the last rollout, add up to the learner seats'
     rewards, table by table; and every learner move is trained exactly once, in the rollout its successor (or its
-    game's end) comes in. Pool games, so the opponents' rewards must not count."""
+    chain's end) comes in. Pool games, so the opponents' rewards must not count. With ``--horizon game`` rewards
+    wait across rollout ends; with ``--horizon round`` a round's reward ends its chain, so none ever waits."""
     _, _, _, steps, rollouts, _ = consecutive_rollouts(
-        tmp_path, monkeypatch, ["--pool-share", "0.5"], count=60, num_tables=8, num_steps=5
+        tmp_path, monkeypatch, ["--pool-share", "0.5", "--horizon", horizon], count=60, num_tables=8, num_steps=5
     )
     learner_rewards = sum(step.rewards * step.learner for step in steps).sum(axis=1)
     opponent_rewards = sum(step.rewards * ~step.learner for step in steps).sum(axis=1)
@@ -938,7 +957,7 @@ def test_no_reward_is_lost_at_a_rollout_boundary(tmp_path: Path, monkeypatch: py
     waiting = np.where(rollouts[-1].open, rollouts[-1].rewards, 0).sum(axis=0)
     np.testing.assert_allclose(credited + waiting, learner_rewards, rtol=1e-5, atol=1e-3)
     crossed = [(np.where(rollout.open, rollout.rewards, 0) != 0).any() for rollout in rollouts]
-    assert any(crossed)  # some rewards were still waiting at a rollout's end
+    assert any(crossed) == (horizon == "game")  # rewards still waiting at a rollout's end
     learner_moves = sum(step.learner[np.arange(step.seats.size), step.seats] for step in steps)
     trained = sum(rollout.trained.sum(axis=0) for rollout in rollouts)
     np.testing.assert_array_equal(trained + rollouts[-1].open.sum(axis=0), learner_moves)
@@ -951,9 +970,15 @@ def test_an_open_move_is_trained_in_the_next_rollout_not_in_its_own(
     open move gets no advantage and no update in its own rollout; in the next one its carried row is trained, linked
     to the seat's next move, or ``done`` when its game ended first (a 3-seat game is 152 plays: it ends at a
     rollout's second play). ``update`` reads the trained rows alone: the same update with every other row poisoned
-    (NaN) moves the networks exactly as the clean one does."""
+    (NaN) moves the networks exactly as the clean one does. ``--horizon game``, so that every rollout ends with
+    open moves (with round chains, a rollout ending with a round at every table has none)."""
     train, args, model, _, rollouts, _ = consecutive_rollouts(
-        tmp_path, monkeypatch, ["--pool-share", "0", "--players", "3"], count=20, num_tables=6, num_steps=10
+        tmp_path,
+        monkeypatch,
+        ["--pool-share", "0", "--players", "3", "--horizon", "game"],
+        count=20,
+        num_tables=6,
+        num_steps=10,
     )
     c = train.CARRIED
     linked = ended = 0
@@ -1130,3 +1155,18 @@ def test_a_run_stopped_between_a_snapshot_and_its_checkpoint_can_be_resumed(
     monkeypatch.setattr(train, "collect", real_collect)
     train.main(["--run-dir", str(run_dir), "--resume"])  # today: SystemExit, snapshot_256.npz is gone
     assert progress_of(run_dir)["timesteps"] == 512
+
+
+def test_a_run_holds_numpys_blas_to_its_thread_count(tmp_path: Path) -> None:
+    """``--torch-threads`` also limits numpy's BLAS (the pool's snapshots and the evaluations multiply matrices in
+    numpy): on a busy CPU a second BLAS thread stalls on every product."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+
+    def blas_threads() -> set[int]:
+        return {pool["num_threads"] for pool in threadpoolctl.threadpool_info() if pool["user_api"] == "blas"}
+
+    with threadpoolctl.threadpool_limits(3, user_api="blas"):
+        if blas_threads() in (set(), {1}):
+            pytest.skip("numpy's BLAS here cannot run more than one thread")
+        load_script().main(["--run-dir", str(tmp_path / "run"), "--total-timesteps", "128", "--eval-every", "0", *TINY])
+        assert blas_threads() == {1}

@@ -1,0 +1,347 @@
+"""training/train_rllib.py: self-play PPO on Ray RLlib over the batched tables (the ``rllib`` extra; CI's RLlib job
+runs these with ``pytest -m rllib``). The issue's command trains, checkpoints and exports a policy that plays without
+Ray or torch; runs are reproducible and resume from RLlib's checkpoint; every seat is credited its own points through
+RLlib's episodes; the runner's connectors send each table its own player's action and its counters match RLlib's;
+the exported file is the module's actor; bad flags are refused before Ray starts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+from friday13_env import agents
+from friday13_env.friday13.agents.policy import read_card_policy
+from friday13_env.friday13.batched import SelfPlayTables, make_batched
+from friday13_env.friday13.cards import get_deck
+from tests.scripts import load_training_script
+
+pytestmark = pytest.mark.rllib
+pytest.importorskip("ray.rllib", reason="the rllib extra is not installed")
+torch = pytest.importorskip("torch")
+
+from ray.rllib.core.columns import Columns  # noqa: E402  (after the skip: ray may be missing)
+from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner  # noqa: E402
+from ray.rllib.env.multi_agent_episode import MultiAgentEpisode  # noqa: E402
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+TINY = [
+    "--num-env-runners", "0", "--num-envs-per-env-runner", "16", "--train-batch-size", "512", "--minibatch-size",
+    "128", "--hidden-sizes", "16", "16", "--eval-every", "0",
+]  # fmt: skip
+"""A run that samples in the test's process, 512 card plays per iteration."""
+
+
+@pytest.fixture(scope="module")
+def train() -> ModuleType:
+    return load_training_script("train_rllib")
+
+
+def weights_of(path: Path) -> list[np.ndarray]:
+    policy = read_card_policy(path)
+    return [*policy.weights, *policy.biases]
+
+
+def test_the_issues_command_trains_checkpoints_and_exports_a_policy_that_plays_without_ray_or_torch(
+    tmp_path: Path,
+) -> None:
+    """``python training/train_rllib.py --iterations 2 --num-env-runners 1 --export p.npz`` from a fresh folder:
+    a local Ray with one runner, two iterations, evaluations at the start and the end, RLlib's checkpoint, and a
+    numpy policy that ``agents.load`` plays through a whole game in a process where ray and torch cannot load."""
+    command = [sys.executable, str(REPOSITORY / "training/train_rllib.py"), "--iterations", "2"]
+    result = subprocess.run(
+        [*command, "--num-env-runners", "1", "--export", "p.npz"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    run_dir = tmp_path / "runs" / "rllib"
+    assert (run_dir / "checkpoint" / "rllib_checkpoint.json").is_file()
+    progress = json.loads((run_dir / "progress.json").read_text())
+    assert progress["iterations"] == 2
+    assert progress["timesteps"] >= 2 * 16_384
+    assert [point["timesteps"] for point in progress["curve"]] == [0, progress["timesteps"]]
+    assert set(progress["curve"][0]) == {"timesteps", "cautious", "majority"}
+    assert (tmp_path / "p.npz").read_bytes() == (run_dir / "policy.npz").read_bytes()
+    assert "iteration 2:" in result.stdout
+    script = """
+import sys
+sys.modules["torch"] = None  # any `import torch` or `import ray` now raises ImportError
+sys.modules["ray"] = None
+from friday13_env import agents, raw_env
+agent = agents.load(sys.argv[1])
+env = raw_env(num_players=5)
+env.reset(seed=3)
+plays = 0
+for _ in env.agent_iter():
+    observation, _, terminated, truncated, _ = env.last()
+    action = None if terminated or truncated else agent.act(observation)
+    if action is not None:
+        assert observation["action_mask"][action] == 1, action
+        plays += 1
+    env.step(action)
+print(plays)
+"""
+    played = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "p.npz")], capture_output=True, text=True, timeout=120
+    )
+    assert played.returncode == 0, played.stderr
+    assert played.stdout.split() == ["200"]  # four rounds of 50 cards
+
+
+def test_the_same_seed_gives_the_same_policy_and_another_seed_another(train: ModuleType, tmp_path: Path) -> None:
+    runs = {}
+    for name, seed in (("a", "0"), ("b", "0"), ("c", "1")):
+        train.main(["--run-dir", str(tmp_path / name), "--iterations", "2", "--seed", seed, *TINY])
+        runs[name] = weights_of(tmp_path / name / "policy.npz")
+    assert all(np.array_equal(x, y) for x, y in zip(runs["a"], runs["b"], strict=True))
+    assert not all(np.array_equal(x, y) for x, y in zip(runs["a"], runs["c"], strict=True))
+
+
+def test_resume_restores_rllibs_checkpoint_and_refuses_a_changed_hyperparameter(
+    train: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir = tmp_path / "run"
+    train.main(["--run-dir", str(run_dir), "--iterations", "1", *TINY])
+    with pytest.raises(SystemExit) as refused:
+        train.main(["--run-dir", str(run_dir), "--resume", "--learning-rate", "0.5", "--gamma", "0.5"])
+    assert "--learning-rate" in str(refused.value) and "--gamma" in str(refused.value)
+
+    progress = json.loads((run_dir / "progress.json").read_text())
+    args = train.Args(**{**progress["args"], "resume": True})
+    train.start_ray("", num_env_runners=0)
+    try:
+        algo = train.build_algorithm(args, run_dir, done=1)
+        restored = train.learner_module(algo).actor_layers()
+        arrays = [
+            *(layer.weight.detach().numpy().T for layer in restored),
+            *(layer.bias.detach().numpy() for layer in restored),
+        ]
+        algo.stop()
+    finally:
+        train.ray.shutdown()
+    assert all(np.allclose(x, y) for x, y in zip(arrays, weights_of(run_dir / "policy.npz"), strict=True))
+
+    capsys.readouterr()
+    train.main(["--run-dir", str(run_dir), "--resume", "--iterations", "2", "--num-envs-per-env-runner", "8"])
+    progress = json.loads((run_dir / "progress.json").read_text())
+    assert progress["iterations"] == 2 and progress["timesteps"] >= 2 * 512
+    assert progress["args"]["num_envs_per_env_runner"] == 8  # a run setting, changed on resume
+    assert "iteration 2:" in capsys.readouterr().out
+    train.main(["--run-dir", str(run_dir), "--resume", "--iterations", "2"])
+    assert "is finished: 2 iterations" in capsys.readouterr().out
+
+
+class RecordingBatch:
+    """Wraps the tables' ``GameBatch``: each table's final scores, in the order its games end."""
+
+    finals: dict[int, list[np.ndarray]]
+
+    def __init__(self, cls: type) -> None:
+        self.cls = cls
+        self.finals = {}
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        batch = self.cls(*args, **kwargs)
+        step, finals = batch.step, self.finals
+
+        def recorded(actions: np.ndarray, games: np.ndarray) -> Any:
+            result = step(actions, games)
+            for row in np.flatnonzero(result.game_over):
+                finals.setdefault(int(games[row]), []).append(result.final_scores[row].copy())
+            return result
+
+        batch.step = recorded
+        return batch
+
+
+@pytest.mark.parametrize("share", [0.0, 0.6])
+def test_every_seat_is_credited_its_own_points_in_rllibs_episodes(
+    train: ModuleType, monkeypatch: pytest.MonkeyPatch, share: float
+) -> None:
+    """BatchedTables' outputs fed to RLlib's ``MultiAgentEpisode`` as the runner feeds them (``points`` rewards,
+    table sizes 3-6, random legal moves): each agent's return over a game is minus its seat's final score, its
+    rewards sit on at most one move per round, and a game seats the learner at every seat or (with opponents) at
+    exactly one."""
+    recording = RecordingBatch(train.GameBatch)
+    monkeypatch.setattr(train, "GameBatch", recording)
+    config = {"players": [3, 4, 5, 6], "deck": "standard", "reward": "points", "num_opponents": 2}
+    env = train.BatchedTables({**config, "opponent_share": share}, num_envs=6)
+
+    def episode() -> MultiAgentEpisode:
+        return MultiAgentEpisode(
+            observation_space=env.single_observation_spaces,
+            action_space=env.single_action_spaces,
+            agent_to_module_mapping_fn=train.module_of,
+        )
+
+    observations, infos = env.reset(seed=5)
+    episodes = [episode() for _ in range(6)]
+    for table, current in enumerate(episodes):
+        current.add_env_reset(observations=observations[table], infos=infos[table])
+    rng = np.random.default_rng(0)
+    finished: dict[int, list[MultiAgentEpisode]] = {}
+    while sum(map(len, finished.values())) < 18:
+        actions = [
+            {agent: int(rng.choice(np.flatnonzero(seen["action_mask"]))) for agent, seen in table.items()}
+            for table in observations
+        ]
+        observations, rewards, terminateds, truncateds, infos = env.step(actions)
+        for table, current in enumerate(episodes):
+            if not current.is_reset:
+                current.add_env_reset(observations=observations[table], infos=infos[table])
+                continue
+            current.add_env_step(
+                observations[table], actions[table], rewards[table], infos[table],
+                terminateds=terminateds[table], truncateds=truncateds[table],
+            )  # fmt: skip
+            if current.is_done:
+                finished.setdefault(table, []).append(current)
+                episodes[table] = episode()
+    modules_seen = set()
+    for table, games in finished.items():
+        for game, final in zip(games, recording.finals[table], strict=True):
+            players = len(game.agent_episodes)
+            seats = {agent % 6: agent for agent in game.agent_episodes}
+            assert sorted(seats) == list(range(players))
+            for seat, agent in seats.items():
+                returns = game.agent_episodes[agent].get_rewards()
+                assert sum(returns) == pytest.approx(-final[seat])
+                assert np.count_nonzero(returns) <= 4
+            learners = [agent for agent in game.agent_episodes if train.module_of(agent) == train.LEARNER]
+            assert len(learners) in ({players} if share == 0 else {1, players})
+            modules_seen |= {train.module_of(agent) for agent in game.agent_episodes}
+    expected = {"learner"} if share == 0 else {"learner", "opponent0", "opponent1"}
+    assert modules_seen == expected
+
+
+def exported_policy(train: ModuleType, args: Any, path: Path) -> Any:
+    """The learner module of ``args`` with random weights (not its near-uniform start), exported to ``path``."""
+    module = train.module_specs(args)[train.LEARNER].build()
+    torch.manual_seed(3)
+    with torch.no_grad():
+        for parameter in module.parameters():
+            parameter.copy_(torch.randn_like(parameter) * 0.3)
+    train.export_policy(module, args, path, {"iterations": 0, "timesteps": 0})
+    return module
+
+
+def test_the_exported_file_is_the_modules_actor(train: ModuleType, tmp_path: Path) -> None:
+    """The numpy policy's logits are the module's unmasked logits, and ``agents.load`` plays its masked argmax."""
+    args = train.Args(hidden_sizes=[24, 12], activation="relu")
+    module = exported_policy(train, args, tmp_path / "p.npz")
+    tables = SelfPlayTables(64, num_players=[3, 6], seed=2)
+    turn = tables.reset()
+    for _ in range(30):
+        turn = tables.step(tables.batch.random_actions(np.random.default_rng(1)))
+    with torch.no_grad():
+        logits = module.actor(torch.from_numpy(turn.observations) * module.scale).numpy()
+        masked = module.forward_inference(
+            {
+                Columns.OBS: {
+                    "observation": torch.from_numpy(turn.observations),
+                    "action_mask": torch.from_numpy(turn.masks),
+                }
+            }
+        )[Columns.ACTION_DIST_INPUTS].numpy()
+    np.testing.assert_allclose(
+        read_card_policy(tmp_path / "p.npz").logits(turn.observations), logits, rtol=1e-5, atol=1e-5
+    )
+    agent = agents.load(tmp_path / "p.npz")
+    moves = [
+        agent.act({"observation": o, "action_mask": m.astype(np.int8)})
+        for o, m in zip(turn.observations, turn.masks, strict=True)
+    ]
+    assert moves == masked.argmax(axis=1).tolist()
+
+
+def test_the_runner_sends_each_table_its_players_action_and_counts_as_rllib_does(
+    train: ModuleType, tmp_path: Path
+) -> None:
+    """Sampling with a heuristic and an exported policy as opponents: each opponent's stored actions are what that
+    agent plays on the stored observations, the learner's stored log-probabilities are its module's on them, every
+    action is legal; and the step counters equal those RLlib's own counting logs for the same (seeded) sampling."""
+    exported_policy(train, train.Args(), tmp_path / "frozen.npz")
+    args = train.Args(
+        players=[4, 5], opponents=["cautious", str(tmp_path / "frozen.npz")], opponent_share=0.7,
+        num_env_runners=0, num_envs_per_env_runner=12,
+    )  # fmt: skip
+    config = train.on_batched_tables(train.ppo_config(args, seed=4), args)
+    runner = train.TablesEnvRunner(config=config)
+    episodes = runner.sample(num_timesteps=3_000)
+    deck = get_deck("standard")
+    opponents = {"opponent0": make_batched("cautious", deck), "opponent1": make_batched(tmp_path / "frozen.npz", deck)}
+    learner = runner.module[train.LEARNER]
+    checked = dict.fromkeys([train.LEARNER, *opponents], 0)
+    for chunk in episodes:
+        for agent, steps in chunk.agent_episodes.items():
+            module = train.module_of(agent)
+            seen = steps.get_observations(slice(0, len(steps)))
+            actions = np.asarray(steps.get_actions())
+            assert seen["action_mask"][np.arange(len(actions)), actions].all()
+            if module == train.LEARNER:
+                batch = {Columns.OBS: {key: torch.from_numpy(value) for key, value in seen.items()}}
+                with torch.no_grad():
+                    logits = learner.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS]
+                expected = torch.log_softmax(logits, dim=1).numpy()[np.arange(len(actions)), actions]
+                stored = np.asarray(steps.get_extra_model_outputs(Columns.ACTION_LOGP))
+                np.testing.assert_allclose(stored, expected, rtol=1e-4, atol=1e-5)
+            else:
+                masks = seen["action_mask"].astype(bool)
+                played = opponents[module].act_batch(seen["observation"], masks, np.random.default_rng())
+                assert actions.tolist() == played.tolist()
+            checked[module] += len(actions)
+    assert min(checked.values()) > 50
+
+    stock_counting = {  # the same runner with RLlib's own step counting
+        "sample": MultiAgentEnvRunner.sample,
+        "_increase_sampled_metrics": MultiAgentEnvRunner._increase_sampled_metrics,
+    }
+    reference = type("StockCounting", (train.TablesEnvRunner,), stock_counting)(config=config)
+    reference.sample(num_timesteps=3_000)
+    ours, theirs = runner.get_metrics(), reference.get_metrics()
+    keys = [
+        key
+        for key in theirs
+        if key.startswith(("num_env_steps", "num_agent_steps", "num_module_steps", "num_episodes"))
+    ]
+    assert len(keys) >= 8
+    for key in keys:
+        assert peeked(ours[key]) == peeked(theirs[key]), key
+
+
+def peeked(stats: Any) -> Any:
+    """A metrics entry's value: a number, or a dict of numbers by agent or module."""
+    return {name: value.peek() for name, value in stats.items()} if isinstance(stats, dict) else stats.peek()
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (
+            ["--minibatch-size", "5000", "--train-batch-size", "4096"],
+            "--minibatch-size 5000 exceeds --train-batch-size",
+        ),
+        (["--opponents", "nobody"], "--opponents:"),
+        (["--opponents", "search"], "no batched version"),
+        (["--opponents"], "--opponent-share needs --opponents"),
+        (["--eval-opponents", "cautious", "cautious"], "must not repeat"),
+        (["--num-env-runners", "-1"], "--num-env-runners"),
+    ],
+)
+def test_bad_flags_are_refused_before_ray_starts(
+    train: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], message: str
+) -> None:
+    with pytest.raises(SystemExit):
+        train.main(["--run-dir", str(tmp_path / "run"), *flags])
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+    assert not train.ray.is_initialized()
