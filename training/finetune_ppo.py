@@ -72,12 +72,11 @@ from common.maskable_ppo import (
     save_model,
     vectorize,
 )
+from common.runs import parse_run_args, run_main
 from common.script_args import (
     atomic_write_text,
-    dataclass_parser,
     field_errors,
     flag_name,
-    given_flags,
     option,
     output_error,
 )
@@ -178,14 +177,7 @@ HYPERPARAMETERS = tuple(field.name for field in dataclasses.fields(Args) if fiel
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
     """Build the CLI from ``Args`` so defaults, flags and help can never drift apart; refuse bad values."""
-    parser = dataclass_parser(Args, __doc__)
-    args = Args(**vars(parser.parse_args(argv)))
-    if args.resume:
-        return args  # the checks that need several flags apply to the run's own arguments (``resumed_args``)
-    try:
-        return checked_args(args)
-    except ValueError as error:
-        parser.error(str(error))
+    return parse_run_args(Args, __doc__, checked_args, argv)
 
 
 def checked_args(args: Args) -> Args:
@@ -480,11 +472,7 @@ def train(args: Args, given: set[str]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """The command line: bad flags exit with argparse's usage message, run-directory problems with theirs."""
-    args = parse_args(argv)
-    try:
-        train(args, given_flags(Args, argv))
-    except RunError as error:
-        raise SystemExit(f"error: {error}") from None
+    run_main(Args, parse_args, train, argv)
 
 
 if __name__ == "__main__":

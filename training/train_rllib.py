@@ -64,8 +64,16 @@ import gymnasium as gym
 import numpy as np
 import ray
 import torch
-from common.runs import RunError, changed_hyperparameters, export_copy, next_multiple, open_run
-from common.script_args import atomic_write_text, dataclass_parser, field_errors, given_flags, option, output_error
+from common.runs import (
+    RunError,
+    changed_hyperparameters,
+    export_copy,
+    next_multiple,
+    open_run,
+    parse_run_args,
+    run_main,
+)
+from common.script_args import atomic_write_text, field_errors, option, output_error
 from common.torch_policy import save_linear_layers
 from ray.rllib.algorithms.algorithm import Algorithm
 from ray.rllib.algorithms.ppo import PPOConfig
@@ -182,12 +190,7 @@ HYPERPARAMETERS = tuple(field.name for field in dataclasses.fields(Args) if fiel
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
     """Build the CLI from ``Args`` so defaults, flags and help never drift apart; refuse bad values."""
-    parser = dataclass_parser(Args, __doc__)
-    args = Args(**vars(parser.parse_args(argv)))
-    try:
-        return args if args.resume else checked_args(args)
-    except ValueError as error:
-        parser.error(str(error))
+    return parse_run_args(Args, __doc__, checked_args, argv)
 
 
 def checked_args(args: Args) -> Args:
@@ -792,11 +795,7 @@ def run(algo: Algorithm, args: Args, run_dir: Path, progress: dict[str, Any]) ->
 
 def main(argv: Sequence[str] | None = None) -> None:
     """The command line: bad flags exit with argparse's usage message, run-directory problems with theirs."""
-    args = parse_args(argv)
-    try:
-        train(args, given_flags(Args, argv))
-    except RunError as error:
-        raise SystemExit(f"error: {error}") from None
+    run_main(Args, parse_args, train, argv)
 
 
 if __name__ == "__main__":

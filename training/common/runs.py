@@ -11,11 +11,13 @@ Nothing here exits the interpreter: a run directory that cannot be started or co
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from common.script_args import atomic_write_bytes, flag_name
+from common.script_args import atomic_write_bytes, dataclass_parser, flag_name, given_flags
+
+RunArgs = TypeVar("RunArgs")
 
 
 class RunError(Exception):
@@ -104,3 +106,34 @@ def export_copy(run_dir: Path, export: str) -> None:
     except OSError as error:
         raise RunError(f"--export: cannot write {export}: {error.strerror or error}") from error
     print(f"exported the policy to {export}", flush=True)
+
+
+def parse_run_args(
+    cls: type[RunArgs], description: str | None, checked: Callable[[RunArgs], RunArgs], argv: Sequence[str] | None
+) -> RunArgs:
+    """A run script's flags, one per field of ``cls`` (defaults, flags and help never drift apart). A new run's
+    whole configuration is checked (``checked``, a ``ValueError`` listing every problem) before any work and
+    refused with argparse's usage message; a resumed run's is checked once its recorded arguments are merged in."""
+    parser = dataclass_parser(cls, description)
+    args = cls(**vars(parser.parse_args(argv)))
+    if args.resume:
+        return args
+    try:
+        return checked(args)
+    except ValueError as error:
+        parser.error(str(error))
+
+
+def run_main(
+    cls: type[RunArgs],
+    parse: Callable[[Sequence[str] | None], RunArgs],
+    train: Callable[[RunArgs, set[str]], object],
+    argv: Sequence[str] | None,
+) -> None:
+    """A run script's command line: bad flags exit with argparse's usage message, run-directory problems
+    (``RunError``) with theirs; ``train`` also gets the flags the command line gave."""
+    args = parse(argv)
+    try:
+        train(args, given_flags(cls, argv))
+    except RunError as error:
+        raise SystemExit(f"error: {error}") from None
