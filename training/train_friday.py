@@ -44,7 +44,7 @@ from common.maskable_ppo import (
     save_model,
     vectorize,
 )
-from common.script_args import atomic_write_text, dataclass_parser, option, output_error
+from common.script_args import atomic_write_text, dataclass_parser, option, output_errors
 from common.torch_policy import save_linear_layers, sb3_actor_layers
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
@@ -116,10 +116,9 @@ def parse_args(argv: list[str] | None = None) -> Args:
             check_level(level)
         except ValueError as error:
             parser.error(f"--levels: {error}")
-    for flag, path, directory in (("--run-dir", run_directory(args), True), ("--export", args.export, False)):
-        problem = output_error(path, directory=directory) if path else None
-        if problem:
-            parser.error(f"{flag}: {problem}")
+    problems = output_errors([("--run-dir", run_directory(args), True), ("--export", args.export, False)])
+    if problems:
+        parser.error("; ".join(problems))
     return args
 
 

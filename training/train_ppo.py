@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from common.card_agents import evaluation_opponent_errors
 from common.runs import (
     RunError,
     changed_hyperparameters,
@@ -55,7 +56,7 @@ from common.runs import (
     parse_run_args,
     run_main,
 )
-from common.script_args import atomic_write_text, field_errors, option, output_error
+from common.script_args import atomic_write_text, field_errors, option, output_errors
 from threadpoolctl import threadpool_limits
 from torch import nn
 
@@ -63,7 +64,6 @@ from friday13_env.core.files import atomic_write_bytes
 from friday13_env.core.policy import MLPPolicy, save_policy
 from friday13_env.friday13.aec import REWARD_MODES
 from friday13_env.friday13.agents.policy import CardPolicyAgent, observation_scale, policy_metadata, read_card_policy
-from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.batched import SelfPlayTables, make_batched
 from friday13_env.friday13.batched.agents import BatchedAgent, BatchedPolicy, act
 from friday13_env.friday13.batched.encoding import relative_seats
@@ -175,17 +175,8 @@ def checked_args(args: Args) -> Args:
             make_batched(spec, deck)
         except ValueError as error:
             problems.append(f"--opponents: {error}")
-    for spec in args.eval_opponents:  # the evaluation seats scalar agents: every agent spec works there
-        try:
-            make_seated(spec, 0, deck)
-        except ValueError as error:
-            problems.append(f"--eval-opponents: {error}")
-    if len(set(args.eval_opponents)) != len(args.eval_opponents):
-        problems.append(f"--eval-opponents must not repeat an opponent, got {args.eval_opponents}")
-    for flag, path, directory in (("--export", args.export, False), ("--run-dir", str(run_directory(args)), True)):
-        problem = output_error(path, directory=directory) if path else None
-        if problem:
-            problems.append(f"{flag}: {problem}")
+    problems += evaluation_opponent_errors(args.eval_opponents, deck)
+    problems += output_errors([("--export", args.export, False), ("--run-dir", run_directory(args), True)])
     if problems:
         raise ValueError("; ".join(problems))
     return args

@@ -64,6 +64,7 @@ import gymnasium as gym
 import numpy as np
 import ray
 import torch
+from common.card_agents import evaluation_opponent_errors
 from common.runs import (
     RunError,
     changed_hyperparameters,
@@ -73,7 +74,7 @@ from common.runs import (
     parse_run_args,
     run_main,
 )
-from common.script_args import atomic_write_text, field_errors, option, output_error
+from common.script_args import atomic_write_text, field_errors, option, output_errors
 from common.torch_policy import save_linear_layers
 from ray.rllib.algorithms.algorithm import Algorithm
 from ray.rllib.algorithms.ppo import PPOConfig
@@ -111,7 +112,6 @@ from friday13_env.friday13.agents.policy import (
     policy_metadata,
     read_card_policy,
 )
-from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.batched import make_batched
 from friday13_env.friday13.batched.encoding import encode_observations
 from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch
@@ -208,17 +208,8 @@ def checked_args(args: Args) -> Args:
             problems.append(f"--opponents: {error}")
     if args.opponent_share > 0 and not args.opponents:
         problems.append("--opponent-share needs --opponents (or give --opponent-share 0)")
-    for spec in args.eval_opponents:  # the evaluation seats scalar agents: every agent spec works there
-        try:
-            make_seated(spec, 0, deck)
-        except ValueError as error:
-            problems.append(f"--eval-opponents: {error}")
-    if len(set(args.eval_opponents)) != len(args.eval_opponents):
-        problems.append(f"--eval-opponents must not repeat an opponent, got {args.eval_opponents}")
-    for flag, path, directory in (("--export", args.export, False), ("--run-dir", str(run_directory(args)), True)):
-        problem = output_error(path, directory=directory) if path else None
-        if problem:
-            problems.append(f"{flag}: {problem}")
+    problems += evaluation_opponent_errors(args.eval_opponents, deck)
+    problems += output_errors([("--export", args.export, False), ("--run-dir", run_directory(args), True)])
     if problems:
         raise ValueError("; ".join(problems))
     return args

@@ -15,6 +15,7 @@ from pathlib import Path
 from common.script_args import REPOSITORY, repository_path
 from friday13_env.friday13.agents import REGISTRY
 from friday13_env.friday13.agents.seating import DeckMismatchError, make_seated
+from friday13_env.friday13.cards import Deck
 
 
 def policy_file(name: str | Path, repository: Path = REPOSITORY) -> Path:
@@ -44,3 +45,18 @@ def checked_specs(specs: Sequence[str], flag: str, deck: str, *, unique: bool = 
             raise ValueError(f"{flag}: {label} is listed twice")
         labels.append(label)
     return labels
+
+
+def evaluation_opponent_errors(specs: Sequence[str], deck: Deck) -> list[str]:
+    """Every problem of ``--eval-opponents``, each named: a spec that cannot be seated at a table of ``deck``
+    (the evaluation seats scalar agents, so every agent spec works there, search included) or an opponent
+    listed twice."""
+    problems = []
+    for spec in specs:
+        try:
+            make_seated(spec, 0, deck)
+        except ValueError as error:
+            problems.append(f"--eval-opponents: {error}")
+    if len(set(specs)) != len(specs):
+        problems.append(f"--eval-opponents must not repeat an opponent, got {list(specs)}")
+    return problems

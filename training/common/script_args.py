@@ -179,6 +179,17 @@ def output_error(path: str | Path, *, directory: bool = False) -> str | None:
     return None
 
 
+def output_errors(outputs: Sequence[tuple[str, str | Path, bool]]) -> list[str]:
+    """``"FLAG: problem"`` for each ``(flag, path, is_directory)`` output that cannot be written (``output_error``);
+    an empty path asks for nothing."""
+    problems = []
+    for flag, path, directory in outputs:
+        problem = output_error(path, directory=directory) if str(path) else None
+        if problem:
+            problems.append(f"{flag}: {problem}")
+    return problems
+
+
 def repository_path(name: str, repository: Path = REPOSITORY) -> Path:
     """``name`` as given if it exists there (or is absolute), else the same path under ``repository`` if that
     exists: so that a script's default pointing at a shipped checkpoint works from any directory."""
