@@ -49,11 +49,11 @@ import torch
 from common.card_agents import evaluation_opponent_errors
 from common.runs import (
     RunError,
-    changed_hyperparameters,
     export_copy,
     next_multiple,
     open_run,
     parse_run_args,
+    resumed_run_args,
     run_main,
 )
 from common.script_args import atomic_write_text, field_errors, option, output_errors
@@ -148,7 +148,6 @@ RUN_SETTINGS = (
     "torch_threads",
 )  # fmt: skip
 """What ``--resume`` may change; every other field is a hyperparameter of the run, fixed when it starts."""
-HYPERPARAMETERS = tuple(field.name for field in dataclasses.fields(Args) if field.name not in RUN_SETTINGS)
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
@@ -588,25 +587,7 @@ def write_curve(run_dir: Path, curve: list[dict[str, Any]], opponents: Sequence[
 def resumed_args(args: Args, given: set[str], progress: dict[str, Any], run_dir: Path) -> Args:
     """The run's recorded arguments, with the run settings this command line gives; changed hyperparameters
     are refused, each one listed."""
-    stored = progress["args"]
-    changed = changed_hyperparameters(
-        stored, dataclasses.asdict(args), [name for name in HYPERPARAMETERS if name in given]
-    )
-    if changed:
-        raise RunError("--resume keeps the run's hyperparameters; these differ: " + "; ".join(changed))
-    merged = {**stored, **{name: getattr(args, name) for name in RUN_SETTINGS if name in given or name == "resume"}}
-    merged["run_dir"] = args.run_dir or stored["run_dir"]
-    try:
-        resumed = Args(**{field.name: merged[field.name] for field in dataclasses.fields(Args)})
-    except (KeyError, TypeError) as error:
-        raise RunError(f"--resume: {run_dir / 'progress.json'} is damaged: its arguments lack {error}") from error
-    problems = field_errors(Args, dataclasses.asdict(resumed))  # the command line's settings passed argparse already
-    if problems:
-        raise RunError(f"--resume: {run_dir / 'progress.json'} is damaged: " + "; ".join(problems))
-    try:
-        return checked_args(resumed)
-    except ValueError as error:  # what is left is this command line's run settings (e.g. --export)
-        raise RunError(f"--resume: {error}") from error
+    return resumed_run_args(Args, args, given, progress, run_dir, RUN_SETTINGS, checked_args)
 
 
 # -- the run ---------------------------------------------------------------------------------------

@@ -66,12 +66,11 @@ import ray
 import torch
 from common.card_agents import evaluation_opponent_errors
 from common.runs import (
-    RunError,
-    changed_hyperparameters,
     export_copy,
     next_multiple,
     open_run,
     parse_run_args,
+    resumed_run_args,
     run_main,
 )
 from common.script_args import atomic_write_text, field_errors, option, output_errors
@@ -185,7 +184,6 @@ RUN_SETTINGS = (
     "checkpoint_every", "export", "resume", "torch_threads",
 )  # fmt: skip
 """What ``--resume`` may change; every other field is a hyperparameter of the run, fixed when it starts."""
-HYPERPARAMETERS = tuple(field.name for field in dataclasses.fields(Args) if field.name not in RUN_SETTINGS)
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
@@ -689,21 +687,7 @@ def save_run(algo: Algorithm, args: Args, run_dir: Path, progress: dict[str, Any
 def resumed_args(args: Args, given: set[str], progress: dict[str, Any], run_dir: Path) -> Args:
     """The run's recorded arguments, with the run settings this command line gives; changed hyperparameters
     are refused, each one listed."""
-    stored = progress["args"]
-    changed = changed_hyperparameters(
-        stored, dataclasses.asdict(args), [name for name in HYPERPARAMETERS if name in given]
-    )
-    if changed:
-        raise RunError("--resume keeps the run's hyperparameters; these differ: " + "; ".join(changed))
-    merged = {**stored, **{name: getattr(args, name) for name in RUN_SETTINGS if name in given or name == "resume"}}
-    merged["run_dir"] = args.run_dir or stored.get("run_dir", "")
-    try:
-        resumed = Args(**{field.name: merged[field.name] for field in dataclasses.fields(Args)})
-        return checked_args(resumed)
-    except (KeyError, TypeError) as error:
-        raise RunError(f"--resume: {run_dir / 'progress.json'} is damaged: its arguments lack {error}") from error
-    except ValueError as error:
-        raise RunError(f"--resume: {error}") from error
+    return resumed_run_args(Args, args, given, progress, run_dir, RUN_SETTINGS, checked_args)
 
 
 def start_ray(address: str, num_env_runners: int) -> None:

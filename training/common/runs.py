@@ -10,12 +10,13 @@ Nothing here exits the interpreter: a run directory that cannot be started or co
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from common.script_args import atomic_write_bytes, dataclass_parser, flag_name, given_flags
+from common.script_args import atomic_write_bytes, dataclass_parser, field_errors, flag_name, given_flags
 
 RunArgs = TypeVar("RunArgs")
 
@@ -137,3 +138,38 @@ def run_main(
         train(args, given_flags(cls, argv))
     except RunError as error:
         raise SystemExit(f"error: {error}") from None
+
+
+def resumed_run_args(
+    cls: Any,
+    args: Any,
+    given: set[str],
+    progress: dict[str, Any],
+    run_dir: Path,
+    run_settings: Sequence[str],
+    checked: Callable[[Any], Any],
+) -> Any:
+    """The arguments a resumed run goes on with: the run's own, recorded in ``progress.json``, with the run settings
+    (``run_settings``, the fields of ``cls`` that ``--resume`` may change) this command line gives. A hyperparameter
+    given with another value is refused, each one listed; a damaged record is a ``RunError`` naming the file; what
+    is left (this command line's settings, e.g. ``--export``) goes through ``checked``."""
+    stored = progress["args"]
+    values = dataclasses.asdict(args)
+    names = [field.name for field in dataclasses.fields(cls)]
+    changed = changed_hyperparameters(stored, values, [n for n in names if n not in run_settings and n in given])
+    if changed:
+        raise RunError("--resume keeps the run's hyperparameters; these differ: " + "; ".join(changed))
+    merged = {**stored, **{name: values[name] for name in run_settings if name in given or name == "resume"}}
+    merged["run_dir"] = values["run_dir"] or stored.get("run_dir", "")
+    record = run_dir / "progress.json"
+    try:
+        resumed = cls(**{name: merged[name] for name in names})
+    except (KeyError, TypeError) as error:
+        raise RunError(f"--resume: {record} is damaged: its arguments lack {error}") from error
+    problems = field_errors(cls, dataclasses.asdict(resumed))  # the command line's settings passed argparse already
+    if problems:
+        raise RunError(f"--resume: {record} is damaged: " + "; ".join(problems))
+    try:
+        return checked(resumed)
+    except ValueError as error:
+        raise RunError(f"--resume: {error}") from error
