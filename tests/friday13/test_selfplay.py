@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections import defaultdict, deque
 from typing import Any
 
 import numpy as np
@@ -20,11 +19,12 @@ import pytest
 from friday13_env.friday13 import agents, engine
 from friday13_env.friday13.aec import raw_env
 from friday13_env.friday13.agents import Agent, RandomAgent
-from friday13_env.friday13.batched.engine import DUMMY_SLOT, MAX_SEATS, GameBatch
+from friday13_env.friday13.batched.engine import MAX_SEATS
 from friday13_env.friday13.batched.selfplay import SelfPlayTables, Turn
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import observation_layout, state_layout
 from friday13_env.friday13.engine import IllegalActionError
+from tests.friday13.batch_deals import DealLog, ScalarDeals
 
 BATCH_ARRAYS = (
     "num_players", "hands", "hand_sizes", "played", "pile_totals", "pile_sizes", "pile_cards",
@@ -33,58 +33,12 @@ BATCH_ARRAYS = (
 SEAT_AGENTS = ("cautious", "majority", "random")
 
 
-# -- the batch's deals, fed to the scalar engine ------------------------------------------------------
-class DealLog:
-    """Every deal a ``GameBatch`` makes, queued per (batch, table) as ``engine.deal`` returns deals."""
-
-    def __init__(self) -> None:
-        self.queues: dict[tuple[int, int], deque[tuple[int, int, list[list[int]]]]] = defaultdict(deque)
-        self.batches: list[GameBatch] = []
-        """Kept alive so that no two batches share an id."""
-        self.batch: GameBatch | None = None
-        """The batch whose deals the scalar engine gets."""
-        self.table = -1
-        """The table whose deals the scalar engine gets."""
-
-    def record(self, batch: GameBatch, games: np.ndarray) -> None:
-        if not any(known is batch for known in self.batches):
-            self.batches.append(batch)
-        for game in np.asarray(games).tolist():
-            n = int(batch.num_players[game])
-            hands = [row.tolist() for row in batch.hands[game, :n]]
-            if n == engine.DUMMY_PLAYER_COUNT:
-                hands.append(batch.hands[game, DUMMY_SLOT].tolist())
-            else:
-                assert not batch.hands[game, n:].any(), "cards dealt to an empty seat or a needless dummy"
-            self.queues[id(batch), game].append((int(batch.round[game]), n, hands))
-
-    def deal(self, rules: engine.Rules, round_index: int, rng: np.random.Generator) -> list[list[int]]:
-        """``engine.deal``'s stand-in: the next batch deal of the current table."""
-        assert self.batch is not None
-        queue = self.queues[id(self.batch), self.table]
-        assert queue, f"table {self.table} was not dealt a new round"
-        dealt_round, n, hands = queue.popleft()
-        assert (dealt_round, n) == (round_index, rules.num_players)
-        assert np.sum(hands, axis=0).tolist() == list(rules.deck.kind_counts), "not the whole deck"
-        return hands
-
-    def pending(self, batch: GameBatch) -> dict[int, int]:
-        return {table: len(queue) for (owner, table), queue in self.queues.items() if owner == id(batch) and queue}
-
-
 @pytest.fixture
-def deal_log(monkeypatch: pytest.MonkeyPatch) -> DealLog:
-    """A ``DealLog`` fed by every ``GameBatch._deal`` call of the test and feeding ``engine.deal``."""
-    log = DealLog()
-    deal = GameBatch._deal
-
-    def spy(self: GameBatch, games: np.ndarray) -> None:
-        deal(self, games)
-        log.record(self, games)
-
-    monkeypatch.setattr(GameBatch, "_deal", spy)
-    monkeypatch.setattr(engine, "deal", log.deal)
-    return log
+def scalar_deals(deal_log: DealLog, monkeypatch: pytest.MonkeyPatch) -> ScalarDeals:
+    """``engine.deal``, dealing the scalar games the batch's recorded deals."""
+    deals = ScalarDeals(deal_log)
+    monkeypatch.setattr(engine, "deal", deals)
+    return deals
 
 
 def batch_snapshot(tables: SelfPlayTables) -> dict[str, np.ndarray]:
@@ -104,9 +58,9 @@ def padded(values: list[float] | list[int]) -> list[float]:
 class ScalarTable:
     """One table's current game on the scalar AEC environment, with a scalar agent in every seat."""
 
-    def __init__(self, log: DealLog, table: int, n: int, options: dict[str, Any], seed: int) -> None:
+    def __init__(self, deals: ScalarDeals, table: int, n: int, options: dict[str, Any], seed: int) -> None:
         self.raw = raw_env(num_players=n, **options)
-        log.table = table
+        deals.table = table
         self.raw.reset(seed=0)  # dealt the batch's cards
         self.agents: list[Agent] = [
             RandomAgent(seed=seed + seat) if name == "random" else agents.make(name)
@@ -120,18 +74,18 @@ class ScalarTable:
 
 
 def replay(
-    log: DealLog, *, num_tables: int, seed: int, num_steps: int, check_states: bool = True, **options: Any
+    deals: ScalarDeals, *, num_tables: int, seed: int, num_steps: int, check_states: bool = True, **options: Any
 ) -> tuple[int, set[int]]:
     """Play ``SelfPlayTables`` and the scalar game of each table with the same scalar agents' moves and compare
     every ``Turn`` with the scalar games; returns the number of games that ended and the table sizes seen."""
     tables = SelfPlayTables(num_tables, seed=seed, **options)
     turn = tables.reset(seed=seed)
-    log.batch = tables.batch
+    deals.batch = tables.batch
     scalar_options = {key: options[key] for key in ("deck", "num_rounds", "reward") if key in options}
     scalars = [
-        ScalarTable(log, table, int(turn.num_players[table]), scalar_options, seed) for table in range(num_tables)
+        ScalarTable(deals, table, int(turn.num_players[table]), scalar_options, seed) for table in range(num_tables)
     ]
-    assert log.pending(tables.batch) == {}
+    assert deals.log.pending(tables.batch) == {}
     assert not turn.rewards.any() and not turn.round_over.any() and not turn.game_over.any()
     games_ended = 0
     sizes: set[int] = set()
@@ -152,7 +106,7 @@ def replay(
             sizes.add(game.rules.num_players)
         turn = tables.step(actions)
         for table, scalar in enumerate(scalars):
-            log.table = table
+            deals.table = table
             scalar.raw.step(int(actions[table]))
             game = scalar.game
             names = scalar.raw.possible_agents
@@ -164,8 +118,8 @@ def replay(
             assert turn.final_scores[table].tolist() == expected_scores
             if game.game_over:
                 games_ended += 1
-                scalars[table] = ScalarTable(log, table, int(turn.num_players[table]), scalar_options, seed + step)
-        assert log.pending(tables.batch) == {}
+                scalars[table] = ScalarTable(deals, table, int(turn.num_players[table]), scalar_options, seed + step)
+        assert deals.log.pending(tables.batch) == {}
     return games_ended, sizes
 
 
@@ -183,21 +137,23 @@ REPLAY_CASES = [
 
 @pytest.mark.parametrize(("num_players", "deck", "reward", "num_rounds", "seed"), REPLAY_CASES)
 def test_playing_every_seat_with_scalar_agents_reproduces_the_scalar_games(
-    deal_log: DealLog, num_players: int | list[int], deck: str, reward: str, num_rounds: int, seed: int
+    scalar_deals: ScalarDeals, num_players: int | list[int], deck: str, reward: str, num_rounds: int, seed: int
 ) -> None:
     """Observation, mask and seat of the player to move, every seat's reward (each reward mode), round and game
     ends and final scores equal the scalar AEC game's on the same deals, new games included."""
     ended, sizes = replay(
-        deal_log, num_tables=8, seed=seed, num_steps=480, check_states=False,
+        scalar_deals, num_tables=8, seed=seed, num_steps=480, check_states=False,
         num_players=num_players, deck=deck, reward=reward, num_rounds=num_rounds,
     )  # fmt: skip
     assert ended >= 8
     assert sizes == ({num_players} if isinstance(num_players, int) else set(num_players))
 
 
-def test_states_are_the_scalar_global_states(deal_log: DealLog) -> None:
+def test_states_are_the_scalar_global_states(scalar_deals: ScalarDeals) -> None:
     """``states()`` is ``encode_state`` of every table's game (every hand, absolute seats), at every step."""
-    ended, _ = replay(deal_log, num_tables=6, seed=7, num_steps=120, num_players=[3, 4, 6], deck="german", num_rounds=1)
+    ended, _ = replay(
+        scalar_deals, num_tables=6, seed=7, num_steps=120, num_players=[3, 4, 6], deck="german", num_rounds=1
+    )
     assert ended >= 6
     tables = SelfPlayTables(5, num_players=[3, 6], seed=0)
     tables.reset(seed=0)
