@@ -1,19 +1,24 @@
 """Decision time of each agent on the same positions, side by side in one run.
 
-Positions come from seeded 4-player games between ``cautious`` players; every agent decides on
-exactly those observations (only ones with more than one legal move, since a forced move costs
-nothing), so the ratios compare agents, not positions.
+Positions come from seeded games: for Friday the 13th (``--game friday13``), 4-player games between
+``cautious`` players; for Friday the solo game (``--game friday``), games of its ``heuristic`` at levels
+1-4 in turn. Every agent decides on exactly those observations (only ones with more than one legal move,
+since a forced move costs nothing), so the ratios compare agents, not positions.
 
-Run: ``python -m benchmarks.bench_agents --agents random cautious majority search ensemble-v1 endgame``.
+Run: ``python -m benchmarks.bench_agents --agents random cautious majority search ensemble-v1 endgame``
+or ``python -m benchmarks.bench_agents --game friday --agents search heuristic random``.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 
 from friday13_env import agents, raw_env
-from friday13_env.friday13.agents.base import Observation
+from friday13_env.core.agent import Agent, Observation
+from friday13_env.friday import agents as solo_agents
+from friday13_env.friday.env import FridayEnv, observation_dict
 
 
 def positions(count: int, seed: int) -> list[Observation]:
@@ -36,27 +41,53 @@ def positions(count: int, seed: int) -> list[Observation]:
     return found
 
 
+def solo_positions(count: int, seed: int) -> list[Observation]:
+    """Observations of seeded solo games of ``heuristic``, levels 1, 2, 3, 4, 1, ... one game each."""
+    found: list[Observation] = []
+    game = 0
+    while len(found) < count:
+        env = FridayEnv(level=game % 4 + 1)
+        player = solo_agents.make("heuristic", seed=seed + game)
+        observation, info = env.reset(seed=seed + game)
+        game += 1
+        done = False
+        while not done and len(found) < count:
+            view = observation_dict(observation, info)
+            if info["action_mask"].sum() > 1:
+                found.append(view)
+            observation, _, done, _, info = env.step(player.act(view))
+    return found
+
+
+GAMES: dict[str, tuple[Callable[[int, int], list[Observation]], Callable[..., Agent], str]] = {
+    "friday13": (positions, agents.make, "4 players"),
+    "friday": (solo_positions, solo_agents.make, "Friday solo, levels 1-4"),
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=sorted(GAMES), default="friday13", help="whose agents (default friday13)")
     parser.add_argument(
         "--agents",
         nargs="+",
         default=["random", "cautious", "majority", "search"],
-        help="agent specs: a name, a zoo name, a checkpoint path, or name:key=value,...",
+        help="agent specs of the game's registry: a name, a zoo name, a checkpoint path, or name:key=value,...",
     )
     parser.add_argument("--positions", type=int, default=200, help="decisions timed per agent (default 200)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    observations = positions(args.positions, args.seed)
+    find_positions, make, what = GAMES[args.game]
+    observations = find_positions(args.positions, args.seed)
     timings: dict[str, float] = {}
     for name in args.agents:
-        agent = agents.make(name, seed=args.seed)
+        agent = make(name, seed=args.seed)
         start = time.process_time()
         for observation in observations:
             agent.act(observation)
         timings[name] = (time.process_time() - start) / len(observations)
     slowest = max(timings.values())
-    print(f"CPU time per decision over {len(observations)} positions (4 players, more than one legal move)")
+    print(f"CPU time per decision over {len(observations)} positions ({what}, more than one legal move)")
     width = max(len("agent"), *map(len, timings))
     print(f"| {'agent':<{width}} | {'ms/decision':>11} | {'speed-up vs slowest':>19} |")
     print(f"|{'-' * (width + 2)}|{'-' * 13}|{'-' * 21}|")

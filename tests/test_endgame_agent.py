@@ -211,11 +211,11 @@ def test_a_malformed_observation_is_a_clear_value_error() -> None:
 def test_a_policy_of_the_solo_game_is_refused() -> None:
     from friday13_env.friday.agents import REGISTRY as SOLO_REGISTRY
 
-    solo = SOLO_REGISTRY.zoo()["ppo-level1-v1"]
+    solo = SOLO_REGISTRY.zoo()["dagger-v1"]
     with pytest.raises(CheckpointError, match=r"it is a '.*' policy; Friday the 13th plays 'friday13_v0' policies"):
         agents.make("endgame", policy=str(solo))
-    with pytest.raises(ValueError, match="endgame option policy: 'ppo-level1-v1' is neither a zoo policy"):
-        agents.make("endgame", policy="ppo-level1-v1")  # the solo game's zoo is not this game's
+    with pytest.raises(ValueError, match="endgame option policy: 'dagger-v1' is neither a zoo policy"):
+        agents.make("endgame", policy="dagger-v1")  # the solo game's zoo is not this game's
 
 
 def test_options_are_listed_by_the_registry() -> None:

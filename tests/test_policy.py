@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import itertools
 import json
 import os
 import zipfile
@@ -17,12 +18,17 @@ import tests.scripts  # noqa: F401  (puts training/ on sys.path, for its `common
 from friday13_env import agents, raw_env
 from friday13_env.core.policy import (
     CACHE_ENTRIES,
+    SPARSE_INPUTS,
     CheckpointError,
     MLPPolicy,
     PolicyMetadata,
     clear_policy_cache,
     save_policy,
 )
+from friday13_env.friday import encoding
+from friday13_env.friday import policy as friday_policy
+from friday13_env.friday.agents import make as make_solo_agent
+from friday13_env.friday.env import FridayEnv, observation_dict
 from friday13_env.friday13.agents.policy import ENV_VERSION, CardPolicyAgent, read_card_policy
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import observation_layout
@@ -312,3 +318,36 @@ def test_reading_keeps_the_stored_layout_so_logits_match_numpys_own_loader_bit_f
             hidden = np.maximum(hidden @ weight + bias, 0.0)
         expected = hidden @ stored[-1] + biases[-1]
         assert np.array_equal(policy.logits(observation), expected)
+
+
+def dense_reference_logits(policy: MLPPolicy, observation: np.ndarray) -> np.ndarray:
+    """The MLP computed the plain way, every input row of every weight read (float64, for a tight reference)."""
+    hidden = observation.astype(np.float64) * policy.input_scale
+    for weight, bias in zip(policy.weights[:-1], policy.biases[:-1], strict=True):
+        hidden = np.maximum(hidden @ weight + bias, 0.0)
+    return hidden @ policy.weights[-1] + policy.biases[-1]
+
+
+@pytest.mark.parametrize("hidden_sizes", [[64, 32], []], ids=["two hidden layers", "no hidden layer"])
+def test_a_wide_sparse_input_takes_the_gather_path_and_computes_the_same_logits(hidden_sizes: list[int]) -> None:
+    """Friday's 2,175 inputs take the gather path (only the rows of W1 that meet a non-zero input); its logits
+    are the plain product's up to float rounding, on real observations (about 75 non-zero entries) and on a
+    dense vector."""
+    rng = np.random.default_rng(3)
+    sizes = [encoding.OBS_SIZE, *hidden_sizes, 129]
+    weights = [rng.normal(size=(a, b)).astype(np.float32) / np.sqrt(a) for a, b in itertools.pairwise(sizes)]
+    biases = [rng.normal(size=b).astype(np.float32) for b in sizes[1:]]
+    metadata = friday_policy.policy_metadata("relu", hidden_sizes, "test")
+    policy = MLPPolicy(weights, biases, rng.uniform(0.5, 2.0, encoding.OBS_SIZE).astype(np.float32), metadata)
+    assert encoding.OBS_SIZE >= SPARSE_INPUTS and policy._gather_first_layer
+    env, heuristic = FridayEnv(level=2), make_solo_agent("heuristic", seed=0)
+    observation, info = env.reset(seed=0)
+    observations = [rng.uniform(-1, 1, encoding.OBS_SIZE).astype(np.float32)]
+    for _ in range(40):
+        observations.append(observation)
+        observation, _, done, _, info = env.step(heuristic.act(observation_dict(observation, info)))
+        if done:
+            break
+    assert np.mean([np.count_nonzero(o) for o in observations[1:]]) < SPARSE_INPUTS / 4
+    for observation in observations:
+        np.testing.assert_allclose(policy.logits(observation), dense_reference_logits(policy, observation), atol=2e-4)

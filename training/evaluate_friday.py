@@ -5,13 +5,13 @@ Example::
     python training/evaluate_friday.py --agents random heuristic --levels 1 2 3 4 \\
         --games 1000 --seed 0 --json friday_eval.json
 
-    python training/evaluate_friday.py --agents random heuristic ppo-level1-v1 runs/x/policy.npz --levels 1
+    python training/evaluate_friday.py --agents random heuristic dagger-v1 runs/x/policy.npz --levels 1
 
     python training/evaluate_friday.py --agents search:budget=8 --levels 1 4 --games 200 \\
         --json results/friday_search.json --markdown results/friday_search.md
 
 An agent is a spec, exactly as ``friday13_env.friday.agents.make`` takes it: a registered name
-(``random``, ``heuristic``, ``search``), a zoo name (``ppo-level1-v1``) or a checkpoint path, with
+(``random``, ``heuristic``, ``search``), a zoo name (``dagger-v1``) or a checkpoint path, with
 options as ``name:key=value,...``. Prints win rate (Wilson 95% CI, inside [0, 1]), mean score (Student-t
 95% CI) and milliseconds per decision per agent and level; ``--json`` / ``--markdown`` also write them
 to files (parent folders are created; the paths are checked before any game is played). Results are

@@ -1,31 +1,46 @@
-"""Train a MaskablePPO policy for Friday, the solo deck-builder (``friday13_env/FridaySolo-v0``).
+"""Train a policy for Friday, the solo deck-builder (``friday13_env/FridaySolo-v0``): distil the search, then PPO.
 
-Reads top to bottom (CleanRL style, like ``training/finetune_ppo.py``): hyperparameters, environment
-construction, the optional behaviour-cloning warm start, the callback that checkpoints and evaluates,
-then the training loop. Every hyperparameter is a field of ``Args`` and a command-line flag
-(``python training/train_friday.py --help``).
+Reads top to bottom (CleanRL style): hyperparameters, environments, stage 1 (DAgger), the numpy export,
+the callback that checkpoints and evaluates stage 2, then the run. Every hyperparameter is a field of
+``Args`` and a command-line flag (``python training/train_friday.py --help``).
 
-Reward: the environment's own reward (the final score, 0 before the end) times ``--reward-scale``.
-Optional shaping, off by default: ``--win-bonus`` adds that many score points to the final reward of a
-won game. Warm start, off by default: ``--bc-games N`` first behaviour-clones N games of the rule-based
-``heuristic`` agent (cross-entropy on its masked actions, plus the critic regressed on the discounted
-final rewards), then PPO improves on it.
+Stage 1, on by default (``--distill-iterations``): DAgger distils ``--teacher`` (default ``search``) into
+an MLP. Each round, worker processes (``--workers``) play ``--distill-games`` games at levels drawn from
+``--levels`` (one network for every level: the level is part of the observation), the teacher's move with
+chance ``--distill-beta ** round`` and the student's otherwise (round 0: all the teacher's), and the
+teacher labels every decision with more than one legal move; then the student is fitted to all labels so
+far (masked cross-entropy; each decision shown with its table in a random order, since which card lies in
+which slot is arbitrary). The rounds' win rates are the student's own games, on fresh deals.
 
-What a run leaves in ``--run-dir`` (default ``runs/<run-name>``):
-  ``last.zip``           the full SB3 model (weights + optimizer), rewritten atomically: ``--resume`` continues it
-  ``progress.json``      timesteps done, wall time, learning-curve points; rewritten atomically
+Stage 2, off by default (``--total-timesteps``): sb3-contrib's MaskablePPO, its actor starting from the
+distilled one. Reward: the final score times ``--reward-scale`` (plus ``--win-bonus`` points for a won
+game, off by default).
+
+What a run leaves in ``--run-dir`` (default ``runs/<run-name>``), every file written atomically:
+  ``distill/``           each round's labelled games; the student after the last round (``round.npz``, with its
+                         weights and optimiser in ``round.pt``) and after the final passes (``final.npz``)
+  ``last.zip``           stage 2's SB3 model (weights + optimizer)
+  ``progress.json``      the rounds, PPO timesteps done, wall time, learning-curve points
   ``policy.npz``         the exported numpy policy (``friday13_env.friday.agents.make(path)`` plays it)
-  ``learning_curve.csv`` and TensorBoard logs in ``tb/``
+  ``learning_curve.csv`` and TensorBoard logs in ``tb/`` (stage 2)
+
+``--resume`` continues after the last finished round (a larger ``--distill-iterations`` adds rounds),
+then stage 2 from its last checkpoint.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import io
+import itertools
 import json
+import multiprocessing
+import os
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +48,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
+from common.friday_dagger import FIELDS, GameTask, LabelledGames, play_labelled_game
 from common.maskable_ppo import (
+    ACTIVATIONS,
     RunError,
     export_copy,
     hyperparameter_error,
@@ -45,17 +62,22 @@ from common.maskable_ppo import (
     vectorize,
 )
 from common.script_args import atomic_write_text, dataclass_parser, option, output_errors
-from common.torch_policy import save_linear_layers, sb3_actor_layers
+from common.torch_policy import load_linear_layers, save_linear_layers, sb3_actor_layers
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
+from tqdm import tqdm
 
+from friday13_env.core.files import atomic_write
+from friday13_env.core.policy import CheckpointError, save_policy
+from friday13_env.core.specs import parse_spec
 from friday13_env.friday import encoding
-from friday13_env.friday.agents import load, make
-from friday13_env.friday.env import FridayEnv, observation_dict
-from friday13_env.friday.evaluation import evaluate, game_seed
+from friday13_env.friday.actions import ACTIVATE, NUM_ACTIONS, TARGET
+from friday13_env.friday.agents import REGISTRY, load
+from friday13_env.friday.env import FridayEnv
+from friday13_env.friday.evaluation import evaluate
 from friday13_env.friday.levels import check_level
-from friday13_env.friday.policy import policy_metadata
+from friday13_env.friday.policy import policy_metadata, read_friday_policy
 
 
 # -- hyperparameters -------------------------------------------------------------------------------
@@ -63,21 +85,30 @@ from friday13_env.friday.policy import policy_metadata
 class Args:
     """Every knob of a run; each becomes a ``--flag`` with this default and help."""
 
-    run_name: str = option("friday_level1", "name of the run; its directory is runs/<run-name>")
+    run_name: str = option("friday", "name of the run; its directory is runs/<run-name>")
     run_dir: str = option("", "explicit run directory (overrides --run-name)")
     seed: int = option(0, "seeds the model, the environments, the warm start and the evaluations", minimum=0)
-    total_timesteps: int = option(
-        1_000_000, "PPO decisions to train for, in all (the warm start not counted)", minimum=0
-    )
-    levels: list[int] = option([1], "difficulty levels, one drawn per episode", minimum=1, maximum=4)
+    total_timesteps: int = option(0, "stage 2: PPO decisions after the distillation (0 = none)", minimum=0)
+    levels: list[int] = option([1, 2, 3, 4], "difficulty levels, one drawn per game", minimum=1, maximum=4)
     reward_scale: float = option(0.02, "multiplies the final reward (scores span about -80..+90)", above=0)
     win_bonus: float = option(0.0, "reward shaping, off by default: score points added to the final reward of a win")
-    bc_games: int = option(0, "warm start: behaviour-clone this many heuristic games before PPO (0 = off)", minimum=0)
-    bc_epochs: int = option(8, "passes over the heuristic games", minimum=1)
-    bc_learning_rate: float = option(1e-3, "Adam learning rate of the warm start", above=0)
-    bc_samples: int = option(
-        8, "Monte-Carlo plays per hazard of the cloned heuristic (fewer = faster, weaker)", minimum=1
+    teacher: str = option("search", "stage 1: the agent spec DAgger distils (a registered name with options)")
+    distill_iterations: int = option(
+        12, "stage 1: DAgger rounds (the first plays the teacher's games; 0 = no distillation)", minimum=0
     )
+    distill_games: int = option(500, "stage 1: games played and labelled per round", minimum=1)
+    distill_beta: float = option(
+        0.5, "stage 1: round i's moves are the teacher's with chance beta**i, else the student's", minimum=0, maximum=1
+    )
+    distill_epochs: int = option(4, "stage 1: passes over all the labelled decisions after each round", minimum=1)
+    distill_batch_size: int = option(1024, "stage 1: decisions per gradient step", minimum=1)
+    distill_learning_rate: float = option(1e-3, "stage 1: Adam learning rate", above=0)
+    distill_augment: bool = option(True, "stage 1: show each decision with its table in a random order")
+    distill_final_epochs: int = option(
+        2, "stage 1: passes over all the labels after the last round, at the final learning rate (0 = none)", minimum=0
+    )
+    distill_final_learning_rate: float = option(1e-4, "stage 1: Adam learning rate of the final passes", above=0)
+    workers: int = option(2, "stage 1: processes that play and label the games", minimum=1)
     num_envs: int = option(8, "environments stepped per rollout", minimum=1)
     subprocess: bool = option(
         True, "step every environment in its own process (SubprocVecEnv); --no-subprocess steps all in this one"
@@ -95,10 +126,12 @@ class Args:
     vf_coef: float = option(0.5, "value loss weight", minimum=0)
     hidden_sizes: list[int] = option([256, 256], "hidden layer widths of the actor and the critic", minimum=1)
     activation: str = option("relu", "activation of the hidden layers", choices=("relu", "tanh"))
-    eval_every: int = option(100_000, "timesteps between evaluations (0 = never)", minimum=0)
+    eval_every: int = option(
+        100_000, "stage 2: timesteps between evaluations; stage 1 evaluates after every round (0 = never)", minimum=0
+    )
     eval_games: int = option(200, "games per level of each evaluation (fixed deals, greedy policy)", minimum=1)
     checkpoint_every: int = option(50_000, "timesteps between checkpoints", minimum=1)
-    export: str = option("", "also copy the final numpy policy here, e.g. ppo-level1-v2.npz")
+    export: str = option("", "also copy the final numpy policy here, e.g. my_friday.npz")
     resume: bool = option(False, "continue the run in the run directory from its last checkpoint")
     progress: bool = option(True, "show a progress bar")
     torch_threads: int = option(1, "torch CPU threads of the learner process", minimum=1)
@@ -116,6 +149,12 @@ def parse_args(argv: list[str] | None = None) -> Args:
             check_level(level)
         except ValueError as error:
             parser.error(f"--levels: {error}")
+    if args.distill_iterations == 0 and args.total_timesteps == 0:
+        parser.error("nothing to train: give --distill-iterations or --total-timesteps above 0")
+    try:
+        REGISTRY.make(REGISTRY.check(parse_spec(args.teacher)), seed=args.seed)  # checks its options too
+    except (ValueError, CheckpointError) as error:
+        parser.error(f"--teacher {args.teacher}: {error}")
     problems = output_errors([("--run-dir", run_directory(args), True), ("--export", args.export, False)])
     if problems:
         parser.error("; ".join(problems))
@@ -174,64 +213,301 @@ def make_vec_env(args: Args) -> VecEnv:
     return vectorize([make_env(args, rank) for rank in range(args.num_envs)], args.subprocess)
 
 
-# -- warm start: behaviour cloning of the heuristic ------------------------------------------------
-def collect_demonstrations(args: Args) -> dict[str, np.ndarray]:
-    """Play ``args.bc_games`` heuristic games; keep (observation, mask, action, discounted final reward)."""
-    env = FridayEnv(level=args.levels[0])
-    observations: list[np.ndarray] = []
-    masks: list[np.ndarray] = []
-    actions: list[int] = []
-    returns: list[float] = []
-    for game in range(args.bc_games):
-        seed = game_seed(args.seed + 7_919, game)  # deals disjoint from the evaluation's (seed 12_345)
-        obs, info = env.reset(seed=seed, options={"level": args.levels[game % len(args.levels)]})
-        agent = make("heuristic", seed=seed, samples=args.bc_samples)
-        start, done, reward = len(actions), False, 0.0
-        while not done:
-            action = agent.act(observation_dict(obs, info))
-            observations.append(obs.astype(np.float16))
-            masks.append(info["action_mask"].astype(bool))
-            actions.append(action)
-            obs, reward, done, _, info = env.step(action)
-        length = len(actions) - start
-        returns.extend(final_reward(float(reward), info, args) * args.gamma ** np.arange(length - 1, -1, -1))
+# -- stage 1: DAgger, distilling the teacher ---------------------------------------------------------
+class SparseActor(torch.nn.Module):
+    """The actor MLP, its first layer fed the observation's non-zero entries (about 75 of 2,175).
+
+    ``EmbeddingBag`` in ``sum`` mode with per-entry weights is exactly ``observation @ W1`` over the
+    non-zero entries, 29x fewer multiplications than a dense first layer; the exported network is the
+    plain MLP (``W1`` as the first weight), which numpy plays the same way.
+    """
+
+    def __init__(self, hidden_sizes: list[int], activation: str) -> None:
+        super().__init__()
+        self.hidden_sizes, self.activation_name = list(hidden_sizes), activation
+        bound = 1.0 / np.sqrt(encoding.OBS_SIZE)  # torch's Linear initialisation for this fan-in
+        self.first = torch.nn.EmbeddingBag(encoding.OBS_SIZE, hidden_sizes[0], mode="sum")
+        torch.nn.init.uniform_(self.first.weight, -bound, bound)
+        self.first_bias = torch.nn.Parameter(torch.empty(hidden_sizes[0]).uniform_(-bound, bound))
+        self.activation = ACTIVATIONS[activation]()
+        widths = [*hidden_sizes, NUM_ACTIONS]
+        self.rest = torch.nn.ModuleList(torch.nn.Linear(a, b) for a, b in itertools.pairwise(widths))
+
+    def forward(self, columns: torch.Tensor, values: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
+        hidden = self.activation(self.first(columns, offsets, per_sample_weights=values) + self.first_bias)
+        for layer in self.rest[:-1]:
+            hidden = self.activation(layer(hidden))
+        return self.rest[-1](hidden)
+
+    def weights(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """The network as the package's MLP: weights ``(inputs, outputs)`` and biases, input first."""
+        weights = [self.first.weight.detach().numpy().copy()]
+        biases = [self.first_bias.detach().numpy().copy()]
+        for layer in self.rest:
+            weights.append(layer.weight.detach().numpy().T.copy())
+            biases.append(layer.bias.detach().numpy().copy())
+        return weights, biases
+
+
+SLOTS_START, _, (NUM_SLOTS, SLOT_FEATURES) = encoding.OFFSETS["slots"]
+SLOT_ACTIONS = (ACTIVATE, TARGET)
+"""The action ranges indexed by table slot: use slot i's ability, target (or destroy) slot i."""
+
+
+def random_slot_orders(present: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """For each decision, a random reordering of its table: ``new[k, i]`` is where slot ``i`` goes. The
+    ``present[k]`` cards on the table shuffle among the first places (a table is always slots 0..n-1);
+    the empty slots stay where they are."""
+    slots = np.arange(NUM_SLOTS)
+    keys = np.where(slots < present[:, None], rng.random((len(present), NUM_SLOTS)), 2.0 + slots)
+    return np.argsort(np.argsort(keys, axis=1), axis=1)
+
+
+def reorder_slots(
+    columns: np.ndarray, owners: np.ndarray, masks: np.ndarray, actions: np.ndarray, new: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The decisions with their tables reordered by ``new`` (``random_slot_orders``): the slot rows of the
+    sparse observations (``columns``, entry ``e`` of decision ``owners[e]``), the legal masks and the
+    teacher's moves. Which card lies in which slot is arbitrary (the order cards were drawn in), so every
+    reordering is the same position, and the student learns one rule for every slot instead of one per slot."""
+    columns, masks, actions = columns.copy(), masks.copy(), actions.copy()
+    in_slots = (columns >= SLOTS_START) & (columns < SLOTS_START + NUM_SLOTS * SLOT_FEATURES)
+    row, feature = np.divmod(columns[in_slots].astype(np.int64) - SLOTS_START, SLOT_FEATURES)
+    columns[in_slots] = SLOTS_START + new[owners[in_slots], row] * SLOT_FEATURES + feature
+    decisions = np.arange(len(actions))[:, None]
+    for first in SLOT_ACTIONS:
+        block = masks[:, first : first + NUM_SLOTS].copy()
+        masks[decisions, first + new] = block
+        moved = (actions >= first) & (actions < first + NUM_SLOTS)
+        actions[moved] = first + new[moved, actions[moved] - first]
+    return columns, masks, actions
+
+
+def sparse_batch(
+    data: LabelledGames, rows: np.ndarray, starts: np.ndarray, rng: np.random.Generator | None = None
+) -> tuple[torch.Tensor, ...]:
+    """The EmbeddingBag inputs (columns, values, offsets), the legal masks and the teacher's moves of
+    decisions ``rows``; with ``rng``, each decision's table reordered at random (``reorder_slots``)."""
+    lengths = data.lengths[rows]
+    before = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    entries = np.repeat(starts[rows] - before, lengths) + np.arange(int(lengths.sum()))
+    columns, values = data.columns[entries].astype(np.int64), data.values[entries]
+    masks, actions = data.legal(rows), data.actions[rows].astype(np.int64)
+    if rng is not None:
+        owners = np.repeat(np.arange(len(rows)), lengths)
+        present = np.bincount(
+            owners[
+                (columns >= SLOTS_START)
+                & (columns < SLOTS_START + NUM_SLOTS * SLOT_FEATURES)
+                & ((columns - SLOTS_START) % SLOT_FEATURES == 0)
+            ],
+            minlength=len(rows),
+        )
+        columns, masks, actions = reorder_slots(columns, owners, masks, actions, random_slot_orders(present, rng))
+    return (
+        torch.as_tensor(columns),
+        torch.as_tensor(values),
+        torch.as_tensor(before.astype(np.int64)),
+        torch.as_tensor(masks),
+        torch.as_tensor(actions),
+    )
+
+
+def masked_cross_entropy(
+    actor: SparseActor,
+    data: LabelledGames,
+    rows: np.ndarray,
+    starts: np.ndarray,
+    rng: np.random.Generator | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Mean cross-entropy of the teacher's moves under the legal softmax, and the greedy hits (bool); with
+    ``rng``, on randomly reordered tables (``sparse_batch``)."""
+    columns, values, offsets, masks, targets = sparse_batch(data, rows, starts, rng)
+    logits = actor(columns, values, offsets).masked_fill(~masks, -1e9)
+    return torch.nn.functional.cross_entropy(logits, targets), logits.argmax(dim=1) == targets
+
+
+def agreement(actor: SparseActor, data: LabelledGames) -> float:
+    """Share of ``data``'s decisions where the actor's greedy move is the teacher's."""
+    starts = data.starts
+    hits = 0
+    with torch.no_grad():
+        for first in range(0, len(data), 8_192):
+            rows = np.arange(first, min(first + 8_192, len(data)))
+            hits += int(masked_cross_entropy(actor, data, rows, starts)[1].sum())
+    return hits / max(len(data), 1)
+
+
+def fit_actor(
+    actor: SparseActor,
+    optimizer: torch.optim.Optimizer,
+    data: LabelledGames,
+    args: Args,
+    rng: np.random.Generator,
+    epochs: int,
+    learning_rate: float,
+) -> float:
+    """``epochs`` passes of masked cross-entropy over ``data`` at ``learning_rate``; returns the last pass's
+    mean loss."""
+    for group in optimizer.param_groups:
+        group["lr"] = learning_rate
+    starts = data.starts
+    losses: list[float] = []
+    for _ in range(epochs):
+        losses = []
+        order = rng.permutation(len(data))
+        for first in range(0, len(order), args.distill_batch_size):
+            rows = order[first : first + args.distill_batch_size]
+            loss, _ = masked_cross_entropy(actor, data, rows, starts, rng if args.distill_augment else None)
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(actor.parameters(), 1.0)
+            optimizer.step()
+            losses.append(loss.item())
+    return float(np.mean(losses)) if losses else float("nan")
+
+
+def iteration_tasks(args: Args, iteration: int, student: Path | None) -> list[GameTask]:
+    """The games of DAgger iteration ``iteration``: levels drawn from ``--levels``, fresh seeds, the teacher's
+    share ``beta ** iteration`` (all the teacher's in the first iteration, which has no student yet)."""
+    rng = np.random.default_rng([args.seed, iteration])
+    base = (args.seed * 1_000 + iteration) * 100_000 + 50_000_000  # deals disjoint from the evaluations'
+    beta = 1.0 if student is None else args.distill_beta**iteration
+    return [
+        GameTask(int(rng.choice(args.levels)), base + game, args.teacher, str(student or ""), beta)
+        for game in range(args.distill_games)
+    ]
+
+
+def play_iteration(tasks: list[GameTask], pool: ProcessPoolExecutor | None, progress: bool) -> LabelledGames:
+    """Play and label ``tasks`` in the worker pool (or here, with none), in order."""
+    results = pool.map(play_labelled_game, tasks) if pool is not None else map(play_labelled_game, tasks)
+    games = list(tqdm(results, total=len(tasks), desc="teacher-labelled games", disable=not progress, leave=False))
+    return LabelledGames.concatenate(games)
+
+
+def save_student(actor: SparseActor, args: Args, path: Path, training: dict[str, Any]) -> None:
+    """The actor as a numpy Friday policy (``agents.load`` plays it)."""
+    description = f"DAgger distillation of {args.teacher!r}, run {args.run_name!r}, Friday levels {args.levels}"
+    metadata = policy_metadata(actor.activation_name, actor.hidden_sizes, description, training)
+    weights, biases = actor.weights()
+    save_policy(path, weights, biases, np.ones(encoding.OBS_SIZE, dtype=np.float32), metadata)
+
+
+def per_level(data: LabelledGames, values: np.ndarray, levels: list[int]) -> dict[str, float]:
     return {
-        "observations": np.stack(observations),
-        "masks": np.stack(masks),
-        "actions": np.asarray(actions, dtype=np.int64),
-        "returns": np.asarray(returns, dtype=np.float32),
+        f"level{level}": round(float(values[data.levels == level].mean()), 4)
+        for level in levels
+        if (data.levels == level).any()
     }
 
 
-def behaviour_clone(model: MaskablePPO, data: dict[str, np.ndarray], args: Args) -> dict[str, float]:
-    """Fit the actor to the heuristic's actions (masked cross-entropy) and the critic to its returns."""
-    policy = model.policy
-    policy.set_training_mode(True)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=args.bc_learning_rate)
-    rng = np.random.default_rng(args.seed)
-    size = len(data["actions"])
-    for _ in range(args.bc_epochs):
-        order = rng.permutation(size)
-        for start in range(0, size, args.batch_size):
-            batch = order[start : start + args.batch_size]
-            observations = torch.as_tensor(data["observations"][batch].astype(np.float32))
-            values, log_prob, _ = policy.evaluate_actions(
-                observations, torch.as_tensor(data["actions"][batch]), action_masks=data["masks"][batch]
-            )
-            value_loss = torch.nn.functional.mse_loss(values.flatten(), torch.as_tensor(data["returns"][batch]))
-            loss = -log_prob.mean() + args.vf_coef * value_loss
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
-            optimizer.step()
-    policy.set_training_mode(False)
-    with torch.no_grad():
-        sample = rng.permutation(size)[:4_096]
-        observations = torch.as_tensor(data["observations"][sample].astype(np.float32))
-        distribution = policy.get_distribution(observations, action_masks=data["masks"][sample])
-        chosen = distribution.get_actions(deterministic=True).numpy()
-        nll = -distribution.log_prob(torch.as_tensor(data["actions"][sample])).mean().item()
-    return {"samples": float(size), "accuracy": float(np.mean(chosen == data["actions"][sample])), "nll": nll}
+def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
+    """DAgger: ``--distill-iterations`` rounds of playing ``--distill-games`` games (the teacher's, then more
+    and more the student's), labelling each decision with the teacher's move, and fitting the student to
+    everything labelled so far; then ``--distill-final-epochs`` passes at the final learning rate. Each round is
+    saved (its games; the student and its optimiser as ``round.*``), so ``--resume`` continues after the last
+    finished one; the final passes start from a round's student and write ``final.npz``, which the next round
+    of a resumed run does not see. Returns the policy file of the run's student."""
+    folder = run_dir / "distill"
+    folder.mkdir(exist_ok=True)
+    torch.manual_seed(args.seed)
+    actor = SparseActor(args.hidden_sizes, args.activation)
+    optimizer = torch.optim.Adam(actor.parameters(), lr=args.distill_learning_rate)
+    record = progress.setdefault("distill", [])
+    parts = [read_games(folder / f"games_{index:02d}.npz") for index in range(len(record))]
+    if record:
+        state = torch.load(folder / "round.pt", weights_only=True)
+        actor.load_state_dict(state["actor"])
+        optimizer.load_state_dict(state["optimizer"])
+    student = folder / "round.npz" if record else None
+    workers = min(args.workers, args.distill_games)
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=context) if workers > 1 else contextlib.nullcontext() as pool:
+        for iteration in range(len(record), args.distill_iterations):
+            started = time.time()
+            new = play_iteration(iteration_tasks(args, iteration, student), pool, args.progress)
+            played = time.time() - started
+            point: dict[str, Any] = {
+                "iteration": iteration,
+                "games": len(new.levels),
+                "decisions": len(new),
+                "student_share": round(float(new.student_share.mean()), 4),
+                "win_rate": per_level(new, new.won, args.levels),
+                "agreement_before_fit": round(agreement(actor, new), 4) if student is not None else None,
+            }
+            save_games(folder / f"games_{iteration:02d}.npz", new)
+            parts.append(new)
+            data = LabelledGames.concatenate(parts)
+            torch.set_num_threads(max(args.torch_threads, workers))  # the workers wait while the student learns
+            rng = np.random.default_rng([args.seed, iteration])
+            loss = fit_actor(actor, optimizer, data, args, rng, args.distill_epochs, args.distill_learning_rate)
+            torch.set_num_threads(args.torch_threads)
+            point.update(loss=round(loss, 4), labelled=len(data), play_s=round(played, 1))
+            point["wall_s"] = round(time.time() - started, 1)
+            record.append(point)
+            student = save_student_state(actor, optimizer, args, run_dir, progress, point, started, "round")
+            print(f"[distill {iteration + 1}/{args.distill_iterations}] {json.dumps(point)}", flush=True)
+    if args.distill_final_epochs == 0:
+        assert student is not None
+        return student
+    final = progress.get("distill_final")
+    if final is None or final["after_rounds"] != len(record):
+        started = time.time()
+        data = LabelledGames.concatenate(parts)
+        torch.set_num_threads(max(args.torch_threads, workers))
+        rng = np.random.default_rng([args.seed, len(record)])
+        loss = fit_actor(actor, optimizer, data, args, rng, args.distill_final_epochs, args.distill_final_learning_rate)
+        torch.set_num_threads(args.torch_threads)
+        final = {"after_rounds": len(record), "loss": round(loss, 4), "wall_s": round(time.time() - started, 1)}
+        progress["distill_final"] = final
+        save_student_state(actor, optimizer, args, run_dir, progress, final, started, "final")
+        print(f"[distill: final fit] {json.dumps(final)}", flush=True)
+    return folder / "final.npz"
+
+
+def save_student_state(
+    actor: SparseActor,
+    optimizer: torch.optim.Optimizer,
+    args: Args,
+    run_dir: Path,
+    progress: dict[str, Any],
+    point: dict[str, Any],
+    started: float,
+    name: str,
+) -> Path:
+    """After a round (``name`` ``round``) or the final passes (``final``): the student's policy ``NAME.npz``,
+    evaluated into ``point`` (its record in ``progress``); after a round also its weights and optimiser
+    (``round.pt``, for ``--resume``); then ``progress.json``. Returns the policy file."""
+    folder = run_dir / "distill"
+    student = folder / f"{name}.npz"
+    training = {key: progress.get(key) for key in ("distill", "distill_final")}
+    save_student(actor, args, student, {**training, "args": dataclasses.asdict(args)})
+    if args.eval_every > 0:
+        point["eval"] = evaluate_policy(student, args)
+    if name == "round":
+        torch.save({"actor": actor.state_dict(), "optimizer": optimizer.state_dict()}, folder / "round.tmp.pt")
+        os.replace(folder / "round.tmp.pt", folder / "round.pt")
+    progress["wall_time_s"] = round(progress["wall_time_s"] + time.time() - started, 1)
+    atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
+    return student
+
+
+def save_games(path: Path, games: LabelledGames) -> None:
+    atomic_write(path, lambda handle: np.savez(handle, **{name: getattr(games, name) for name in FIELDS}))
+
+
+def read_games(path: Path) -> LabelledGames:
+    with np.load(path, allow_pickle=False) as stored:
+        return LabelledGames(**{name: stored[name] for name in FIELDS})
+
+
+def evaluate_policy(path: Path, args: Args) -> dict[str, float]:
+    """Win rate of the greedy policy at ``path`` on the fixed evaluation deals (seed 12,345), per level."""
+    agent = load(path)
+    return {
+        f"level{level}": evaluate(agent, level, args.eval_games, seed=12_345).win_rate.value for level in args.levels
+    }
 
 
 # -- exporting the numpy policy --------------------------------------------------------------------
@@ -270,7 +546,7 @@ class TrainingCallback(BaseCallback):
         return {
             "timesteps": steps,
             "wall_time_s": round(self.earlier_wall_time + time.time() - self.started, 1),
-            "warm_start": self.progress.get("warm_start"),
+            "distill": self.progress.get("distill"),
             "args": dataclasses.asdict(self.args),
         }
 
@@ -312,24 +588,26 @@ class TrainingCallback(BaseCallback):
 
 # -- the run ----------------------------------------------------------------------------------------
 def train(args: Args) -> None:
-    """The run ``args`` describes."""
+    """The run ``args`` describes: stage 1 (DAgger) if ``--distill-iterations``, then stage 2 (PPO) if
+    ``--total-timesteps``, starting from the distilled actor."""
     run_dir = run_directory(args)
-    progress = open_run(run_dir, args.resume, {"timesteps": 0, "wall_time_s": 0.0, "warm_start": None, "curve": []})
+    fresh = {"timesteps": 0, "wall_time_s": 0.0, "distill": [], "curve": []}
+    progress = open_run(run_dir, args.resume, fresh, checkpoint="progress.json")  # written by both stages
     torch.set_num_threads(args.torch_threads)
+    student = distill(args, run_dir, progress) if args.distill_iterations > 0 else None
+    if args.total_timesteps == 0:
+        assert student is not None  # parse_args refuses a run with neither stage
+        atomic_write(run_dir / "policy.npz", lambda handle: handle.write(student.read_bytes()))
+        export_copy(run_dir, args.export)
+        print(f"done: {len(progress['distill'])} DAgger rounds; run directory {run_dir}", flush=True)
+        return
     vec_env = make_vec_env(args)
     try:
-        model = resume_model(run_dir, vec_env, progress) if args.resume else new_maskable_ppo(args, vec_env, run_dir)
+        resuming = args.resume and (run_dir / "last.zip").exists()
+        model = resume_model(run_dir, vec_env, progress) if resuming else new_maskable_ppo(args, vec_env, run_dir)
         callback = TrainingCallback(args, run_dir, progress)
-        if not args.resume and args.bc_games > 0:
-            started = time.time()
-            data = collect_demonstrations(args)
-            collected = time.time() - started
-            stats = behaviour_clone(model, data, args)
-            stats.update(
-                games=args.bc_games, collect_s=round(collected, 1), wall_time_s=round(time.time() - started, 1)
-            )
-            progress["warm_start"] = stats
-            print(f"warm start: cloned {args.bc_games} heuristic games: {stats}", flush=True)
+        if not resuming and student is not None:
+            load_linear_layers(sb3_actor_layers(model), read_friday_policy(student))
             if args.eval_every > 0:
                 callback.evaluate(0, model)
         remaining = args.total_timesteps - progress["timesteps"]
@@ -337,7 +615,7 @@ def train(args: Args) -> None:
             model.learn(
                 total_timesteps=remaining,
                 callback=callback,
-                reset_num_timesteps=not args.resume,
+                reset_num_timesteps=not resuming,
                 progress_bar=args.progress,
                 tb_log_name="ppo",
             )

@@ -67,12 +67,16 @@ def checked_observation(
         raise ValueError(f"{agent}: expected an action mask of shape ({num_actions},), got {mask.shape}")
     if vector.dtype.kind not in _NUMERIC:
         raise ValueError(f"{agent}: the observation vector holds non-numeric values (dtype {vector.dtype})")
-    # Two reductions decide the common case (a NaN fails both comparisons); the exact cause only on failure.
-    low, high = vector.min(), vector.max()
-    if not (low >= (0 if nonnegative else -np.inf) and high < np.inf):
-        if not np.all(np.isfinite(vector)):
+    # One pass decides a float vector that may be negative (isfinite is twice as fast as min and max).
+    if vector.dtype.kind == "f" and not nonnegative:
+        if not np.isfinite(vector).all():
             raise ValueError(f"{agent}: the observation vector holds non-finite values (NaN or inf)")
-        raise ValueError(f"{agent}: the observation vector holds negative values; this game's never does")
+    else:
+        low, high = vector.min(), vector.max()  # a NaN fails both comparisons
+        if not (low >= (0 if nonnegative else -np.inf) and high < np.inf):
+            if not np.all(np.isfinite(vector)):
+                raise ValueError(f"{agent}: the observation vector holds non-finite values (NaN or inf)")
+            raise ValueError(f"{agent}: the observation vector holds negative values; this game's never does")
     return vector, _legal(mask, agent)
 
 
@@ -83,7 +87,7 @@ _NUMERIC = "biuf"
 def _legal(mask: np.ndarray, agent: str) -> np.ndarray:
     if mask.dtype.kind not in _NUMERIC:
         raise ValueError(f"{agent}: the action mask holds non-numeric values (dtype {mask.dtype})")
-    legal = np.flatnonzero(mask)
+    legal = (mask != 0).nonzero()[0]  # np.flatnonzero, several times faster on a small mask
     if legal.size == 0:
         raise ValueError(f"{agent}: the observation has no legal action: this agent is not the one to move")
     return legal

@@ -1,5 +1,5 @@
 """Friday's agents by name, the same shape as the card game's: ``make("search:budget=16", seed=0)``,
-``make("ppo-level1-v1")`` (a zoo policy) or ``make("path/to/policy.npz")``. See
+``make("dagger-v1")`` (a zoo policy) or ``make("path/to/policy.npz")``. See
 :mod:`friday13_env.core.registry` for how a spec is resolved.
 
 Protocol (:class:`friday13_env.core.agent.Agent`, one for both games): a ``name`` and

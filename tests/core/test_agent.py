@@ -91,3 +91,19 @@ def test_the_core_checks_name_the_agent() -> None:
     with pytest.raises(ValueError, match=r"^bot: the observation dict has no 'action_mask' entry"):
         legal_actions({"observation": VECTOR}, agent="bot")
     assert legal_actions(VALID).tolist() == np.flatnonzero(MASK).tolist()
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_a_float_vector_is_refused_for_any_non_finite_entry_and_passed_with_huge_finite_ones(dtype: type) -> None:
+    """The finite check of a float vector that may be negative (one pass) must neither miss a NaN or inf
+    anywhere nor refuse the largest finite values."""
+    mask = np.ones(3, dtype=np.int8)
+    huge = np.finfo(dtype).max
+    vector, legal = checked_observation({"observation": np.array([huge, -huge, 1], dtype), "action_mask": mask}, 3, 3)
+    assert legal.tolist() == [0, 1, 2] and vector.dtype == dtype
+    for bad in (np.nan, np.inf, -np.inf):
+        for index in range(3):
+            values = np.array([0.5, -1.0, 2.0], dtype)
+            values[index] = bad
+            with pytest.raises(ValueError, match=r"non-finite values \(NaN or inf\)"):
+                checked_observation({"observation": values, "action_mask": mask}, 3, 3)

@@ -23,7 +23,7 @@ from friday13_env.friday.evaluation import evaluate, format_table, mean_interval
 from tests.friday.helpers import assert_plays_only_legal_moves
 from tests.scripts import load_training_script
 
-NAMES = ["heuristic", "ppo-level1-v1", "random", "search"]
+NAMES = ["dagger-v1", "heuristic", "random", "search"]
 
 
 # -- protocol and registry --------------------------------------------------------------------------
@@ -32,7 +32,7 @@ NAMES = ["heuristic", "ppo-level1-v1", "random", "search"]
 def test_names_list_the_registered_agents_and_the_zoo():
     assert names() == NAMES
     assert options_of("search") == ["budget", "horizon", "margin", "model", "rollout_samples"]
-    assert options_of("heuristic") == ["model", "samples"] and options_of("ppo-level1-v1") == ["greedy"]
+    assert options_of("heuristic") == ["model", "samples"] and options_of("dagger-v1") == ["greedy"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -70,18 +70,18 @@ def test_the_reset_hook_reseeds_like_a_new_agent():
 
 
 def test_zoo_policy_is_the_core_policy_agent_read_once():
-    agent = make("ppo-level1-v1")
+    agent = make("dagger-v1")
     assert type(agent) is PolicyAgent and agent.greedy
-    assert make("ppo-level1-v1", seed=3).policy is agent.policy, "one read of the file"
-    path = agents.REGISTRY.policy_path("ppo-level1-v1")
-    assert load(path).policy is agent.policy and load(path).name == "ppo-level1-v1"
-    assert make("ppo-level1-v1:greedy=false", seed=1).greedy is False
-    card = model_card("friday13_env.friday", "ppo-level1-v1")
-    assert "16.2% [14.0, 18.6]" in card and "training/train_friday.py" in card and "ms per decision" in card
+    assert make("dagger-v1", seed=3).policy is agent.policy, "one read of the file"
+    path = agents.REGISTRY.policy_path("dagger-v1")
+    assert load(path).policy is agent.policy and load(path).name == "dagger-v1"
+    assert make("dagger-v1:greedy=false", seed=1).greedy is False
+    card = model_card("friday13_env.friday", "dagger-v1")
+    assert "68.4% [65.5, 71.2]" in card and "python training/train_friday.py" in card and "Cost per move" in card
 
 
 def test_unknown_agents_and_options_are_rejected_with_the_allowed_ones():
-    with pytest.raises(ValueError, match=r"unknown Friday agent 'x'; known agents: \['heuristic', 'ppo-level1-v1'"):
+    with pytest.raises(ValueError, match=r"unknown Friday agent 'x'; known agents: \['dagger-v1', 'heuristic'"):
         make("x")
     expected = r"agent 'search' has no option\(s\) \['budgit'\]; its options: \['budget', 'horizon', 'margin'"
     with pytest.raises(ValueError, match=expected):
@@ -109,8 +109,8 @@ def test_unknown_agents_and_options_are_rejected_with_the_allowed_ones():
         ("heuristic", {"samples": "8"}, r"samples must be an integer >= 1, got '8'"),
         ("heuristic:samples=2.0", {}, r"samples must be an integer >= 1, got 2.0"),
         ("heuristic", {"greedy": "no"}, r"agent 'heuristic' has no option\(s\) \['greedy'\]"),
-        ("ppo-level1-v1", {"greedy": "no"}, r"greedy must be True or False, got 'no'"),
-        ("ppo-level1-v1:greedy=1", {}, r"greedy must be True or False, got 1"),
+        ("dagger-v1", {"greedy": "no"}, r"greedy must be True or False, got 'no'"),
+        ("dagger-v1:greedy=1", {}, r"greedy must be True or False, got 1"),
     ],
 )
 def test_bad_option_values_are_clear_value_errors(spec, options, message):
@@ -122,7 +122,7 @@ def test_agents_reject_observations_that_are_not_the_env_dict():
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     mask[:2] = 1
     good = np.zeros(OBS_SIZE, dtype=np.float32)
-    for name in ("heuristic", "search", "ppo-level1-v1"):
+    for name in ("heuristic", "search", "dagger-v1"):
         agent = make(name, seed=0)
         with pytest.raises(ValueError, match="observation dict"):
             agent.act(good)  # type: ignore[arg-type]  # the old act(obs, mask) style
@@ -231,8 +231,8 @@ def test_cli_writes_json_and_markdown_creating_folders(evaluate_cli, tmp_path, c
 
 
 def test_cli_takes_specs_and_the_search_budget(evaluate_cli):
-    args = evaluate_cli.parse_args(["--agents", "search", "search:budget=3", "ppo-level1-v1", "--search-budget", "2"])
-    assert [spec.label for spec in args.specs] == ["search:budget=2", "search:budget=3", "ppo-level1-v1"]
+    args = evaluate_cli.parse_args(["--agents", "search", "search:budget=3", "dagger-v1", "--search-budget", "2"])
+    assert [spec.label for spec in args.specs] == ["search:budget=2", "search:budget=3", "dagger-v1"]
 
 
 @pytest.mark.parametrize(

@@ -30,28 +30,41 @@ TINY = [
 ]  # fmt: skip
 
 
-def test_train_warm_start_checkpoint_resume_export_and_play(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+DISTILL = [
+    "--teacher", "heuristic:samples=2", "--distill-iterations", "2", "--distill-games", "2", "--workers", "1",
+    "--distill-epochs", "2",
+]  # fmt: skip
+
+
+def test_distil_then_ppo_checkpoint_resume_export_and_play(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     train = load_script("train_friday")
     run_dir = tmp_path / "run"
     started = time.time()
-    warm = ["--bc-games", "2", "--bc-samples", "2", "--bc-epochs", "2", "--win-bonus", "10"]
-    train.main(["--run-dir", str(run_dir), "--total-timesteps", "1024", *warm, *TINY])
+    train.main(["--run-dir", str(run_dir), "--total-timesteps", "1024", "--win-bonus", "10", *DISTILL, *TINY])
     progress = json.loads((run_dir / "progress.json").read_text())
     assert progress["timesteps"] == 1024
-    assert [point["timesteps"] for point in progress["curve"]] == [0, 512, 1024]  # 0: right after the warm start
+    assert [point["iteration"] for point in progress["distill"]] == [0, 1]
+    first, second = progress["distill"]
+    assert first["student_share"] == 0 and first["agreement_before_fit"] is None  # the teacher's own games
+    assert 0 < second["student_share"] < 1 and 0 <= second["agreement_before_fit"] <= 1  # beta = 0.5
+    assert second["labelled"] == first["decisions"] + second["decisions"]
+    assert set(first["eval"]) == {"level1", "level2"}
+    assert [point["timesteps"] for point in progress["curve"]] == [0, 512, 1024]  # 0: the distilled actor
     columns = {f"{kind}_level{level}" for kind in ("win_rate", "mean_score") for level in (1, 2)}
     assert set(progress["curve"][0]) == {"timesteps", *columns}
-    assert progress["warm_start"]["games"] == 2 and progress["warm_start"]["samples"] > 50
     assert (run_dir / "last.zip").is_file() and (run_dir / "learning_curve.csv").is_file()
-    assert "warm start: cloned 2 heuristic games" in capsys.readouterr().out
+    assert "[distill 2/2]" in capsys.readouterr().out
 
     with pytest.raises(SystemExit, match="already holds a run"):
-        train.main(["--run-dir", str(run_dir), "--total-timesteps", "2048", *TINY])
+        train.main(["--run-dir", str(run_dir), "--total-timesteps", "2048", *DISTILL, *TINY])
 
     export = tmp_path / "exported" / "friday.npz"
-    train.main(["--run-dir", str(run_dir), "--total-timesteps", "1536", "--resume", "--export", str(export), *TINY])
+    train.main(
+        ["--run-dir", str(run_dir), "--total-timesteps", "1536", "--resume", "--export", str(export), *DISTILL, *TINY]
+    )
     progress = json.loads((run_dir / "progress.json").read_text())
     assert progress["timesteps"] == 1536 and progress["curve"][-1]["timesteps"] == 1536
+    assert len(progress["distill"]) == 2  # not distilled again
     # real seconds, not a running sum of sums; compared at the 0.1 s the record is rounded to
     assert 0 < progress["wall_time_s"] <= round(time.time() - started, 1)
     metadata = json.loads(str(np.load(export)["metadata"]))
@@ -60,8 +73,8 @@ def test_train_warm_start_checkpoint_resume_export_and_play(tmp_path: Path, caps
     agent = make(str(export), seed=0)
     assert isinstance(agent, PolicyAgent) and agent.name == "friday"
     env = FridayEnv(level=1)
-    first = play_game(env, agent, seed=3)
-    assert first[2] > 0 and play_game(env, make(str(export), seed=0), seed=3) == first  # greedy: reproducible
+    first_game = play_game(env, agent, seed=3)
+    assert first_game[2] > 0 and play_game(env, make(str(export), seed=0), seed=3) == first_game  # greedy
 
     evaluate_cli = load_script("evaluate_friday")
     assert evaluate_cli.main(["--agents", str(export), "random", "--levels", "1", "--games", "2"]) == 0
@@ -85,7 +98,11 @@ def test_bad_options_are_rejected_before_training(tmp_path: Path, capsys: pytest
         (["--gamma", "5"], "--gamma: must be above 0 and at most 1, got 5"),
         (["--learning-rate", "-1"], "--learning-rate: must be above 0, got -1"),
         (["--reward-scale", "0"], "--reward-scale: must be above 0, got 0"),
-        (["--bc-games", "-1"], "--bc-games: must be at least 0, got -1"),
+        (["--distill-games", "0"], "--distill-games: must be at least 1, got 0"),
+        (["--distill-beta", "1.5"], "--distill-beta: must be at least 0 and at most 1, got 1.5"),
+        (["--teacher", "oracle"], "--teacher oracle: unknown Friday agent 'oracle'"),
+        (["--teacher", "search:budget=0"], "--teacher search:budget=0: budget must be"),
+        (["--distill-iterations", "0", "--total-timesteps", "0"], "nothing to train"),
         (["--seed", "-1"], "--seed: must be at least 0, got -1"),
         (["--activation", "sigmoid"], "--activation: invalid choice"),
         (["--export", "/proc/friday/policy.npz"], "--export: cannot write in /proc"),

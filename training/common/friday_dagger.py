@@ -1,0 +1,146 @@
+"""Teacher-labelled Friday games for DAgger (``training/train_friday.py``): numpy only, run in worker processes.
+
+DAgger (Ross, Gordon and Bagnell, 2011) trains a policy on the states *it* reaches, each labelled with
+the teacher's move there, so the student learns to recover from its own mistakes instead of only
+copying the teacher's trajectories (where a plain behaviour clone drifts off after a few errors in a
+game of 150-250 decisions). A game of iteration ``i`` is played move by move by the teacher with
+probability ``beta`` and by the student otherwise; the teacher labels every decision with more than
+one legal move either way (a forced move teaches nothing).
+
+Observations are stored sparsely (the column and value of each non-zero entry): a Friday observation has
+2,175 entries of which about 75 are non-zero, so a million labelled decisions fit in about 500 MB.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from friday13_env.friday import encoding
+from friday13_env.friday.actions import NUM_ACTIONS
+from friday13_env.friday.agents import load, make
+from friday13_env.friday.env import FridayEnv, observation_dict
+
+
+@dataclass(frozen=True, slots=True)
+class GameTask:
+    """One game to play and label: its level and seed, the teacher's spec, the student (a ``.npz`` path; empty
+    while there is none) and the chance ``beta`` that the teacher, not the student, plays each move."""
+
+    level: int
+    seed: int
+    teacher: str
+    student: str
+    beta: float
+
+
+@dataclass(slots=True)
+class LabelledGames:
+    """Labelled decisions of one or more games, observations stored sparsely.
+
+    Decision ``k``'s observation has ``lengths[k]`` non-zero entries, at ``columns[starts[k]:...]`` with
+    ``values[starts[k]:...]``; ``masks`` are the legal moves bit-packed (``np.packbits``), ``actions`` the
+    teacher's moves, ``moves_left`` how many of the game's decisions (forced ones too) came after this one
+    (the critic's discount), ``games`` which game of the batch each decision belongs to. Per game:
+    ``levels``, ``won``, ``scores`` and ``student_share`` (the share of its moves the student made).
+    """
+
+    columns: np.ndarray
+    values: np.ndarray
+    lengths: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    moves_left: np.ndarray
+    games: np.ndarray
+    levels: np.ndarray
+    won: np.ndarray
+    scores: np.ndarray
+    student_share: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    @property
+    def starts(self) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum(self.lengths)[:-1]]).astype(np.int64)
+
+    def dense(self, rows: np.ndarray) -> np.ndarray:
+        """The observations of decisions ``rows`` as a dense float32 ``(len(rows), OBS_SIZE)`` array."""
+        return self.dense_from(rows, self.starts)
+
+    def dense_from(self, rows: np.ndarray, starts: np.ndarray) -> np.ndarray:
+        """``dense`` with the ``starts`` computed once by the caller (training asks for many batches)."""
+        lengths = self.lengths[rows]
+        out = np.zeros((len(rows), encoding.OBS_SIZE), dtype=np.float32)
+        offsets = np.repeat(starts[rows] - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+        entries = offsets + np.arange(int(lengths.sum()))
+        out[np.repeat(np.arange(len(rows)), lengths), self.columns[entries]] = self.values[entries]
+        return out
+
+    def legal(self, rows: np.ndarray) -> np.ndarray:
+        """The legal-move masks of decisions ``rows`` as a bool ``(len(rows), NUM_ACTIONS)`` array."""
+        return np.unpackbits(self.masks[rows], axis=1, count=NUM_ACTIONS).astype(bool)
+
+    @staticmethod
+    def concatenate(parts: Sequence[LabelledGames]) -> LabelledGames:
+        """One set holding ``parts`` in order, game numbers renumbered to stay distinct."""
+        arrays = {name: np.concatenate([getattr(part, name) for part in parts]) for name in FIELDS}
+        first_games = np.cumsum([0, *(len(part.levels) for part in parts[:-1])])
+        arrays["games"] = np.concatenate([part.games + first for part, first in zip(parts, first_games, strict=True)])
+        return LabelledGames(**arrays)
+
+
+FIELDS = tuple(field.name for field in dataclasses.fields(LabelledGames))
+"""The arrays of a ``LabelledGames``, in order (what ``np.savez`` stores)."""
+
+
+def play_labelled_game(task: GameTask) -> LabelledGames:
+    """Play one game of ``task`` and return its labelled decisions (the worker processes' job)."""
+    env = FridayEnv(level=task.level)
+    observation, info = env.reset(seed=task.seed)
+    teacher = make(task.teacher, seed=task.seed)
+    student = load(task.student) if task.student else None
+    chooser = np.random.default_rng([task.seed, 1])
+    columns: list[np.ndarray] = []
+    values: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    actions: list[int] = []
+    decision_index: list[int] = []
+    decisions = student_moves = 0
+    done = False
+    while not done:
+        view = observation_dict(observation, info)
+        legal = info["action_mask"].astype(bool)
+        if legal.sum() > 1:
+            label = teacher.act(view)
+            nonzero = np.flatnonzero(observation)
+            columns.append(nonzero.astype(np.uint16))
+            values.append(observation[nonzero].astype(np.float32))
+            masks.append(np.packbits(legal))
+            actions.append(label)
+            decision_index.append(decisions)
+            if student is not None and chooser.random() >= task.beta:
+                move = student.act(view)
+                student_moves += 1
+            else:
+                move = label
+        else:
+            move = int(np.flatnonzero(legal)[0])
+        observation, _, done, _, info = env.step(move)
+        decisions += 1
+    return LabelledGames(
+        columns=np.concatenate(columns) if columns else np.zeros(0, np.uint16),
+        values=np.concatenate(values) if values else np.zeros(0, np.float32),
+        lengths=np.array([len(c) for c in columns], dtype=np.int32),
+        masks=np.array(masks, dtype=np.uint8).reshape(len(masks), -1 if masks else 17),
+        actions=np.array(actions, dtype=np.int16),
+        moves_left=(decisions - 1 - np.array(decision_index, dtype=np.int32)).astype(np.int32),
+        games=np.zeros(len(actions), dtype=np.int32),
+        levels=np.array([task.level], dtype=np.int8),
+        won=np.array([bool(info["won"])]),
+        scores=np.array([int(info["score"])], dtype=np.int32),
+        student_share=np.array([student_moves / max(len(actions), 1)], dtype=np.float32),
+    )
