@@ -349,5 +349,9 @@ def test_a_wide_sparse_input_takes_the_gather_path_and_computes_the_same_logits(
         if done:
             break
     assert np.mean([np.count_nonzero(o) for o in observations[1:]]) < SPARSE_INPUTS / 4
+    unit = MLPPolicy(weights, biases, np.ones(encoding.OBS_SIZE, dtype=np.float32), metadata)  # scale skipped
     for observation in observations:
         np.testing.assert_allclose(policy.logits(observation), dense_reference_logits(policy, observation), atol=2e-4)
+        np.testing.assert_allclose(unit.logits(observation), dense_reference_logits(unit, observation), atol=2e-4)
+    batch = np.array(observations)  # a batch takes the dense product, row by row the same
+    np.testing.assert_allclose(policy.logits(batch), [policy.logits(o) for o in observations], atol=2e-4)

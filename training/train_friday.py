@@ -10,7 +10,8 @@ an MLP. Each round, worker processes (``--workers``) play ``--distill-games`` ga
 chance ``--distill-beta ** round`` and the student's otherwise (round 0: all the teacher's), and the
 teacher labels every decision with more than one legal move; then the student is fitted to all labels so
 far (masked cross-entropy; each decision shown with its table in a random order, since which card lies in
-which slot is arbitrary). The rounds' win rates are the student's own games, on fresh deals.
+which slot is arbitrary). A round's win rates are of its own games (fresh deals; the student's moves in the
+share that round gives it).
 
 Stage 2, off by default (``--total-timesteps``): sb3-contrib's MaskablePPO, its actor starting from the
 distilled one. Reward: the final score times ``--reward-scale`` (plus ``--win-bonus`` points for a won
@@ -39,6 +40,7 @@ import json
 import multiprocessing
 import os
 import time
+import zipfile
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -61,7 +63,8 @@ from common.maskable_ppo import (
     save_model,
     vectorize,
 )
-from common.script_args import atomic_write_text, dataclass_parser, option, output_errors
+from common.runs import parse_run_args, resumed_run_args, run_main
+from common.script_args import atomic_write_text, field_errors, option, output_errors
 from common.torch_policy import load_linear_layers, save_linear_layers, sb3_actor_layers
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
@@ -87,7 +90,7 @@ class Args:
 
     run_name: str = option("friday", "name of the run; its directory is runs/<run-name>")
     run_dir: str = option("", "explicit run directory (overrides --run-name)")
-    seed: int = option(0, "seeds the model, the environments, the warm start and the evaluations", minimum=0)
+    seed: int = option(0, "seeds the networks, the games and the teacher (evaluations play fixed deals)", minimum=0)
     total_timesteps: int = option(0, "stage 2: PPO decisions after the distillation (0 = none)", minimum=0)
     levels: list[int] = option([1, 2, 3, 4], "difficulty levels, one drawn per game", minimum=1, maximum=4)
     reward_scale: float = option(0.02, "multiplies the final reward (scores span about -80..+90)", above=0)
@@ -109,14 +112,14 @@ class Args:
     )
     distill_final_learning_rate: float = option(1e-4, "stage 1: Adam learning rate of the final passes", above=0)
     workers: int = option(2, "stage 1: processes that play and label the games", minimum=1)
-    num_envs: int = option(8, "environments stepped per rollout", minimum=1)
+    num_envs: int = option(8, "stage 2: environments stepped per rollout", minimum=1)
     subprocess: bool = option(
-        True, "step every environment in its own process (SubprocVecEnv); --no-subprocess steps all in this one"
+        True, "stage 2: step every environment in its own process (SubprocVecEnv); --no-subprocess: all in this one"
     )
-    learning_rate: float = option(2e-4, "Adam learning rate", above=0)
-    n_steps: int = option(512, "rollout length per environment", minimum=1)
-    batch_size: int = option(512, "minibatch size", minimum=2)
-    n_epochs: int = option(5, "passes over each rollout", minimum=1)
+    learning_rate: float = option(2e-4, "stage 2: Adam learning rate", above=0)
+    n_steps: int = option(512, "stage 2: rollout length per environment", minimum=1)
+    batch_size: int = option(512, "stage 2: minibatch size", minimum=2)
+    n_epochs: int = option(5, "stage 2: passes over each rollout", minimum=1)
     gamma: float = option(
         0.998, "discount factor (games last ~50-250 decisions, the reward comes at the end)", above=0, maximum=1
     )
@@ -130,34 +133,48 @@ class Args:
         100_000, "stage 2: timesteps between evaluations; stage 1 evaluates after every round (0 = never)", minimum=0
     )
     eval_games: int = option(200, "games per level of each evaluation (fixed deals, greedy policy)", minimum=1)
-    checkpoint_every: int = option(50_000, "timesteps between checkpoints", minimum=1)
+    checkpoint_every: int = option(50_000, "stage 2: timesteps between checkpoints (stage 1: every round)", minimum=1)
     export: str = option("", "also copy the final numpy policy here, e.g. my_friday.npz")
-    resume: bool = option(False, "continue the run in the run directory from its last checkpoint")
+    resume: bool = option(False, "continue the run in the run directory after its last round or checkpoint")
     progress: bool = option(True, "show a progress bar")
-    torch_threads: int = option(1, "torch CPU threads of the learner process", minimum=1)
+    torch_threads: int = option(
+        1, "torch CPU threads of this process (stage 1 fits with --workers threads while the workers wait)", minimum=1
+    )
+
+
+RUN_SETTINGS = (
+    "run_name", "run_dir", "distill_iterations", "workers", "total_timesteps", "eval_every", "eval_games",
+    "checkpoint_every", "export", "resume", "progress", "torch_threads",
+)  # fmt: skip
+"""What ``--resume`` may change (more rounds, more PPO steps, how it runs); every other field is a
+hyperparameter of the run, fixed when it starts."""
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    """Build the CLI from ``Args`` so defaults, flags and help can never drift apart."""
-    parser = dataclass_parser(Args, __doc__)
-    args = Args(**vars(parser.parse_args(argv)))
-    error = hyperparameter_error(args)
+    """Build the CLI from ``Args`` so defaults, flags and help can never drift apart; refuse bad values."""
+    return parse_run_args(Args, __doc__, checked_args, argv)
+
+
+def checked_args(args: Args) -> Args:
+    """The checks of a whole configuration, before any work; a ``ValueError`` listing every problem."""
+    problems = field_errors(Args, dataclasses.asdict(args))
+    if args.distill_iterations == 0 and args.total_timesteps == 0:
+        problems.append("nothing to train: give --distill-iterations or --total-timesteps above 0")
+    error = hyperparameter_error(args) if args.total_timesteps > 0 else None
     if error:
-        parser.error(error)
+        problems.append(error)
     for level in args.levels:
         try:
             check_level(level)
         except ValueError as error:
-            parser.error(f"--levels: {error}")
-    if args.distill_iterations == 0 and args.total_timesteps == 0:
-        parser.error("nothing to train: give --distill-iterations or --total-timesteps above 0")
+            problems.append(f"--levels: {error}")
     try:
         REGISTRY.make(REGISTRY.check(parse_spec(args.teacher)), seed=args.seed)  # checks its options too
     except (ValueError, CheckpointError) as error:
-        parser.error(f"--teacher {args.teacher}: {error}")
-    problems = output_errors([("--run-dir", run_directory(args), True), ("--export", args.export, False)])
+        problems.append(f"--teacher {args.teacher}: {error}")
+    problems += output_errors([("--run-dir", run_directory(args), True), ("--export", args.export, False)])
     if problems:
-        parser.error("; ".join(problems))
+        raise ValueError("; ".join(problems))
     return args
 
 
@@ -288,13 +305,11 @@ def sparse_batch(
 ) -> tuple[torch.Tensor, ...]:
     """The EmbeddingBag inputs (columns, values, offsets), the legal masks and the teacher's moves of
     decisions ``rows``; with ``rng``, each decision's table reordered at random (``reorder_slots``)."""
-    lengths = data.lengths[rows]
-    before = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    entries = np.repeat(starts[rows] - before, lengths) + np.arange(int(lengths.sum()))
+    entries, owners = data.entries(rows, starts)
+    offsets = np.concatenate([[0], np.cumsum(data.lengths[rows])[:-1]]).astype(np.int64)
     columns, values = data.columns[entries].astype(np.int64), data.values[entries]
     masks, actions = data.legal(rows), data.actions[rows].astype(np.int64)
     if rng is not None:
-        owners = np.repeat(np.arange(len(rows)), lengths)
         present = np.bincount(
             owners[
                 (columns >= SLOTS_START)
@@ -307,7 +322,7 @@ def sparse_batch(
     return (
         torch.as_tensor(columns),
         torch.as_tensor(values),
-        torch.as_tensor(before.astype(np.int64)),
+        torch.as_tensor(offsets),
         torch.as_tensor(masks),
         torch.as_tensor(actions),
     )
@@ -417,9 +432,7 @@ def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
     record = progress.setdefault("distill", [])
     parts = [read_games(folder / f"games_{index:02d}.npz") for index in range(len(record))]
     if record:
-        state = torch.load(folder / "round.pt", weights_only=True)
-        actor.load_state_dict(state["actor"])
-        optimizer.load_state_dict(state["optimizer"])
+        load_round(actor, optimizer, folder / "round.pt", len(record))
     student = folder / "round.npz" if record else None
     workers = min(args.workers, args.distill_games)
     context = multiprocessing.get_context("spawn")
@@ -486,11 +499,31 @@ def save_student_state(
     if args.eval_every > 0:
         point["eval"] = evaluate_policy(student, args)
     if name == "round":
-        torch.save({"actor": actor.state_dict(), "optimizer": optimizer.state_dict()}, folder / "round.tmp.pt")
+        state = {"actor": actor.state_dict(), "optimizer": optimizer.state_dict(), "rounds": len(progress["distill"])}
+        torch.save(state, folder / "round.tmp.pt")
         os.replace(folder / "round.tmp.pt", folder / "round.pt")
     progress["wall_time_s"] = round(progress["wall_time_s"] + time.time() - started, 1)
     atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
     return student
+
+
+def load_round(actor: SparseActor, optimizer: torch.optim.Optimizer, path: Path, rounds: int) -> None:
+    """The student and its optimiser after round ``rounds`` (``progress.json``'s count), or a ``RunError``: a
+    missing or damaged file, another network, or the state of another round (a run stopped between writing
+    ``round.pt`` and ``progress.json``)."""
+    try:
+        state = torch.load(path, weights_only=True)
+        actor.load_state_dict(state["actor"])
+        optimizer.load_state_dict(state["optimizer"])
+        saved = state["rounds"]
+    except Exception as error:  # torch raises whatever unpickling, a missing key or a changed shape raises
+        problem = f"{type(error).__name__}: {error}"
+        raise RunError(f"--resume: {path} is missing, damaged or of another network ({problem})") from error
+    if saved != rounds:
+        raise RunError(
+            f"--resume: {path} holds the student after round {saved}, progress.json records {rounds} rounds: the run"
+            " stopped while saving; start it again"
+        )
 
 
 def save_games(path: Path, games: LabelledGames) -> None:
@@ -498,8 +531,12 @@ def save_games(path: Path, games: LabelledGames) -> None:
 
 
 def read_games(path: Path) -> LabelledGames:
-    with np.load(path, allow_pickle=False) as stored:
-        return LabelledGames(**{name: stored[name] for name in FIELDS})
+    """A round's labelled games, or a ``RunError`` naming the file."""
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            return LabelledGames(**{name: stored[name] for name in FIELDS})
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
+        raise RunError(f"--resume: {path} is missing or damaged ({type(error).__name__}: {error})") from error
 
 
 def evaluate_policy(path: Path, args: Args) -> dict[str, float]:
@@ -547,6 +584,7 @@ class TrainingCallback(BaseCallback):
             "timesteps": steps,
             "wall_time_s": round(self.earlier_wall_time + time.time() - self.started, 1),
             "distill": self.progress.get("distill"),
+            "distill_final": self.progress.get("distill_final"),
             "args": dataclasses.asdict(self.args),
         }
 
@@ -587,16 +625,24 @@ class TrainingCallback(BaseCallback):
 
 
 # -- the run ----------------------------------------------------------------------------------------
-def train(args: Args) -> None:
+def train(args: Args, given: set[str]) -> None:
     """The run ``args`` describes: stage 1 (DAgger) if ``--distill-iterations``, then stage 2 (PPO) if
-    ``--total-timesteps``, starting from the distilled actor."""
+    ``--total-timesteps``, starting from the distilled actor. ``given``: the flags of the command line."""
     run_dir = run_directory(args)
-    fresh = {"timesteps": 0, "wall_time_s": 0.0, "distill": [], "curve": []}
+    fresh = {"args": dataclasses.asdict(args), "timesteps": 0, "wall_time_s": 0.0, "distill": [], "curve": []}
     progress = open_run(run_dir, args.resume, fresh, checkpoint="progress.json")  # written by both stages
+    if args.resume:
+        args = resumed_run_args(Args, args, given, progress, run_dir, RUN_SETTINGS, checked_args)
+        progress["args"] = dataclasses.asdict(args)
+        rounds = len(progress["distill"])
+        if args.distill_iterations < rounds:
+            raise RunError(f"--resume: the run has played {rounds} rounds; --distill-iterations cannot be fewer")
+        if args.distill_iterations > rounds and (run_dir / "last.zip").exists():
+            raise RunError("--resume: stage 2 (PPO) has begun, so no more rounds can be added")
     torch.set_num_threads(args.torch_threads)
     student = distill(args, run_dir, progress) if args.distill_iterations > 0 else None
     if args.total_timesteps == 0:
-        assert student is not None  # parse_args refuses a run with neither stage
+        assert student is not None  # checked_args refuses a run with neither stage
         atomic_write(run_dir / "policy.npz", lambda handle: handle.write(student.read_bytes()))
         export_copy(run_dir, args.export)
         print(f"done: {len(progress['distill'])} DAgger rounds; run directory {run_dir}", flush=True)
@@ -630,11 +676,7 @@ def train(args: Args) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """The command line: bad flags exit with argparse's usage message, run-directory problems with theirs."""
-    args = parse_args(argv)
-    try:
-        train(args)
-    except RunError as error:
-        raise SystemExit(f"error: {error}") from None
+    run_main(Args, parse_args, train, argv)
 
 
 if __name__ == "__main__":

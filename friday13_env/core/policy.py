@@ -138,7 +138,7 @@ class MLPPolicy:
         inputs = np.asarray(observation, dtype=np.float32)
         if not self._unit_scale:
             inputs = inputs * self.input_scale
-        if self._gather_first_layer:  # only the rows of W1 that meet a non-zero input (see SPARSE_INPUTS)
+        if self._gather_first_layer and inputs.ndim == 1:  # only the rows of W1 meeting a non-zero input
             nonzero = (inputs != 0).nonzero()[0]  # several times faster than np.flatnonzero here
             hidden = inputs[nonzero] @ self.weights[0][nonzero]
         else:

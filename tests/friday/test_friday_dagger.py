@@ -55,7 +55,6 @@ def test_a_teacher_game_stores_every_real_decision_and_its_observation_exactly()
     assert game.actions.tolist() == labels
     assert game.student_share.tolist() == [0.0] and game.levels.tolist() == [2]
     assert (bool(game.won[0]), int(game.scores[0])) == result
-    assert game.moves_left[-1] >= 0 and np.all(np.diff(game.moves_left) < 0)
 
 
 def test_a_student_game_is_the_students_moves_with_the_teachers_labels(tmp_path: Path) -> None:
@@ -105,7 +104,7 @@ def test_fitting_raises_the_agreement_with_the_teacher() -> None:
     torch.manual_seed(0)
     data = LabelledGames.concatenate([play_labelled_game(GameTask(1, seed, TEACHER, "", 1.0)) for seed in range(3)])
     actor = train.SparseActor([64], "relu")
-    optimizer = torch.optim.Adam(actor.parameters(), lr=3e-3)
+    optimizer = torch.optim.Adam(actor.parameters(), lr=1e-2)
     before = train.agreement(actor, data)
     args = train.Args(distill_batch_size=128, distill_augment=False)  # fit the games as played
     train.fit_actor(actor, optimizer, data, args, np.random.default_rng(0), epochs=30, learning_rate=3e-3)
@@ -155,13 +154,18 @@ def test_a_reordered_table_is_the_observation_and_mask_of_the_reordered_position
             observation, info = env.reset(seed=int(rng.integers(1000)))
 
 
-def test_resuming_with_more_rounds_keeps_the_games_and_fits_again_at_the_end(tmp_path: Path) -> None:
-    train = load_script("train_friday")
-    run_dir = tmp_path / "run"
-    flags = [
+def small_run_flags(run_dir: Path) -> list[str]:
+    """A run of stage 1 only, small enough for a test: two level-1 games per round, a tiny network."""
+    return [
         "--run-dir", str(run_dir), "--teacher", TEACHER, "--distill-games", "2", "--workers", "1",
         "--hidden-sizes", "16", "--eval-every", "0", "--no-progress", "--levels", "1",
     ]  # fmt: skip
+
+
+def test_resuming_with_more_rounds_keeps_the_games_and_fits_again_at_the_end(tmp_path: Path) -> None:
+    train = load_script("train_friday")
+    run_dir = tmp_path / "run"
+    flags = small_run_flags(run_dir)
     train.main([*flags, "--distill-iterations", "1"])
     progress = json.loads((run_dir / "progress.json").read_text())
     assert len(progress["distill"]) == 1 and progress["distill_final"]["after_rounds"] == 1
@@ -179,3 +183,52 @@ def test_resuming_with_more_rounds_keeps_the_games_and_fits_again_at_the_end(tmp
     for name in ("games_00.npz", "games_01.npz"):
         assert (straight / "distill" / name).read_bytes() == (run_dir / "distill" / name).read_bytes()
     assert load(straight / "policy.npz").policy.fingerprint() == load(run_dir / "policy.npz").policy.fingerprint()
+
+
+def test_a_training_batch_with_shuffled_tables_is_the_reordered_observations_masks_and_moves() -> None:
+    """``sparse_batch`` with a generator counts each table from the observation and reorders it as
+    ``reorder_slots`` does: densified, its batch equals the dense observations with their slot rows moved."""
+    torch = pytest.importorskip("torch")
+    train = load_script("train_friday")
+    data = LabelledGames.concatenate(
+        [play_labelled_game(GameTask(level, 30 + level, TEACHER, "", 1.0)) for level in (1, 4)]
+    )
+    rows = np.arange(len(data))
+    dense, legal = data.dense(rows), data.legal(rows)
+    slots = dense[:, train.SLOTS_START : train.SLOTS_START + train.NUM_SLOTS * train.SLOT_FEATURES]
+    present = slots.reshape(len(rows), train.NUM_SLOTS, train.SLOT_FEATURES)[:, :, 0].sum(axis=1).astype(int)
+    assert present.max() >= 4
+    new = train.random_slot_orders(present, np.random.default_rng(7))
+    columns, values, offsets, masks, actions = train.sparse_batch(data, rows, data.starts, np.random.default_rng(7))
+    got = np.zeros_like(dense)
+    owners = np.repeat(rows, np.diff(np.append(offsets.numpy(), len(columns))))
+    got[owners, columns.numpy()] = values.numpy()
+    expected = dense.copy()
+    block = expected[:, train.SLOTS_START : train.SLOTS_START + train.NUM_SLOTS * train.SLOT_FEATURES]
+    moved = np.zeros_like(block.reshape(len(rows), train.NUM_SLOTS, train.SLOT_FEATURES))
+    moved[rows[:, None], new] = block.reshape(moved.shape)
+    block[:] = moved.reshape(block.shape)
+    np.testing.assert_array_equal(got, expected)
+    for first in train.SLOT_ACTIONS:
+        np.testing.assert_array_equal(masks.numpy()[rows[:, None], first + new], legal[:, first : first + 59])
+    assert torch.all(masks[torch.arange(len(rows)), actions])
+
+
+def test_a_resume_refuses_changed_hyperparameters_fewer_rounds_and_a_half_saved_round(tmp_path: Path) -> None:
+    train = load_script("train_friday")
+    run_dir = tmp_path / "run"
+    flags = small_run_flags(run_dir)
+    train.main([*flags, "--distill-iterations", "2"])
+    with pytest.raises(SystemExit, match=r"hyperparameters; these differ: --distill-games: the run has 2"):
+        train.main([*flags, "--distill-iterations", "3", "--resume", "--distill-games", "3"])
+    with pytest.raises(SystemExit, match="has played 2 rounds; --distill-iterations cannot be fewer"):
+        train.main([*flags, "--distill-iterations", "1", "--resume"])
+    progress_file = run_dir / "progress.json"
+    progress = json.loads(progress_file.read_text())
+    progress["distill"] = progress["distill"][:1]  # as if it stopped after round.pt, before progress.json
+    progress_file.write_text(json.dumps(progress))
+    with pytest.raises(SystemExit, match=r"round.pt holds the student after round 2, progress.json records 1"):
+        train.main([*flags, "--distill-iterations", "3", "--resume"])
+    (run_dir / "distill" / "round.pt").write_bytes(b"not torch")
+    with pytest.raises(SystemExit, match=r"round.pt is missing, damaged or of another network"):
+        train.main([*flags, "--distill-iterations", "3", "--resume"])

@@ -24,6 +24,9 @@ from friday13_env.friday.actions import NUM_ACTIONS
 from friday13_env.friday.agents import load, make
 from friday13_env.friday.env import FridayEnv, observation_dict
 
+MASK_BYTES = (NUM_ACTIONS + 7) // 8
+"""Bytes of a bit-packed legal mask."""
+
 
 @dataclass(frozen=True, slots=True)
 class GameTask:
@@ -43,8 +46,7 @@ class LabelledGames:
 
     Decision ``k``'s observation has ``lengths[k]`` non-zero entries, at ``columns[starts[k]:...]`` with
     ``values[starts[k]:...]``; ``masks`` are the legal moves bit-packed (``np.packbits``), ``actions`` the
-    teacher's moves, ``moves_left`` how many of the game's decisions (forced ones too) came after this one
-    (the critic's discount), ``games`` which game of the batch each decision belongs to. Per game:
+    teacher's moves, ``games`` which game of the set each decision belongs to. Per game:
     ``levels``, ``won``, ``scores`` and ``student_share`` (the share of its moves the student made).
     """
 
@@ -53,7 +55,6 @@ class LabelledGames:
     lengths: np.ndarray
     masks: np.ndarray
     actions: np.ndarray
-    moves_left: np.ndarray
     games: np.ndarray
     levels: np.ndarray
     won: np.ndarray
@@ -65,19 +66,22 @@ class LabelledGames:
 
     @property
     def starts(self) -> np.ndarray:
+        """Where each decision's entries begin in ``columns`` and ``values``."""
         return np.concatenate([[0], np.cumsum(self.lengths)[:-1]]).astype(np.int64)
+
+    def entries(self, rows: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The positions in ``columns`` / ``values`` of decisions ``rows``' entries, in order, and which of
+        ``rows`` each belongs to (``starts``: ``self.starts``, computed once by a caller that asks often)."""
+        lengths = self.lengths[rows]
+        first = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        positions = np.repeat(starts[rows] - first, lengths) + np.arange(int(lengths.sum()))
+        return positions, np.repeat(np.arange(len(rows)), lengths)
 
     def dense(self, rows: np.ndarray) -> np.ndarray:
         """The observations of decisions ``rows`` as a dense float32 ``(len(rows), OBS_SIZE)`` array."""
-        return self.dense_from(rows, self.starts)
-
-    def dense_from(self, rows: np.ndarray, starts: np.ndarray) -> np.ndarray:
-        """``dense`` with the ``starts`` computed once by the caller (training asks for many batches)."""
-        lengths = self.lengths[rows]
+        positions, owners = self.entries(rows, self.starts)
         out = np.zeros((len(rows), encoding.OBS_SIZE), dtype=np.float32)
-        offsets = np.repeat(starts[rows] - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
-        entries = offsets + np.arange(int(lengths.sum()))
-        out[np.repeat(np.arange(len(rows)), lengths), self.columns[entries]] = self.values[entries]
+        out[owners, self.columns[positions]] = self.values[positions]
         return out
 
     def legal(self, rows: np.ndarray) -> np.ndarray:
@@ -108,8 +112,7 @@ def play_labelled_game(task: GameTask) -> LabelledGames:
     values: list[np.ndarray] = []
     masks: list[np.ndarray] = []
     actions: list[int] = []
-    decision_index: list[int] = []
-    decisions = student_moves = 0
+    student_moves = 0
     done = False
     while not done:
         view = observation_dict(observation, info)
@@ -121,7 +124,6 @@ def play_labelled_game(task: GameTask) -> LabelledGames:
             values.append(observation[nonzero].astype(np.float32))
             masks.append(np.packbits(legal))
             actions.append(label)
-            decision_index.append(decisions)
             if student is not None and chooser.random() >= task.beta:
                 move = student.act(view)
                 student_moves += 1
@@ -130,14 +132,12 @@ def play_labelled_game(task: GameTask) -> LabelledGames:
         else:
             move = int(np.flatnonzero(legal)[0])
         observation, _, done, _, info = env.step(move)
-        decisions += 1
     return LabelledGames(
         columns=np.concatenate(columns) if columns else np.zeros(0, np.uint16),
         values=np.concatenate(values) if values else np.zeros(0, np.float32),
         lengths=np.array([len(c) for c in columns], dtype=np.int32),
-        masks=np.array(masks, dtype=np.uint8).reshape(len(masks), -1 if masks else 17),
+        masks=np.array(masks, dtype=np.uint8).reshape(len(masks), MASK_BYTES),
         actions=np.array(actions, dtype=np.int16),
-        moves_left=(decisions - 1 - np.array(decision_index, dtype=np.int32)).astype(np.int32),
         games=np.zeros(len(actions), dtype=np.int32),
         levels=np.array([task.level], dtype=np.int8),
         won=np.array([bool(info["won"])]),
