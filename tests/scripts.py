@@ -1,13 +1,17 @@
-"""Load a training script (``training/<name>.py``, not a package) as a module, for the tests to call."""
+"""Load a training script (``training/<name>.py``, not a package) as a module, for the tests to call; play an
+exported policy in a process without the training libraries."""
 
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-TRAINING = Path(__file__).resolve().parents[1] / "training"
+REPOSITORY = Path(__file__).resolve().parents[1]
+TRAINING = REPOSITORY / "training"
 if str(TRAINING) not in sys.path:
     sys.path.insert(0, str(TRAINING))  # the scripts import their shared `common` package, as when run directly
 
@@ -20,3 +24,32 @@ def load_training_script(name: str) -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+_PLAY_WITHOUT = """
+import sys
+blocked = sys.argv[3:]
+for name in blocked:
+    sys.modules[name] = None  # any `import NAME` now raises ImportError
+from friday13_env import agents, raw_env
+agent = agents.load(sys.argv[1])
+env = raw_env(num_players=int(sys.argv[2]))
+env.reset(seed=3)
+plays = 0
+for _ in env.agent_iter():
+    observation, _, terminated, truncated, _ = env.last()
+    action = None if terminated or truncated else agent.act(observation)
+    if action is not None:
+        assert observation["action_mask"][action] == 1, action
+        plays += 1
+    env.step(action)
+print(plays, type(agent.policy).__name__, any(sys.modules.get(name) is not None for name in blocked))
+"""
+
+
+def play_without(policy: Path, num_players: int, blocked: Sequence[str]) -> subprocess.CompletedProcess[str]:
+    """Play one seeded game of ``num_players`` with ``agents.load(policy)`` at every seat, in a new process where
+    the modules ``blocked`` cannot be imported. Its stdout: the card plays, the policy's class, and whether a
+    blocked module got imported after all; every move is checked legal."""
+    command = [sys.executable, "-c", _PLAY_WITHOUT, str(policy), str(num_players), *blocked]
+    return subprocess.run(command, capture_output=True, text=True, cwd=REPOSITORY, timeout=120)

@@ -271,6 +271,11 @@ SLOT_ACTIONS = (ACTIVATE, TARGET)
 """The action ranges indexed by table slot: use slot i's ability, target (or destroy) slot i."""
 
 
+def in_slot_rows(columns: np.ndarray) -> np.ndarray:
+    """Which observation entries (by column) lie in the table's slot rows."""
+    return (columns >= SLOTS_START) & (columns < SLOTS_START + NUM_SLOTS * SLOT_FEATURES)
+
+
 def random_slot_orders(present: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """For each decision, a random reordering of its table: ``new[k, i]`` is where slot ``i`` goes. The
     ``present[k]`` cards on the table shuffle among the first places (a table is always slots 0..n-1);
@@ -288,7 +293,7 @@ def reorder_slots(
     teacher's moves. Which card lies in which slot is arbitrary (the order cards were drawn in), so every
     reordering is the same position, and the student learns one rule for every slot instead of one per slot."""
     columns, masks, actions = columns.copy(), masks.copy(), actions.copy()
-    in_slots = (columns >= SLOTS_START) & (columns < SLOTS_START + NUM_SLOTS * SLOT_FEATURES)
+    in_slots = in_slot_rows(columns)
     row, feature = np.divmod(columns[in_slots].astype(np.int64) - SLOTS_START, SLOT_FEATURES)
     columns[in_slots] = SLOTS_START + new[owners[in_slots], row] * SLOT_FEATURES + feature
     decisions = np.arange(len(actions))[:, None]
@@ -310,14 +315,8 @@ def sparse_batch(
     columns, values = data.columns[entries].astype(np.int64), data.values[entries]
     masks, actions = data.legal(rows), data.actions[rows].astype(np.int64)
     if rng is not None:
-        present = np.bincount(
-            owners[
-                (columns >= SLOTS_START)
-                & (columns < SLOTS_START + NUM_SLOTS * SLOT_FEATURES)
-                & ((columns - SLOTS_START) % SLOT_FEATURES == 0)
-            ],
-            minlength=len(rows),
-        )
+        flags = in_slot_rows(columns) & ((columns - SLOTS_START) % SLOT_FEATURES == 0)  # a slot's "present"
+        present = np.bincount(owners[flags], minlength=len(rows))
         columns, masks, actions = reorder_slots(columns, owners, masks, actions, random_slot_orders(present, rng))
     return (
         torch.as_tensor(columns),
@@ -434,6 +433,7 @@ def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
     if record:
         load_round(actor, optimizer, folder / "round.pt", len(record))
     student = folder / "round.npz" if record else None
+    data: LabelledGames | None = None  # every label so far, once a round of this process has added some
     workers = min(args.workers, args.distill_games)
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(workers, mp_context=context) if workers > 1 else contextlib.nullcontext() as pool:
@@ -467,7 +467,8 @@ def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
     final = progress.get("distill_final")
     if final is None or final["after_rounds"] != len(record):
         started = time.time()
-        data = LabelledGames.concatenate(parts)
+        if data is None:  # the rounds were all played before a resume
+            data = LabelledGames.concatenate(parts)
         torch.set_num_threads(max(args.torch_threads, workers))
         rng = np.random.default_rng([args.seed, len(record)])
         loss = fit_actor(actor, optimizer, data, args, rng, args.distill_final_epochs, args.distill_final_learning_rate)

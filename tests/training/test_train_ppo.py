@@ -12,8 +12,6 @@ import itertools
 import json
 import os
 import shutil
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -28,11 +26,10 @@ from friday13_env.friday13.agents.policy import observation_scale, read_card_pol
 from friday13_env.friday13.batched.engine import DUMMY_SLOT, MAX_SEATS
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import observation_layout
-from tests.scripts import load_training_script
+from tests.scripts import load_training_script, play_without
 
 torch = pytest.importorskip("torch", reason="the training extra is not installed")
 
-REPOSITORY = Path(__file__).resolve().parents[2]
 
 TINY = [
     "--num-tables", "16", "--num-steps", "8", "--minibatch-size", "64", "--hidden-sizes", "16", "16",
@@ -134,30 +131,7 @@ def test_the_exported_policy_plays_a_whole_game_with_numpy_alone(finished_run: P
     agent = agents.load(finished_run / "policy.npz")
     assert isinstance(agent.policy, MLPPolicy)
     assert all(type(array) is np.ndarray for array in weights_of(agent.policy))
-    script = """
-import sys
-sys.modules["torch"] = None  # any `import torch` now raises ImportError
-from friday13_env import agents, raw_env
-agent = agents.load(sys.argv[1])
-env = raw_env(num_players=4)
-env.reset(seed=3)
-plays = 0
-for _ in env.agent_iter():
-    observation, _, terminated, truncated, _ = env.last()
-    action = None if terminated or truncated else agent.act(observation)
-    if action is not None:
-        assert observation["action_mask"][action] == 1, action
-        plays += 1
-    env.step(action)
-print(plays, type(agent.policy).__name__, "torch" in sys.modules and sys.modules["torch"] is not None)
-"""
-    result = subprocess.run(
-        [sys.executable, "-c", script, str(finished_run / "policy.npz")],
-        capture_output=True,
-        text=True,
-        cwd=REPOSITORY,
-        timeout=120,
-    )
+    result = play_without(finished_run / "policy.npz", 4, ["torch"])
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["200", "MLPPolicy", "False"]  # four rounds of the 50-card deck
 
