@@ -96,6 +96,12 @@ class Args:
     pool_share: float = option(
         0.5, "share of games where the learner holds one seat against the pool", minimum=0, maximum=1
     )
+    pool_draw: str = option(
+        "seat",
+        "how a pool game's other seats are filled: a member drawn for each seat, or one for the whole table (as the "
+        "evaluation seats three copies of one baseline)",
+        choices=["seat", "game"],
+    )
     opponents: list[str] = option(
         ["cautious", "majority"],
         "the pool's fixed members: batched agent specs (random, cautious, majority, zoo names)",
@@ -288,13 +294,16 @@ class Tables:
         self.previous: Rollout | None = None
 
     def seat_games(self, games: np.ndarray) -> None:
-        """For new games: pure self-play, or (``--pool-share``) one learner seat against drawn pool members."""
+        """For new games: pure self-play, or (``--pool-share``) one learner seat against pool members drawn for each
+        seat or for the whole table (``--pool-draw``)."""
         pooled = games[self.rng.random(games.size) < self.args.pool_share]
         self.learner[games] = True
         if pooled.size and self.pool:
             n = self.tables.batch.num_players[pooled]
             self.learner[pooled] = np.arange(MAX_SEATS)[None, :] == self.rng.integers(n)[:, None]
-            self.opponent[pooled] = self.rng.integers(len(self.pool), size=(pooled.size, MAX_SEATS))
+            draws = MAX_SEATS if self.args.pool_draw == "seat" else 1
+            drawn = self.rng.integers(len(self.pool), size=(pooled.size, draws))
+            self.opponent[pooled] = np.broadcast_to(drawn, (pooled.size, MAX_SEATS))
 
     def opponent_actions(self, games: np.ndarray) -> np.ndarray:
         """The pool members' moves at ``games`` (each game's mover is one of them)."""

@@ -1144,3 +1144,20 @@ def test_a_run_holds_numpys_blas_to_its_thread_count(tmp_path: Path) -> None:
             pytest.skip("numpy's BLAS here cannot run more than one thread")
         load_script().main(["--run-dir", str(tmp_path / "run"), "--total-timesteps", "128", "--eval-every", "0", *TINY])
         assert blas_threads() == {1}
+
+
+@pytest.mark.parametrize("draw", ["seat", "game"])
+def test_pool_draw_seats_one_member_per_seat_or_one_per_table(tmp_path: Path, draw: str) -> None:
+    """``--pool-draw game`` fills every other seat of a pool game with one drawn member (as the evaluation seats
+    three copies of one baseline); ``seat`` draws each seat's member on its own, so tables mix members."""
+    *_, tables = rollout_setup(
+        tmp_path, ["--pool-share", "1", "--pool-draw", draw, "--opponents", "cautious", "majority"], num_tables=200
+    )
+    occupied = np.arange(MAX_SEATS)[None, :] < tables.tables.batch.num_players[:, None]
+    members = [set(tables.opponent[game][occupied[game] & ~tables.learner[game]].tolist()) for game in range(200)]
+    assert set().union(*members) == {0, 1}
+    mixed = sum(len(seated) > 1 for seated in members)
+    if draw == "game":
+        assert mixed == 0
+    else:
+        assert mixed > 100  # two or more drawn seats: mixed with chance 1/2 or more
