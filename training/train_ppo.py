@@ -154,6 +154,8 @@ RUN_SETTINGS = (
     "torch_threads",
 )  # fmt: skip
 """What ``--resume`` may change; every other field is a hyperparameter of the run, fixed when it starts."""
+ADDED_LATER = {"pool_draw": "seat"}
+"""Hyperparameters added after release 0.6.0, with the value the runs recorded before them were trained with."""
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
@@ -596,7 +598,7 @@ def write_curve(run_dir: Path, curve: list[dict[str, Any]], opponents: Sequence[
 def resumed_args(args: Args, given: set[str], progress: dict[str, Any], run_dir: Path) -> Args:
     """The run's recorded arguments, with the run settings this command line gives; changed hyperparameters
     are refused, each one listed."""
-    return resumed_run_args(Args, args, given, progress, run_dir, RUN_SETTINGS, checked_args)
+    return resumed_run_args(Args, args, given, progress, run_dir, RUN_SETTINGS, checked_args, ADDED_LATER)
 
 
 # -- the run ---------------------------------------------------------------------------------------

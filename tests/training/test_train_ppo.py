@@ -379,6 +379,22 @@ def test_a_damaged_run_file_is_a_clear_error_naming_it(finished_run: Path, tmp_p
     assert files_of(run_dir) == before
 
 
+def test_a_run_recorded_before_pool_draw_resumes_with_the_draw_it_was_trained_with(
+    finished_run: Path, tmp_path: Path
+) -> None:
+    """A run recorded by a release without ``--pool-draw`` (0.6.0 and earlier) resumes drawing per seat, as it was
+    trained, and records it; ``--pool-draw game`` on resuming it is refused as a changed hyperparameter."""
+    run_dir = copy_of(finished_run, tmp_path)
+    progress = progress_of(run_dir)
+    del progress["args"]["pool_draw"]
+    (run_dir / "progress.json").write_text(json.dumps(progress))
+    with pytest.raises(SystemExit, match="--pool-draw: the run has 'seat', the command line 'game'"):
+        load_script().main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "1024", "--pool-draw", "game"])
+    load_script().main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "1024"])
+    resumed = progress_of(run_dir)
+    assert resumed["timesteps"] >= 1024 and resumed["args"]["pool_draw"] == "seat"
+
+
 def test_resume_without_a_run_is_an_error_and_creates_nothing(tmp_path: Path) -> None:
     """``--resume`` into a missing directory names the missing checkpoint and creates no directory."""
     with pytest.raises(SystemExit, match=r"error: --resume: no checkpoint at .*last\.pt"):

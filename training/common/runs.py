@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -148,12 +148,15 @@ def resumed_run_args(
     run_dir: Path,
     run_settings: Sequence[str],
     checked: Callable[[Any], Any],
+    added_later: Mapping[str, Any] | None = None,
 ) -> Any:
     """The arguments a resumed run goes on with: the run's own, recorded in ``progress.json``, with the run settings
     (``run_settings``, the fields of ``cls`` that ``--resume`` may change) this command line gives. A hyperparameter
     given with another value is refused, each one listed; a damaged record is a ``RunError`` naming the file; what
-    is left (this command line's settings, e.g. ``--export``) goes through ``checked``."""
-    stored = progress["args"]
+    is left (this command line's settings, e.g. ``--export``) goes through ``checked``. ``added_later`` gives each
+    hyperparameter added after runs were first recorded the value those runs were trained with, so that a record
+    without it resumes as it was trained; any other missing argument is damage."""
+    stored = {**(added_later or {}), **progress["args"]}
     values = dataclasses.asdict(args)
     names = [field.name for field in dataclasses.fields(cls)]
     changed = changed_hyperparameters(stored, values, [n for n in names if n not in run_settings and n in given])
