@@ -346,7 +346,7 @@ def test_numpy_integer_actions_are_accepted() -> None:
         ({"deck": "french"}, r"\['german', 'standard'\]"),
         ({"num_rounds": 0}, r"positive int \(>= 1\)"),
         ({"num_rounds": 2.5}, "positive int"),
-        ({"reward": "score"}, r"\['points', 'relative', 'win'\]"),
+        ({"reward": "score"}, r"\['points', 'relative', 'rival', 'win'\]"),
         ({"render_mode": "rgb"}, r"\[None, 'ansi', 'human', 'rgb_array'\]"),
     ],
 )
@@ -414,7 +414,7 @@ def test_from_hands_sets_up_a_partial_position() -> None:
 
 
 # -- the AEC environment -------------------------------------------------------------------------
-@pytest.mark.parametrize("reward", ["points", "win", "relative"])
+@pytest.mark.parametrize("reward", ["points", "win", "relative", "rival"])
 def test_rewards_and_round_infos_match_an_independent_recount(reward: str) -> None:
     """Replays each move on a copy of the engine state to recompute round points, then checks the env."""
     aec = raw_env(num_players=4, reward=reward)
@@ -453,7 +453,7 @@ def test_rewards_and_round_infos_match_an_independent_recount(reward: str) -> No
             continue
         round_ends += 1
         points = round_points(after.captured)
-        totals = [a + b for a, b in zip(totals, points, strict=True)]
+        before, totals = totals, [a + b for a, b in zip(totals, points, strict=True)]
         game_over = round_ends == 4
         for seat, name in enumerate(aec.possible_agents):
             info = aec.infos[name]
@@ -468,6 +468,10 @@ def test_rewards_and_round_infos_match_an_independent_recount(reward: str) -> No
                 expected = -points[seat]
             elif reward == "relative":
                 expected = sum(points) / 4 - points[seat]
+            elif reward == "rival":
+                rivals_after = min(totals[:seat] + totals[seat + 1 :])
+                rivals_before = min(before[:seat] + before[seat + 1 :])
+                expected = (rivals_after - totals[seat]) - (rivals_before - before[seat])
             else:
                 expected = float(totals[seat] == min(totals)) if game_over else 0.0
             assert aec.rewards[name] == pytest.approx(expected, abs=1e-12)
@@ -480,6 +484,11 @@ def test_rewards_and_round_infos_match_an_independent_recount(reward: str) -> No
         assert emitted == {name: -float(total) for name, total in zip(aec.possible_agents, totals, strict=True)}
     if reward == "win":
         assert sum(emitted.values()) >= 1
+    if reward == "rival":  # the rewards of a game sum to its final margin over the best rival
+        assert emitted == {
+            name: float(min(totals[:seat] + totals[seat + 1 :]) - totals[seat])
+            for seat, name in enumerate(aec.possible_agents)
+        }
 
 
 def test_win_reward_is_shared_by_players_tied_for_the_lowest_total() -> None:

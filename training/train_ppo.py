@@ -172,7 +172,8 @@ def checked_args(args: Args) -> Args:
         )
     if args.horizon == "round" and args.reward == "win":
         problems.append(
-            "--horizon round needs a reward paid every round (relative or points); with --reward win use --horizon game"
+            "--horizon round needs a reward paid every round (points, relative or rival); with --reward win use "
+            "--horizon game"
         )
     deck = get_deck(args.deck)
     if not args.run_name and not args.run_dir:

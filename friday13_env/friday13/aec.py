@@ -19,7 +19,7 @@ the first infos (TorchRL) see them all.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -44,6 +44,10 @@ REWARD_MODES: dict[str, str] = {
     "points": "every agent receives minus its bad-luck points at the end of each round",
     "win": "at the end of the game, 1 for every player sharing the lowest total, else 0",
     "relative": "at the end of each round, the table's mean points minus the agent's own (zero-sum)",
+    "rival": (
+        "at the end of each round, the change of the agent's margin over its best rival (the lowest total of the "
+        "others minus its own): a game's rewards sum to its final margin, positive when it wins alone"
+    ),
 }
 RENDER_MODES = ("ansi", "human", "rgb_array")
 """``ansi``: text; ``human``: the text printed after every step; ``rgb_array``: the text drawn as an image."""
@@ -59,6 +63,11 @@ NEUTRAL_INFO: dict[str, Any] = {
 }
 """Every agent's info at ``reset``: each key the environment ever reports, with its neutral value."""
 INFO_KEYS = tuple(NEUTRAL_INFO)
+
+
+def rival_margin(totals: Sequence[int], seat: int) -> int:
+    """``seat``'s margin over its best rival: the lowest total of the others minus its own."""
+    return min(total for other, total in enumerate(totals) if other != seat) - totals[seat]
 
 
 def agent_name(seat: int) -> str:
@@ -272,6 +281,7 @@ class raw_env(AECEnv):
         assert points is not None
         mean = sum(points) / len(points)
         best = min(game.scores)
+        before = [total - gained for total, gained in zip(game.scores, points, strict=True)]
         infos = {}
         for seat, agent in enumerate(self.possible_agents):
             infos[agent] = {
@@ -286,6 +296,8 @@ class raw_env(AECEnv):
                 rewards[agent] = float(-points[seat])
             elif self.reward_mode == "relative":
                 rewards[agent] = mean - points[seat]
+            elif self.reward_mode == "rival":
+                rewards[agent] = float(rival_margin(game.scores, seat) - rival_margin(before, seat))
             elif game.game_over:
                 rewards[agent] = 1.0 if game.scores[seat] == best else 0.0
         if game.game_over:

@@ -509,7 +509,10 @@ def test_other_actions_are_value_errors_naming_the_legal_ones(bad: object) -> No
     [
         ({"deck": ["german"]}, r"unknown deck \['german'\]; allowed values: \['german', 'standard'\]"),
         ({"deck": None}, "unknown deck None"),
-        ({"reward": ["points"]}, r"unknown reward mode \['points'\]; allowed values: \['points', 'relative', 'win'\]"),
+        (
+            {"reward": ["points"]},
+            r"unknown reward mode \['points'\]; allowed values: \['points', 'relative', 'rival', 'win'\]",
+        ),
         ({"render_mode": ["ansi"]}, r"unknown render_mode \['ansi'\]"),
         ({"render_mode": "svg"}, r"\[None, 'ansi', 'human', 'rgb_array'\]"),
     ],

@@ -132,6 +132,7 @@ REPLAY_CASES = [
     ([3, 4, 5, 6], "standard", "points", 1, 4),
     ([3, 4, 5, 6], "german", "relative", 1, 5),
     ([3, 5, 6], "standard", "win", 1, 6),
+    ([3, 4, 5, 6], "german", "rival", 2, 7),
 ]
 
 
@@ -161,7 +162,7 @@ def test_states_are_the_scalar_global_states(scalar_deals: ScalarDeals) -> None:
     assert states.shape == (5, state_layout(get_deck("standard")).size) and states.dtype == np.float32
 
 
-@pytest.mark.parametrize("reward", ["points", "relative", "win"])
+@pytest.mark.parametrize("reward", ["points", "relative", "rival", "win"])
 def test_mixed_sizes_cover_every_size_and_padded_seats_get_nothing(reward: str) -> None:
     """With sizes [3, 4, 5, 6] every size is dealt; seats beyond a game's size never get a reward; ended games
     report every seat's total, zeros beyond the table; the rewards follow their mode."""
@@ -190,6 +191,11 @@ def test_mixed_sizes_cover_every_size_and_padded_seats_get_nothing(reward: str) 
             assert (turn.rewards[rounds] <= 0).all()
         elif reward == "relative":
             np.testing.assert_allclose(turn.rewards[rounds].sum(axis=1), 0.0, atol=1e-9)  # zero-sum
+        elif reward == "rival":  # one round: the margin of its points over the best rival's
+            for row in over:
+                scores = turn.final_scores[row, : played[row]].tolist()
+                margins = [min(scores[:seat] + scores[seat + 1 :]) - own for seat, own in enumerate(scores)]
+                assert turn.rewards[row, : played[row]].tolist() == margins
         else:
             present = ~beyond[over]
             scores = np.where(present, turn.final_scores[over], np.iinfo(np.int64).max)
@@ -258,7 +264,7 @@ def test_illegal_actions_raise_and_change_nothing() -> None:
         ({"num_players": 7}, r"num_players must be one of \[3, 4, 5, 6\]"),
         ({"num_players": [3, 8]}, r"num_players must be one of \[3, 4, 5, 6\]"),
         ({"deck": "french"}, r"unknown deck 'french'; allowed values: \['german', 'standard'\]"),
-        ({"reward": "score"}, r"unknown reward mode 'score'; allowed values: \['points', 'relative', 'win'\]"),
+        ({"reward": "score"}, r"unknown reward mode 'score'; allowed values: \['points', 'relative', 'rival', 'win'\]"),
         ({"num_rounds": 0}, r"num_rounds must be a positive int"),
     ],
 )

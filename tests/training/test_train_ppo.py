@@ -450,7 +450,7 @@ def test_resume_blames_a_bad_export_on_the_command_line_not_on_the_run(finished_
         (["--activation", "gelu"], "argument --activation: invalid choice: 'gelu'"),
         (["--reward", "score"], "argument --reward: invalid choice: 'score'"),
         (["--horizon", "turn"], "argument --horizon: invalid choice: 'turn'"),
-        (["--reward", "win"], "--horizon round needs a reward paid every round (relative or points)"),
+        (["--reward", "win"], "--horizon round needs a reward paid every round (points, relative or rival)"),
         (["--deck", "french"], "argument --deck: invalid choice: 'french'"),
         (["--opponents", "search"], "--opponents: agent 'search' has no batched version"),
         (["--opponents", "nosuch"], "--opponents: unknown Friday the 13th agent 'nosuch'"),

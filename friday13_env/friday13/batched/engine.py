@@ -121,8 +121,8 @@ def deck_tables(deck: Deck) -> DeckTables:
 class StepResult:
     """What one ``step`` did, one row per stepped game (in the order of the ``games`` given).
 
-    ``round_points`` and ``final_scores`` are per absolute seat (padded with zeros to 6); rows of games
-    whose round (game) did not end are zero.
+    ``round_points``, ``round_totals`` and ``final_scores`` are per absolute seat (padded with zeros to 6);
+    rows of games whose round (game) did not end are zero.
     """
 
     captured: np.ndarray
@@ -134,6 +134,8 @@ class StepResult:
     game_over: np.ndarray
     final_scores: np.ndarray
     """Each seat's total at the end of a game that ended with this play."""
+    round_totals: np.ndarray
+    """Each seat's total after a round that ended with this play (the final totals if it ended the game)."""
 
 
 def nth_from_prefix(prefix: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
@@ -303,7 +305,7 @@ class GameBatch:
         round_over = plays_left == 0
         if not round_over.any():
             _, points, over = self._zeros(games.size)
-            return StepResult(taken, sizes, over, points, over, points)
+            return StepResult(taken, sizes, over, points, over, points, points)
         round_points = np.zeros((games.size, MAX_SEATS), dtype=np.int64)
         game_over = np.zeros(games.size, dtype=bool)
         final_scores = np.zeros((games.size, MAX_SEATS), dtype=np.int64)
@@ -313,6 +315,8 @@ class GameBatch:
         over = self.round[ended] + 1 >= self.num_rounds
         game_over[which] = over
         final_scores[which[over]] = self.scores[ended[over]]
+        round_totals = np.zeros((games.size, MAX_SEATS), dtype=np.int64)
+        round_totals[which] = self.scores[ended]
         going_on = ended[~over]
         self.round[going_on] += 1
         self._deal(going_on)
@@ -321,7 +325,7 @@ class GameBatch:
         else:  # left as the scalar engine leaves a finished game: the last player still "to move"
             self.game_over[ended[over]] = True
             self.current[ended[over]] = current[which[over]]
-        return StepResult(taken, sizes, round_over, round_points, game_over, final_scores)
+        return StepResult(taken, sizes, round_over, round_points, game_over, final_scores, round_totals)
 
     def reset_games(self, games: np.ndarray) -> None:
         """Start new games in slots ``games``: table size (drawn when several are allowed), scores, first deal."""

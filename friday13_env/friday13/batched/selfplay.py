@@ -13,9 +13,10 @@ step, so the N tables never stop::
         learn(turn.rewards, turn.game_over)                      # (N, 6) per absolute seat, (N,)
 
 Rewards follow the AEC environment's modes: ``points`` (minus each seat's bad-luck points when a round
-ends), ``relative`` (the table's mean points minus the seat's own) or ``win`` (1 for each seat sharing
-the lowest total at the game's end). A seat's reward arrives on the step that ends the round, whoever
-played the last card, so a learner credits it to that seat's latest move.
+ends), ``relative`` (the table's mean points minus the seat's own), ``rival`` (the change of the seat's
+margin over its best rival) or ``win`` (1 for each seat sharing the lowest total at the game's end). A
+seat's reward arrives on the step that ends the round, whoever played the last card, so a learner credits
+it to that seat's latest move.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class Turn:
 
 def seat_rewards(result: StepResult, mode: str) -> np.ndarray:
     """``(m, 6)`` float64: each absolute seat's reward from one play of ``GameBatch.step``, in one of the AEC
-    environment's reward modes (0 for empty seats): ``points``, ``relative`` or ``win``."""
+    environment's reward modes (0 for empty seats): ``points``, ``relative``, ``rival`` or ``win``."""
     points = result.round_points.astype(np.float64)
     if mode == "points":
         return -points
@@ -63,9 +64,20 @@ def seat_rewards(result: StepResult, mode: str) -> np.ndarray:
     if mode == "relative":
         mean = points.sum(axis=1) / present.sum(axis=1)
         return np.where(result.round_over[:, None] & present, mean[:, None] - points, 0.0)
+    if mode == "rival":
+        after = result.round_totals.astype(np.float64)
+        gain = rival_margins(after, present) - rival_margins(after - points, present)
+        return np.where(result.round_over[:, None] & present, gain, 0.0)
     scores = np.where(present, result.final_scores, np.iinfo(np.int64).max)
     best = scores.min(axis=1, keepdims=True)
     return (result.game_over[:, None] & present & (scores == best)).astype(np.float64)
+
+
+def rival_margins(totals: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """``(m, 6)``: each present seat's margin over its best rival, the lowest total of the other present seats
+    minus its own (the ``rival`` reward's running sum)."""
+    others = np.where(present[:, None, :] & ~np.eye(MAX_SEATS, dtype=bool), totals[:, None, :], np.inf)
+    return np.where(present, others.min(axis=2) - totals, 0.0)
 
 
 class SelfPlayTables:
