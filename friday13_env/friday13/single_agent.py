@@ -82,7 +82,7 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
             episode.
         deck, num_rounds, reward: passed to ``aec.raw_env``; the learner's reward for a step is the
             sum of the AEC rewards it received since its previous move (``reward`` mode ``points``:
-            minus its bad-luck points when a round ends; ``win``; ``relative``).
+            minus its bad-luck points when a round ends; ``win``; ``relative``; ``rival``: see ``aec.REWARD_MODES``).
         render_mode: ``"ansi"`` (``render()`` returns text), ``"human"`` (printed every step) or
             ``"rgb_array"`` (the text as a ``uint8`` (H, W, 3) image, of one shape for the whole
             environment whatever table size is drawn).
