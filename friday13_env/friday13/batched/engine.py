@@ -308,15 +308,14 @@ class GameBatch:
             return StepResult(taken, sizes, over, points, over, points, points)
         round_points = np.zeros((games.size, MAX_SEATS), dtype=np.int64)
         game_over = np.zeros(games.size, dtype=bool)
-        final_scores = np.zeros((games.size, MAX_SEATS), dtype=np.int64)
+        round_totals = np.zeros((games.size, MAX_SEATS), dtype=np.int64)
         which = np.flatnonzero(round_over)
         ended = games[which]
         round_points[which] = self._score_rounds(ended)
         over = self.round[ended] + 1 >= self.num_rounds
         game_over[which] = over
-        final_scores[which[over]] = self.scores[ended[over]]
-        round_totals = np.zeros((games.size, MAX_SEATS), dtype=np.int64)
         round_totals[which] = self.scores[ended]
+        final_scores = np.where(game_over[:, None], round_totals, 0)
         going_on = ended[~over]
         self.round[going_on] += 1
         self._deal(going_on)

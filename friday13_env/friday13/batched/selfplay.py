@@ -65,9 +65,11 @@ def seat_rewards(result: StepResult, mode: str) -> np.ndarray:
         mean = points.sum(axis=1) / present.sum(axis=1)
         return np.where(result.round_over[:, None] & present, mean[:, None] - points, 0.0)
     if mode == "rival":
-        after = result.round_totals.astype(np.float64)
-        gain = rival_margins(after, present) - rival_margins(after - points, present)
-        return np.where(result.round_over[:, None] & present, gain, 0.0)
+        rewards = np.zeros_like(points)
+        rows = np.flatnonzero(result.round_over)
+        after = result.round_totals[rows].astype(np.float64)
+        rewards[rows] = rival_margins(after, present[rows]) - rival_margins(after - points[rows], present[rows])
+        return rewards
     scores = np.where(present, result.final_scores, np.iinfo(np.int64).max)
     best = scores.min(axis=1, keepdims=True)
     return (result.game_over[:, None] & present & (scores == best)).astype(np.float64)
