@@ -503,7 +503,7 @@ def save_student_state(
         state = {"actor": actor.state_dict(), "optimizer": optimizer.state_dict(), "rounds": len(progress["distill"])}
         torch.save(state, folder / "round.tmp.pt")
         os.replace(folder / "round.tmp.pt", folder / "round.pt")
-    progress["wall_time_s"] = round(progress["wall_time_s"] + time.time() - started, 1)
+    progress["wall_time_s"] += time.time() - started  # unrounded: rounding each round's sum would add up
     atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
     return student
 
@@ -583,7 +583,7 @@ class TrainingCallback(BaseCallback):
     def training_record(self, steps: int) -> dict[str, Any]:
         return {
             "timesteps": steps,
-            "wall_time_s": round(self.earlier_wall_time + time.time() - self.started, 1),
+            "wall_time_s": self.earlier_wall_time + time.time() - self.started,
             "distill": self.progress.get("distill"),
             "distill_final": self.progress.get("distill_final"),
             "args": dataclasses.asdict(self.args),

@@ -65,8 +65,8 @@ def test_distil_then_ppo_checkpoint_resume_export_and_play(tmp_path: Path, capsy
     progress = json.loads((run_dir / "progress.json").read_text())
     assert progress["timesteps"] == 1536 and progress["curve"][-1]["timesteps"] == 1536
     assert len(progress["distill"]) == 2  # not distilled again
-    # real seconds, not a running sum of sums; compared at the 0.1 s the record is rounded to
-    assert 0 < progress["wall_time_s"] <= round(time.time() - started, 1)
+    # real seconds, not a running sum of sums (nor of rounded sums, which could exceed the time spent)
+    assert 0 < progress["wall_time_s"] <= time.time() - started
     metadata = json.loads(str(np.load(export)["metadata"]))
     assert metadata["env_version"] == friday_policy.ENV_VERSION and metadata["training"]["timesteps"] == 1536
 
