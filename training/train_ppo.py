@@ -61,9 +61,9 @@ from threadpoolctl import threadpool_limits
 from torch import nn
 
 from friday13_env.core.files import atomic_write_bytes
-from friday13_env.core.policy import MLPPolicy, save_policy
+from friday13_env.core.policy import RAW_INPUT, InputFeatures, MLPPolicy, save_policy
 from friday13_env.friday13.aec import REWARD_MODES
-from friday13_env.friday13.agents.policy import CardPolicyAgent, observation_scale, policy_metadata, read_card_policy
+from friday13_env.friday13.agents.policy import CardPolicyAgent, input_scale, policy_metadata, read_card_policy
 from friday13_env.friday13.batched import SelfPlayTables, make_batched
 from friday13_env.friday13.batched.agents import BatchedAgent, BatchedPolicy, act
 from friday13_env.friday13.batched.encoding import relative_seats
@@ -71,6 +71,7 @@ from friday13_env.friday13.batched.engine import DUMMY_SLOT, HAND_SLOTS, GameBat
 from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.evaluation import evaluate_agent
+from friday13_env.friday13.features import INPUT_FEATURES, input_features
 
 EVAL_SEED = 20_131_313
 """Seed of the periodic evaluations' deals (the same deals at every evaluation of every run)."""
@@ -128,6 +129,13 @@ class Args:
     vf_coef: float = option(0.5, "value loss weight", minimum=0)
     max_grad_norm: float = option(0.5, "gradient norm clip", above=0)
     hidden_sizes: list[int] = option([128, 128], "hidden layer widths of the actor and the critic", minimum=1)
+    input_features: str = option(
+        RAW_INPUT,
+        "what the networks read: the observation alone, or also derived inputs computed from it (majority_preview: "
+        "each seat's points if the round ended now, and how each action would change them; "
+        "friday13_env.friday13.features)",
+        choices=list(INPUT_FEATURES),
+    )
     critic_sees_hands: bool = option(
         True, "the critic also sees the other hands (training only: the actor, and so the export, sees the observation)"
     )
@@ -154,7 +162,7 @@ RUN_SETTINGS = (
     "torch_threads",
 )  # fmt: skip
 """What ``--resume`` may change; every other field is a hyperparameter of the run, fixed when it starts."""
-ADDED_LATER = {"pool_draw": "seat"}
+ADDED_LATER = {"pool_draw": "seat", "input_features": RAW_INPUT}
 """Hyperparameters added after release 0.6.0, with the value the runs recorded before them were trained with."""
 
 
@@ -205,12 +213,15 @@ def mlp(sizes: Sequence[int], activation: str) -> nn.Sequential:
 
 
 class ActorCritic(nn.Module):
-    """Separate actor and critic MLPs over the scaled observation; illegal actions get no probability."""
+    """Separate actor and critic MLPs over the scaled inputs (the observation, then ``features`` of it if any);
+    illegal actions get no probability."""
 
     def __init__(
-        self, scale: np.ndarray, hidden_scale: np.ndarray, num_actions: int, hidden: Sequence[int], activation: str
-    ) -> None:
+        self, scale: np.ndarray, hidden_scale: np.ndarray, num_actions: int, hidden: Sequence[int], activation: str,
+        features: InputFeatures | None = None,
+    ) -> None:  # fmt: skip
         super().__init__()
+        self.features = features
         self.register_buffer("scale", torch.as_tensor(scale))
         self.register_buffer("hidden_scale", torch.as_tensor(hidden_scale))
         self.actor = mlp([scale.size, *hidden, num_actions], activation)
@@ -220,6 +231,12 @@ class ActorCritic(nn.Module):
                 nn.init.orthogonal_(layer.weight, np.sqrt(2))
                 nn.init.zeros_(layer.bias)
         nn.init.orthogonal_(self.actor[-1].weight, 0.01)  # near-uniform first moves, as CleanRL starts
+
+    def inputs(self, observations: np.ndarray) -> np.ndarray:
+        """What the networks read for these observations: the observations, then their derived inputs if any."""
+        if self.features is None:
+            return observations
+        return np.concatenate([observations, self.features(observations)], axis=-1)
 
     def logits(self, observations: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
         return self.actor(observations * self.scale).masked_fill(~masks, -1e9)
@@ -231,10 +248,12 @@ class ActorCritic(nn.Module):
     def policy(self, args: Args, description: str, training: dict[str, Any]) -> MLPPolicy:
         """The actor as the package's numpy policy (greedy by default when played through ``agents.load``)."""
         layers = [layer for layer in self.actor if isinstance(layer, nn.Linear)]
-        metadata = policy_metadata(args.deck, args.activation, args.hidden_sizes, description, training)
+        metadata = policy_metadata(
+            args.deck, args.activation, args.hidden_sizes, description, training, args.input_features
+        )
         weights = [layer.weight.detach().numpy().T.copy() for layer in layers]
         biases = [layer.bias.detach().numpy().copy() for layer in layers]
-        return MLPPolicy(weights, biases, self.scale.numpy().copy(), metadata)
+        return MLPPolicy(weights, biases, self.scale.numpy().copy(), metadata, self.features)
 
     def export(self, path: Path, args: Args, description: str, training: dict[str, Any]) -> None:
         """``policy`` written to ``path`` in the package's format, atomically."""
@@ -261,6 +280,7 @@ class Rollout:
     """
 
     observations: np.ndarray
+    """What the networks read (the observation, then its derived inputs with ``--input-features``), ``(rows, N, I)``."""
     hidden: np.ndarray
     """What only the critic sees (``hidden_cards``), ``(rows, N, H)``."""
     masks: np.ndarray
@@ -348,7 +368,7 @@ def collect(
     the next observations)."""
     clock = {} if clock is None else clock
     rows, n = CARRIED + args.num_steps, args.num_tables
-    size, num_actions = tables.turn.observations.shape[1], tables.turn.masks.shape[1]
+    size, num_actions = model.scale.numel(), tables.turn.masks.shape[1]
     rollout = Rollout(
         observations=np.zeros((rows, n, size), dtype=np.float32),
         hidden=np.zeros((rows, n, model.hidden_scale.numel()), dtype=np.float32),
@@ -378,7 +398,8 @@ def collect(
         mine = np.flatnonzero(tables.learner[everyone, seats])
         actions = np.empty(n, dtype=np.int64)
         if mine.size:
-            observations = torch.from_numpy(turn.observations[mine])
+            inputs = model.inputs(turn.observations[mine])
+            observations = torch.from_numpy(inputs)
             hidden = hidden_cards(tables.tables.batch, mine, seats[mine], args.critic_sees_hands)
             masks = torch.from_numpy(turn.masks[mine])
             tick = time.perf_counter()
@@ -390,7 +411,7 @@ def collect(
                 values = model.value(observations, torch.from_numpy(hidden))
             clock["forward"] = clock.get("forward", 0.0) + time.perf_counter() - tick
             actions[mine] = chosen.numpy()
-            rollout.observations[row, mine] = turn.observations[mine]
+            rollout.observations[row, mine] = inputs
             rollout.hidden[row, mine] = hidden
             rollout.masks[row, mine] = turn.masks[mine]
             rollout.actions[row, mine] = actions[mine]
@@ -617,8 +638,9 @@ def train(args: Args, given: set[str]) -> Path:
     generator = torch.Generator().manual_seed(args.seed + progress["timesteps"])
     deck = get_deck(args.deck)
     model = ActorCritic(
-        observation_scale(args.deck), hidden_scale(args), deck.num_actions, args.hidden_sizes, args.activation
-    )
+        input_scale(args.deck, args.input_features), hidden_scale(args), deck.num_actions, args.hidden_sizes,
+        args.activation, input_features(args.input_features, deck),
+    )  # fmt: skip
     optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
     if args.resume:
         load_checkpoint(run_dir, model, optimizer)

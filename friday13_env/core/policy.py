@@ -15,7 +15,9 @@ another layout is refused with an error that says what differs, instead of playi
 
 Inference is a forward pass through an MLP (``input_scale`` -> [linear -> activation]* -> linear),
 then an argmax over the legal actions' logits, so users who only want a strong opponent need
-numpy, not torch.
+numpy, not torch. A policy may declare derived inputs (``input_features``): entries its game computes
+from the observation and appends to it before the network (the game names what it offers; a file
+naming anything else is refused). Files without them leave the field out, so older versions read them.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import numpy as np
 
@@ -57,6 +59,28 @@ _FLOAT32 = np.dtype("<f4")
 _HEADER_LENGTH_BYTES = {(1, 0): 2, (2, 0): 4}
 ExpectedLayout = Callable[["PolicyMetadata"], dict[str, Any]]
 """A game's check of a checkpoint: the metadata fields its environment needs, or a ``ValueError``."""
+RAW_INPUT = "observation"
+"""The ``input_features`` of a network that reads the observation alone."""
+
+
+class InputFeatures(Protocol):
+    """Derived inputs: ``(..., observation_size) -> (..., size)``, appended to the observation."""
+
+    name: str
+    size: int
+
+    def __call__(self, observations: np.ndarray) -> np.ndarray: ...
+
+
+FeaturesOf = Callable[["PolicyMetadata"], "InputFeatures | None"]
+"""A game's derived inputs for a checkpoint's ``input_features`` (None: the observation alone), or a ``ValueError``."""
+
+
+def observation_only(metadata: PolicyMetadata) -> InputFeatures | None:
+    """The ``FeaturesOf`` of a game that offers no derived inputs."""
+    if metadata.input_features != RAW_INPUT:
+        raise ValueError(f"unknown input features {metadata.input_features!r}; allowed: [{RAW_INPUT!r}]")
+    return None
 
 
 class CheckpointError(ValueError):
@@ -78,6 +102,17 @@ class PolicyMetadata:
     format_version: int = FORMAT_VERSION
     description: str = ""
     training: dict[str, Any] | None = None
+    input_features: str = RAW_INPUT
+    """Derived inputs the network reads after the observation (``RAW_INPUT``: none)."""
+
+
+def metadata_json(metadata: PolicyMetadata) -> str:
+    """The stored metadata: ``input_features`` only when the network has some, so that files without derived
+    inputs stay readable by versions that predate the field."""
+    fields_ = asdict(metadata)
+    if fields_["input_features"] == RAW_INPUT:
+        del fields_["input_features"]
+    return json.dumps(fields_)
 
 
 def save_policy(
@@ -94,7 +129,7 @@ def save_policy(
     for index, (weight, bias) in enumerate(zip(weights, biases, strict=True)):
         arrays[f"w{index}"] = np.asarray(weight, dtype=np.float32)
         arrays[f"b{index}"] = np.asarray(bias, dtype=np.float32)
-    arrays["metadata"] = np.array(json.dumps(asdict(metadata)))
+    arrays["metadata"] = np.array(metadata_json(metadata))
     atomic_write(path, lambda handle: np.savez(handle, **arrays))
 
 
@@ -106,7 +141,8 @@ order, so the logits may differ in the last bits)."""
 
 
 class MLPPolicy:
-    """A numpy MLP read from a checkpoint: ``logits(observation_vector)``.
+    """A numpy MLP read from a checkpoint: ``logits(observation_vector)``; with ``features``, the network reads
+    the observation followed by ``features(observation)``.
 
     Immutable: the arrays are read-only float32 (writable ones given to the constructor are copied) and
     held in tuples, so one policy can be shared by every agent made from a checkpoint (``read_policy``
@@ -119,7 +155,12 @@ class MLPPolicy:
         biases: Sequence[np.ndarray],
         input_scale: np.ndarray,
         metadata: PolicyMetadata,
+        features: InputFeatures | None = None,
     ) -> None:
+        declared = RAW_INPUT if features is None else features.name
+        if metadata.input_features != declared:
+            raise ValueError(f"the metadata declares input features {metadata.input_features!r}, given {declared!r}")
+        self.features = features
         self.weights: tuple[np.ndarray, ...] = tuple(_read_only(weight) for weight in weights)
         self.biases: tuple[np.ndarray, ...] = tuple(_read_only(bias) for bias in biases)
         self.input_scale: np.ndarray = _read_only(input_scale)
@@ -136,6 +177,8 @@ class MLPPolicy:
     def logits(self, observation: np.ndarray) -> np.ndarray:
         # In place where numpy allows: at one observation per call the allocations are a visible cost.
         inputs = np.asarray(observation, dtype=np.float32)
+        if self.features is not None:
+            inputs = np.concatenate([inputs, self.features(inputs)], axis=-1)
         if not self._unit_scale:
             inputs = inputs * self.input_scale
         if self._gather_first_layer and inputs.ndim == 1:  # only the rows of W1 meeting a non-zero input
@@ -154,6 +197,8 @@ class MLPPolicy:
         """SHA-256 of what decides the moves (activation, scale, weights), not of the file: two exports of
         the same network with other metadata (a run's arguments, its wall time) share a fingerprint."""
         digest = hashlib.sha256(self.metadata.activation.encode())
+        if self.features is not None:
+            digest.update(self.features.name.encode())
         for array in (self.input_scale, *self.weights, *self.biases):
             digest.update(np.ascontiguousarray(array, dtype=np.float32).tobytes())
         return digest.hexdigest()
@@ -204,14 +249,18 @@ def _relu(values: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     return np.maximum(values, 0.0, out=out)
 
 
-def read_policy(path: str | Path, expected_layout: ExpectedLayout) -> MLPPolicy:
+def read_policy(
+    path: str | Path, expected_layout: ExpectedLayout, features_of: FeaturesOf = observation_only
+) -> MLPPolicy:
     """Load and validate a checkpoint; every problem becomes a ``CheckpointError`` saying what.
 
     ``expected_layout(metadata)`` returns the metadata fields the caller's environment needs (or raises
     ``ValueError`` for a file made for another environment); they are compared before any weight is read.
+    ``features_of(metadata)`` gives the derived inputs the file declares (a ``ValueError`` for names the game
+    does not offer); their size is part of the network's first layer.
 
     A file read before is not read again while it is unchanged: the policy comes from a small cache
-    keyed by the file's resolved path, identity, size and modification time (and ``expected_layout``),
+    keyed by the file's resolved path, identity, size and modification time (and ``expected_layout``, ``features_of``),
     so making many agents from one checkpoint costs one read. The policy's arrays are read-only, so
     every agent can share it; :func:`clear_policy_cache` forgets the cached policies.
     """
@@ -222,14 +271,14 @@ def read_policy(path: str | Path, expected_layout: ExpectedLayout) -> MLPPolicy:
         status = None
     if status is None or not stat.S_ISREG(status.st_mode):
         raise CheckpointError(f"no policy checkpoint at {str(path)!r}")
-    cached = _POLICY_CACHE.get(_cache_key(path, status, expected_layout))
+    cached = _POLICY_CACHE.get(_cache_key(path, status, expected_layout, features_of))
     if cached is not None:
         return cached
     try:
         with path.open("rb") as handle:
-            key = _cache_key(path, os.fstat(handle.fileno()), expected_layout)  # the file actually read
+            key = _cache_key(path, os.fstat(handle.fileno()), expected_layout, features_of)  # the file actually read
             with zipfile.ZipFile(handle) as archive:
-                policy = _read_archive(archive, path, expected_layout)
+                policy = _read_archive(archive, path, expected_layout, features_of)
     except (OSError, zipfile.BadZipFile, EOFError, NotImplementedError, RuntimeError, zlib.error) as error:
         raise CheckpointError(f"{path} is not a readable policy checkpoint (.npz): {error}") from error
     _POLICY_CACHE.put(key, policy)
@@ -241,10 +290,12 @@ def clear_policy_cache() -> None:
     _POLICY_CACHE.clear()
 
 
-CacheKey = tuple[str, int, int, int, int, ExpectedLayout]
+CacheKey = tuple[str, int, int, int, int, ExpectedLayout, FeaturesOf]
 
 
-def _cache_key(path: Path, status: os.stat_result, expected_layout: ExpectedLayout) -> CacheKey:
+def _cache_key(
+    path: Path, status: os.stat_result, expected_layout: ExpectedLayout, features_of: FeaturesOf
+) -> CacheKey:
     return (
         str(path.resolve()),
         status.st_dev,
@@ -252,6 +303,7 @@ def _cache_key(path: Path, status: os.stat_result, expected_layout: ExpectedLayo
         status.st_size,
         status.st_mtime_ns,
         expected_layout,
+        features_of,
     )
 
 
@@ -288,7 +340,9 @@ class _PolicyCache:
 _POLICY_CACHE = _PolicyCache(CACHE_ENTRIES, CACHE_BYTES)
 
 
-def _read_archive(archive: zipfile.ZipFile, path: Path, expected_layout: ExpectedLayout) -> MLPPolicy:
+def _read_archive(
+    archive: zipfile.ZipFile, path: Path, expected_layout: ExpectedLayout, features_of: FeaturesOf
+) -> MLPPolicy:
     infos = archive.infolist()
     members = {info.filename.removesuffix(".npy"): info for info in infos}
     if len(members) != len(infos):
@@ -313,8 +367,13 @@ def _read_archive(archive: zipfile.ZipFile, path: Path, expected_layout: Expecte
             f"{path} was trained for another observation/action layout ({differences}); retrain or use a "
             "matching friday13-env version"
         )
-    sizes = [metadata.observation_size, *metadata.hidden_sizes, metadata.num_actions]
-    shapes: dict[str, tuple[int, ...]] = {"input_scale": (metadata.observation_size,)}
+    try:
+        features = features_of(metadata)
+    except ValueError as error:
+        raise CheckpointError(f"{path}: {error}") from error
+    inputs = metadata.observation_size + (0 if features is None else features.size)
+    sizes = [inputs, *metadata.hidden_sizes, metadata.num_actions]
+    shapes: dict[str, tuple[int, ...]] = {"input_scale": (inputs,)}
     for index in range(len(sizes) - 1):
         shapes[f"w{index}"] = (sizes[index], sizes[index + 1])
         shapes[f"b{index}"] = (sizes[index + 1],)
@@ -334,7 +393,7 @@ def _read_archive(archive: zipfile.ZipFile, path: Path, expected_layout: Expecte
     layers = len(sizes) - 1
     weights = [arrays[f"w{index}"] for index in range(layers)]
     biases = [arrays[f"b{index}"] for index in range(layers)]
-    return MLPPolicy(weights, biases, arrays["input_scale"], metadata)
+    return MLPPolicy(weights, biases, arrays["input_scale"], metadata, features)
 
 
 def _read_metadata(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> PolicyMetadata:
@@ -375,6 +434,7 @@ def _check_metadata(metadata: PolicyMetadata, path: Path) -> None:
         "deck": isinstance(metadata.deck, str),
         "env_version": isinstance(metadata.env_version, str),
         "description": isinstance(metadata.description, str),
+        "input_features": isinstance(metadata.input_features, str),
         "observation_blocks": isinstance(metadata.observation_blocks, list)
         and all(isinstance(block, str) for block in metadata.observation_blocks),
         "training": metadata.training is None or isinstance(metadata.training, dict),

@@ -14,11 +14,12 @@ from typing import Any
 import numpy as np
 
 from friday13_env.core.agent import Observation
-from friday13_env.core.policy import MLPPolicy, PolicyAgent, PolicyMetadata, read_policy
+from friday13_env.core.policy import RAW_INPUT, MLPPolicy, PolicyAgent, PolicyMetadata, read_policy
 from friday13_env.friday13.agents.base import checked, deck_of
 from friday13_env.friday13.cards import DECKS, Deck, get_deck
 from friday13_env.friday13.encoding import observation_bounds, observation_layout
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS, Rules
+from friday13_env.friday13.features import features_of, input_features
 
 ENV_VERSION = "friday13_v0"
 TYPICAL_SCORE = 40.0
@@ -46,7 +47,7 @@ def layout_fields(deck_name: str) -> dict[str, Any]:
 
 def read_card_policy(path: str | Path) -> MLPPolicy:
     """A ``friday13_v0`` policy from a checkpoint, or a ``CheckpointError`` naming the problem."""
-    return read_policy(path, expected_layout)
+    return read_policy(path, expected_layout, features_of)
 
 
 def policy_metadata(
@@ -55,6 +56,7 @@ def policy_metadata(
     hidden_sizes: Sequence[int],
     description: str,
     training: dict[str, Any] | None = None,
+    input_features: str = RAW_INPUT,
 ) -> PolicyMetadata:
     """Metadata of a Friday the 13th policy, with the layout fields taken from this version."""
     return PolicyMetadata(
@@ -64,6 +66,7 @@ def policy_metadata(
         env_version=ENV_VERSION,
         description=description,
         training=training,
+        input_features=input_features,
         **layout_fields(deck_name),
     )
 
@@ -80,6 +83,13 @@ def observation_scale(deck_name: str) -> np.ndarray:
     )
     high[observation_layout(deck).slices["scores"]] = TYPICAL_SCORE
     return (1.0 / np.maximum(high, 1.0)).astype(np.float32)
+
+
+def input_scale(deck_name: str, features: str = RAW_INPUT) -> np.ndarray:
+    """The scale of a network's inputs: ``observation_scale``, then the derived inputs' own scale."""
+    derived = input_features(features, get_deck(deck_name))
+    scale = observation_scale(deck_name)
+    return scale if derived is None else np.concatenate([scale, derived.scale])
 
 
 class CardPolicyAgent(PolicyAgent):

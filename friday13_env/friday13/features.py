@@ -1,0 +1,113 @@
+"""Derived policy inputs: facts a network could compute from the observation, spelled out for it.
+
+A policy may declare ``input_features`` in its metadata; its network then reads the observation
+followed by these entries, computed from the observation alone (no hidden information, no search),
+so that any ``friday13_v0`` observation plays it. The environment's observation never changes.
+
+``majority_preview``: the end-of-round scoring applied to the captured stacks as they stand, and to
+the stacks each action would leave. Who holds the sole majority of each omen type is a comparison
+across six seats, and what a capture does to it depends on the pile's cards by type; a small network
+learns such comparisons slowly (as with ``capture_preview``, which the observation already spells
+out), and they decide whether a capture costs points or breaks a rival's majority.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from friday13_env.core.policy import RAW_INPUT, PolicyMetadata
+from friday13_env.friday13.cards import (
+    CAPTURE_LIMIT,
+    FRIDAY_POINTS,
+    FRIDAY_TYPE,
+    NUM_PILES,
+    NUM_TYPES,
+    OMEN_POINTS,
+    Deck,
+    get_deck,
+)
+from friday13_env.friday13.encoding import MAX_SEATS, observation_layout
+
+POINTS_SCALE = 1.0 / 13.0
+"""Input scale of the previewed points: a round's points at a seat are mostly below 13."""
+
+
+class MajorityPreview:
+    """``(..., 146) -> (..., 6 + A * 6)``: each seat's points if the round ended now, then, for each action
+    (legal or not), how every seat's points would change if the observer played it and the round ended.
+
+    Seats are the observation's (0 = the observer, then clockwise; padding seats read 0). An action that
+    captures nothing changes nobody's points.
+    """
+
+    name = "majority_preview"
+
+    def __init__(self, deck: Deck) -> None:
+        layout = observation_layout(deck)
+        kinds, piles = zip(*(deck.action_kind_and_pile(action) for action in range(deck.num_actions)), strict=True)
+        self.deck = deck
+        self.observation_size = layout.size
+        self.slices = layout.slices
+        self.size = MAX_SEATS + deck.num_actions * MAX_SEATS
+        self.scale = np.full(self.size, POINTS_SCALE, dtype=np.float32)
+        self.action_pile = np.array(piles)
+        self.action_value = np.array([deck.kind_values[kind] for kind in kinds], dtype=np.float32)
+        self.kind_types = np.eye(NUM_TYPES, dtype=np.float32)[list(deck.kind_types)]  # (K, 4) one-hot
+
+    def __call__(self, observations: np.ndarray) -> np.ndarray:
+        vectors = np.asarray(observations, dtype=np.float32)
+        if vectors.shape[-1] != self.observation_size:
+            raise ValueError(
+                f"{self.name} reads {self.deck.name!r}-deck observations of {self.observation_size} entries, "
+                f"got shape {vectors.shape}"
+            )
+        flat = vectors.reshape(-1, self.observation_size)
+        rows = flat.shape[0]
+        captured = flat[:, self.slices["captured"]].reshape(rows, MAX_SEATS, NUM_TYPES)
+        pile_cards = flat[:, self.slices["pile_cards"]].reshape(rows, NUM_PILES, -1)
+        totals = flat[:, self.slices["pile_totals"]]
+        by_type = pile_cards @ self.kind_types  # (rows, 3, 4): each pile's cards by type
+        captures = totals[:, self.action_pile] + self.action_value > CAPTURE_LIMIT  # (rows, A)
+        taken = by_type[:, self.action_pile] * captures[:, :, None]  # (rows, A, 4)
+        now = projected_points(captured)  # (rows, 6)
+        after = np.repeat(captured[:, None], self.deck.num_actions, axis=1)  # (rows, A, 6, 4)
+        after[:, :, 0] += taken
+        change = projected_points(after) - now[:, None, :]
+        out = np.concatenate([now, change.reshape(rows, -1)], axis=1)
+        return out.reshape(*vectors.shape[:-1], self.size)
+
+
+def projected_points(captured: np.ndarray) -> np.ndarray:
+    """``(..., seats, 4) -> (..., seats)``: the round's points from captured stacks by type (cat, mirror,
+    ladder, Friday), as :func:`friday13_env.friday13.engine.round_points` scores them: the sole holder of
+    the most cards of an omen type discards them, other omen cards score 1, Friday the 13th cards 2."""
+    omens = captured[..., :NUM_PILES]
+    most = omens.max(axis=-2, keepdims=True)
+    holders = omens == most
+    sole = holders & (holders.sum(axis=-2, keepdims=True) == 1)  # an all-zero type has 3+ holders
+    return np.where(sole, 0.0, omens).sum(axis=-1) * OMEN_POINTS + captured[..., FRIDAY_TYPE] * FRIDAY_POINTS
+
+
+@cache
+def majority_preview(deck: Deck) -> MajorityPreview:
+    return MajorityPreview(deck)
+
+
+INPUT_FEATURES = (RAW_INPUT, MajorityPreview.name)
+"""Allowed ``input_features`` of a Friday the 13th policy."""
+
+
+def input_features(name: str, deck: Deck) -> MajorityPreview | None:
+    """The derived inputs named ``name`` for ``deck`` (None for the observation alone), or a ``ValueError``."""
+    if name == RAW_INPUT:
+        return None
+    if name == MajorityPreview.name:
+        return majority_preview(deck)
+    raise ValueError(f"unknown input features {name!r}; allowed: {list(INPUT_FEATURES)}")
+
+
+def features_of(metadata: PolicyMetadata) -> MajorityPreview | None:
+    """The derived inputs a Friday the 13th checkpoint declares (``read_policy``'s ``features_of``)."""
+    return input_features(metadata.input_features, get_deck(metadata.deck))
