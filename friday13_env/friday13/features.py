@@ -65,29 +65,43 @@ class MajorityPreview:
             )
         flat = vectors.reshape(-1, self.observation_size)
         rows = flat.shape[0]
-        captured = flat[:, self.slices["captured"]].reshape(rows, MAX_SEATS, NUM_TYPES)
+        # Rows last throughout: every reduction over seats or types then runs over whole rows of games.
+        stacks = np.ascontiguousarray(flat[:, self.slices["captured"]].T).reshape(MAX_SEATS, NUM_TYPES, rows)
         pile_cards = flat[:, self.slices["pile_cards"]].reshape(rows, NUM_PILES, -1)
-        totals = flat[:, self.slices["pile_totals"]]
-        by_type = pile_cards @ self.kind_types  # (rows, 3, 4): each pile's cards by type
-        captures = totals[:, self.action_pile] + self.action_value > CAPTURE_LIMIT  # (rows, A)
-        taken = by_type[:, self.action_pile] * captures[:, :, None]  # (rows, A, 4)
-        now = projected_points(captured)  # (rows, 6)
-        after = np.repeat(captured[:, None], self.deck.num_actions, axis=1)  # (rows, A, 6, 4)
-        after[:, :, 0] += taken
-        change = projected_points(after) - now[:, None, :]
-        out = np.concatenate([now, change.reshape(rows, -1)], axis=1)
+        by_type = np.ascontiguousarray((pile_cards @ self.kind_types).transpose(1, 2, 0))  # (3, 4, rows) per pile
+        totals = np.ascontiguousarray(flat[:, self.slices["pile_totals"]].T)  # (3, rows)
+        captures = totals[self.action_pile] + self.action_value[:, None] > CAPTURE_LIMIT  # (A, rows)
+        taken = by_type[self.action_pile] * captures[:, None, :]  # (A, 4, rows): the cards each action takes
+        now = projected_points(stacks)  # (6, rows)
+        # Only the observer's stacks grow, so per omen type only the others' most (and its sole holder) matters:
+        # the observer discards a type once it holds more than every other seat, and the others' sole holder
+        # keeps its discard while it still holds more than the observer.
+        others = stacks[1:, :NUM_PILES]  # (5, 3, rows)
+        most = others.max(axis=0)  # (3, rows)
+        at_most = others == most
+        holder = at_most & (at_most.sum(axis=0) == 1)  # (5, 3, rows): the others' sole holder of each type
+        mine = stacks[0, :NUM_PILES]
+        grown = mine + taken[:, :NUM_PILES]  # (A, 3, rows)
+        kept = np.where(grown > most, 0.0, grown).sum(axis=1) * OMEN_POINTS
+        change = np.empty((self.deck.num_actions, MAX_SEATS, rows), dtype=np.float32)
+        change[:, 0] = kept + (stacks[0, FRIDAY_TYPE] + taken[:, FRIDAY_TYPE]) * FRIDAY_POINTS - now[0]
+        lost_discard = np.where((most > mine) & (most <= grown), most * OMEN_POINTS, 0.0)  # (A, 3, rows)
+        change[:, 1:] = 0.0
+        for omen_type in range(NUM_PILES):  # a holder's discarded cards count again
+            change[:, 1:] += lost_discard[:, omen_type, None] * holder[:, omen_type]
+        out = np.concatenate([now.T, change.transpose(2, 0, 1).reshape(rows, -1)], axis=1)
         return out.reshape(*vectors.shape[:-1], self.size)
 
 
-def projected_points(captured: np.ndarray) -> np.ndarray:
-    """``(..., seats, 4) -> (..., seats)``: the round's points from captured stacks by type (cat, mirror,
-    ladder, Friday), as :func:`friday13_env.friday13.engine.round_points` scores them: the sole holder of
-    the most cards of an omen type discards them, other omen cards score 1, Friday the 13th cards 2."""
-    omens = captured[..., :NUM_PILES]
-    most = omens.max(axis=-2, keepdims=True)
+def projected_points(stacks: np.ndarray) -> np.ndarray:
+    """``(seats, 4, ...) -> (seats, ...)``: the round's points from captured stacks by type (cat, mirror, ladder,
+    Friday), as :func:`friday13_env.friday13.engine.round_points` scores them: the sole holder of the most cards
+    of an omen type discards them, other omen cards score 1, Friday the 13th cards 2."""
+    omens = stacks[:, :NUM_PILES]
+    most = omens.max(axis=0)
     holders = omens == most
-    sole = holders & (holders.sum(axis=-2, keepdims=True) == 1)  # an all-zero type has 3+ holders
-    return np.where(sole, 0.0, omens).sum(axis=-1) * OMEN_POINTS + captured[..., FRIDAY_TYPE] * FRIDAY_POINTS
+    sole = holders & (holders.sum(axis=0) == 1)  # an all-zero type has 3+ holders
+    return np.where(sole, 0.0, omens).sum(axis=1) * OMEN_POINTS + stacks[:, FRIDAY_TYPE] * FRIDAY_POINTS
 
 
 @cache

@@ -22,10 +22,11 @@ import pytest
 
 from friday13_env import agents
 from friday13_env.core.policy import MLPPolicy
-from friday13_env.friday13.agents.policy import observation_scale, read_card_policy
+from friday13_env.friday13.agents.policy import input_scale, observation_scale, read_card_policy
 from friday13_env.friday13.batched.engine import DUMMY_SLOT, MAX_SEATS
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import observation_layout
+from friday13_env.friday13.features import majority_preview
 from tests.scripts import load_training_script, play_without
 
 torch = pytest.importorskip("torch", reason="the training extra is not installed")
@@ -212,6 +213,45 @@ def test_a_german_deck_run_is_evaluated_on_the_german_deck(tmp_path: Path) -> No
     load_script().main(["--run-dir", str(run_dir), "--total-timesteps", "128", "--deck", "german",
                         "--eval-every", "128", *TINY])  # fmt: skip
     assert [point["timesteps"] for point in progress_of(run_dir)["curve"]] == [0, 128]
+
+
+def test_a_run_with_derived_inputs_trains_on_them_and_exports_them(tmp_path: Path) -> None:
+    """``--input-features majority_preview``: the networks read the observation and its preview (snapshots in the pool
+    too), and the exported policy computes the preview itself from a plain observation."""
+    train = load_script()
+    run_dir = tmp_path / "run"
+    train.main(["--run-dir", str(run_dir), "--total-timesteps", "256", "--input-features", "majority_preview",
+                "--snapshot-every", "128", "--eval-every", "256", *TINY])  # fmt: skip
+    policy = read_card_policy(run_dir / "policy.npz")
+    preview = majority_preview(get_deck("standard"))
+    assert policy.metadata.input_features == "majority_preview"
+    assert policy.weights[0].shape[0] == observation_layout(get_deck("standard")).size + preview.size
+    assert read_card_policy(next((run_dir / "snapshots").glob("*.npz"))).metadata.input_features == "majority_preview"
+    args = train.Args(**progress_of(run_dir)["args"])
+    model = train.ActorCritic(
+        input_scale("standard", "majority_preview"), train.hidden_scale(args), 18, args.hidden_sizes,
+        args.activation, preview,
+    )  # fmt: skip
+    model.load_state_dict(torch.load(run_dir / "last.pt", weights_only=True)["model"])
+    observations, _ = real_observations(train, args)
+    with torch.no_grad():
+        expected = model.actor(torch.from_numpy(model.inputs(observations)) * model.scale).numpy()
+    np.testing.assert_allclose(policy.logits(observations), expected, rtol=1e-5, atol=1e-5)
+    with pytest.raises(SystemExit, match="--input-features: the run has 'majority_preview', the command line 'obs"):
+        train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "512", "--input-features",
+                    "observation"])  # fmt: skip
+
+
+def test_a_run_recorded_before_input_features_resumes_reading_the_observation(
+    finished_run: Path, tmp_path: Path
+) -> None:
+    run_dir = copy_of(finished_run, tmp_path)
+    progress = progress_of(run_dir)
+    del progress["args"]["input_features"]
+    (run_dir / "progress.json").write_text(json.dumps(progress))
+    load_script().main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "640"])
+    assert progress_of(run_dir)["args"]["input_features"] == "observation"
+    assert read_card_policy(run_dir / "policy.npz").metadata.input_features == "observation"
 
 
 # -- 2. determinism --------------------------------------------------------------------------------

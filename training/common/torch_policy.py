@@ -14,14 +14,24 @@ from typing import Any
 import numpy as np
 import torch
 
-from friday13_env.core.policy import CheckpointError, MLPPolicy, PolicyMetadata, read_policy, save_policy
+from friday13_env.core.policy import (
+    RAW_INPUT,
+    CheckpointError,
+    MLPPolicy,
+    PolicyMetadata,
+    observation_only,
+    read_policy,
+    save_policy,
+)
 from friday13_env.friday import policy as friday_policy
+from friday13_env.friday13 import features as card_features
 from friday13_env.friday13.agents import policy as card_policy
 
 EXPECTED_LAYOUTS = {
-    card_policy.ENV_VERSION: card_policy.expected_layout,
-    friday_policy.ENV_VERSION: friday_policy.expected_layout,
+    card_policy.ENV_VERSION: (card_policy.expected_layout, card_features.features_of),
+    friday_policy.ENV_VERSION: (friday_policy.expected_layout, observation_only),
 }
+"""Per environment version: its layout check and its derived inputs, as ``read_policy`` takes them."""
 
 
 def save_linear_layers(
@@ -67,22 +77,25 @@ def read_matching_policy(
     """A checkpoint that a training run of this architecture can start from, or a ``CheckpointError``.
 
     The layout is checked as ``read_policy`` checks it for play; on top of that the environment, the
-    deck, the activation and the hidden sizes must be the run's, and the error says which differ.
+    deck, the activation and the hidden sizes must be the run's, and the policy must read the observation
+    alone (these runs' networks have no derived inputs); the error says which differ.
     """
     if env_version not in EXPECTED_LAYOUTS:
         raise ValueError(f"unknown environment {env_version!r}; allowed: {sorted(EXPECTED_LAYOUTS)}")
-    policy = read_policy(path, EXPECTED_LAYOUTS[env_version])
+    policy = read_policy(path, *EXPECTED_LAYOUTS[env_version])
     stored = policy.metadata
     fields = {
         "env_version": (stored.env_version, env_version),
         "deck": (stored.deck, deck),
         "activation": (stored.activation, activation),
         "hidden_sizes": (list(stored.hidden_sizes), list(hidden_sizes)),
+        "input_features": (stored.input_features, RAW_INPUT),
     }
     differences = [f"{name}: policy {mine!r} vs run {run!r}" for name, (mine, run) in fields.items() if mine != run]
     if differences:
         raise CheckpointError(
             f"{path} does not fit this run's network ({'; '.join(differences)}); "
-            "give the run the policy's deck, activation and hidden sizes to start from it"
+            "give the run the policy's deck, activation and hidden sizes to start from it (a policy with derived "
+            "inputs cannot start these runs)"
         )
     return policy
