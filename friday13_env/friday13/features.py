@@ -35,7 +35,7 @@ POINTS_SCALE = 1.0 / 13.0
 
 
 class MajorityPreview:
-    """``(..., 146) -> (..., 6 + A * 6)``: each seat's points if the round ended now, then, for each action
+    """``(..., observation size) -> (..., 6 + A * 6)``: each seat's points if the round ended now, then, for each action
     (legal or not), how every seat's points would change if the observer played it and the round ended.
 
     Seats are the observation's (0 = the observer, then clockwise; padding seats read 0). An action that
