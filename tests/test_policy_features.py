@@ -105,6 +105,9 @@ def test_derived_inputs_must_match_the_metadata(tmp_path: Path) -> None:
     policy = read_card_policy(preview_policy(tmp_path / "p.npz"))
     with pytest.raises(ValueError, match=r"declares input features 'majority_preview', given 'observation'"):
         MLPPolicy(policy.weights, policy.biases, policy.input_scale, policy.metadata)
+    raw = read_card_policy(tiny_policy(tmp_path / "raw.npz"))
+    with pytest.raises(ValueError, match=r"the first layer reads 146 inputs; the observation \(146\) and its "):
+        MLPPolicy(raw.weights, raw.biases, raw.input_scale, policy.metadata, policy.features)
 
 
 def test_the_fingerprint_names_the_derived_inputs(tmp_path: Path) -> None:

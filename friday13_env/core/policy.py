@@ -162,6 +162,13 @@ class MLPPolicy:
             raise ValueError(f"the metadata declares input features {metadata.input_features!r}, given {declared!r}")
         self.features = features
         self.weights: tuple[np.ndarray, ...] = tuple(_read_only(weight) for weight in weights)
+        inputs = metadata.observation_size + (0 if features is None else features.size)
+        if self.weights[0].shape[0] != inputs:
+            size = metadata.observation_size
+            raise ValueError(
+                f"the first layer reads {self.weights[0].shape[0]} inputs; the observation ({size}) and its "
+                f"{declared!r} inputs make {inputs}"
+            )
         self.biases: tuple[np.ndarray, ...] = tuple(_read_only(bias) for bias in biases)
         self.input_scale: np.ndarray = _read_only(input_scale)
         self.metadata = metadata
