@@ -11,7 +11,9 @@ the round (``--horizon``: every round is dealt anew, so later rounds' rewards ha
 round's moves and mostly add noise to its value).
 Masked PPO in torch: separate actor and critic MLPs, the observation scaled as the package's
 policies scale it, so the actor exports to the package's numpy format (``agents.load`` plays it
-without torch). Nothing is learned from search, and nothing starts from a trained network.
+without torch). With ``--input-features`` both networks also read derived inputs computed from the
+observation (:mod:`friday13_env.friday13.features`); the export declares them and computes them itself.
+Nothing is learned from search, and nothing starts from a trained network.
 
 Reads top to bottom: hyperparameters (every field of ``Args`` is a ``--flag``; ``--help``), the
 network, the rollout, the advantages, the update, evaluation and checkpoints, then the loop.
