@@ -101,6 +101,14 @@ def test_a_first_layer_without_room_for_the_derived_inputs_is_refused(tmp_path: 
         read_card_policy(path)
 
 
+def test_the_parameter_cap_counts_the_derived_inputs(tmp_path: Path) -> None:
+    """One hidden layer of 100,000: 16.5M parameters over the observation alone (under the cap), 27.9M with the
+    preview's 114 inputs, refused before any array is read."""
+    path = tiny_policy(tmp_path / "wide.npz", input_features="majority_preview", hidden_sizes=[100_000])
+    with pytest.raises(CheckpointError, match=r"declares a network of 27,900,018 parameters \(at most 20,000,000\)"):
+        read_card_policy(path)
+
+
 def test_derived_inputs_must_match_the_metadata(tmp_path: Path) -> None:
     policy = read_card_policy(preview_policy(tmp_path / "p.npz"))
     with pytest.raises(ValueError, match=r"declares input features 'majority_preview', given 'observation'"):

@@ -380,6 +380,9 @@ def _read_archive(
         raise CheckpointError(f"{path}: {error}") from error
     inputs = metadata.observation_size + (0 if features is None else features.size)
     sizes = [inputs, *metadata.hidden_sizes, metadata.num_actions]
+    parameters = sum((a + 1) * b for a, b in itertools.pairwise(sizes))  # derived inputs widen the first layer
+    if parameters > MAX_PARAMETERS:
+        raise CheckpointError(f"{path} declares a network of {parameters:,} parameters (at most {MAX_PARAMETERS:,})")
     shapes: dict[str, tuple[int, ...]] = {"input_scale": (inputs,)}
     for index in range(len(sizes) - 1):
         shapes[f"w{index}"] = (sizes[index], sizes[index + 1])
@@ -460,10 +463,6 @@ def _check_metadata(metadata: PolicyMetadata, path: Path) -> None:
         )
     if metadata.activation not in ACTIVATIONS:
         raise CheckpointError(f"{path}: unknown activation {metadata.activation!r}; allowed: {list(ACTIVATIONS)}")
-    sizes = [metadata.observation_size, *metadata.hidden_sizes, metadata.num_actions]
-    parameters = sum((a + 1) * b for a, b in itertools.pairwise(sizes))
-    if parameters > MAX_PARAMETERS:
-        raise CheckpointError(f"{path} declares a network of {parameters:,} parameters (at most {MAX_PARAMETERS:,})")
 
 
 def _is_size(value: object) -> bool:
