@@ -117,6 +117,19 @@ def round_points(captured: Sequence[Sequence[int]]) -> list[int]:
     return points
 
 
+def stacked_round_points(stacks: np.ndarray) -> np.ndarray:
+    """``round_points`` of many tables at once: ``(seats, 4, ...) -> (seats, ...)``, seats first so that the
+    reductions over seats run over whole rows of tables. Empty seats hold nothing, so they never tie for a most
+    above zero (and an all-zero type has three or more holders: nobody discards it). Keeps integer stacks integer.
+    """
+    omens = stacks[:, :NUM_PILES]
+    most = omens.max(axis=0)
+    at_most = omens == most
+    sole = at_most.sum(axis=0, dtype=np.int8) == 1
+    kept = np.where(at_most & sole, 0, omens)
+    return kept.sum(axis=1) * OMEN_POINTS + stacks[:, FRIDAY_TYPE] * FRIDAY_POINTS
+
+
 def winners(scores: Sequence[int]) -> list[int]:
     """Players tied for the lowest total: they share the win."""
     best = min(scores)

@@ -29,6 +29,7 @@ from friday13_env.friday13.cards import (
     get_deck,
 )
 from friday13_env.friday13.encoding import MAX_SEATS, observation_layout
+from friday13_env.friday13.engine import stacked_round_points
 
 POINTS_SCALE = 1.0 / 13.0
 """Input scale of the previewed points: a round's points at a seat are mostly below 13."""
@@ -72,7 +73,7 @@ class MajorityPreview:
         totals = np.ascontiguousarray(flat[:, self.slices["pile_totals"]].T)  # (3, rows)
         captures = totals[self.action_pile] + self.action_value[:, None] > CAPTURE_LIMIT  # (A, rows)
         taken = by_type[self.action_pile] * captures[:, None, :]  # (A, 4, rows): the cards each action takes
-        now = projected_points(stacks)  # (6, rows)
+        now = stacked_round_points(stacks)  # (6, rows)
         # Only the observer's stacks grow, so per omen type only the others' most (and its sole holder) matters:
         # the observer discards a type once it holds more than every other seat, and the others' sole holder
         # keeps its discard while it still holds more than the observer.
@@ -91,17 +92,6 @@ class MajorityPreview:
             change[:, 1:] += lost_discard[:, omen_type, None] * holder[:, omen_type]
         out = np.concatenate([now.T, change.transpose(2, 0, 1).reshape(rows, -1)], axis=1)
         return out.reshape(*vectors.shape[:-1], self.size)
-
-
-def projected_points(stacks: np.ndarray) -> np.ndarray:
-    """``(seats, 4, ...) -> (seats, ...)``: the round's points from captured stacks by type (cat, mirror, ladder,
-    Friday), as :func:`friday13_env.friday13.engine.round_points` scores them: the sole holder of the most cards
-    of an omen type discards them, other omen cards score 1, Friday the 13th cards 2."""
-    omens = stacks[:, :NUM_PILES]
-    most = omens.max(axis=0)
-    holders = omens == most
-    sole = holders & (holders.sum(axis=0) == 1)  # an all-zero type has 3+ holders
-    return np.where(sole, 0.0, omens).sum(axis=1) * OMEN_POINTS + stacks[:, FRIDAY_TYPE] * FRIDAY_POINTS
 
 
 @cache

@@ -24,7 +24,7 @@ from functools import cache
 
 import numpy as np
 
-from friday13_env.friday13.cards import CAPTURE_LIMIT, FRIDAY_POINTS, NUM_PILES, NUM_TYPES, STANDARD_DECK, Deck
+from friday13_env.friday13.cards import CAPTURE_LIMIT, NUM_PILES, NUM_TYPES, STANDARD_DECK, Deck
 from friday13_env.friday13.engine import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -33,6 +33,7 @@ from friday13_env.friday13.engine import (
     Rules,
     check_player_counts,
     deal_sizes,
+    stacked_round_points,
 )
 
 MAX_SEATS = MAX_PLAYERS
@@ -370,17 +371,10 @@ class GameBatch:
     def _score_rounds(self, games: np.ndarray) -> np.ndarray:
         """Bad-luck points of the round just ended in ``games`` (added to their scores), ``(m, 6)``.
 
-        Per omen type the sole player with the most cards discards them; empty seats hold nothing,
-        so they never tie for a most above zero. Seats come first so the reductions run over rows.
+        The rules engine's scoring of many tables (:func:`friday13_env.friday13.engine.stacked_round_points`).
         """
-        stacks = np.ascontiguousarray(self.captured[games].transpose(1, 2, 0))  # (seat, type, game), int8
-        omens = stacks[:, :NUM_PILES]
-        most = omens.max(axis=0)
-        at_most = omens == most
-        sole = at_most.sum(axis=0, dtype=np.int8) == 1
-        kept = np.where(at_most & sole, 0, omens).astype(np.int64)
-        points = stacks[:, NUM_PILES] * np.int64(FRIDAY_POINTS) + kept[:, 0] + kept[:, 1] + kept[:, 2]
-        points = points.T
+        stacks = np.ascontiguousarray(self.captured[games].transpose(1, 2, 0), dtype=np.int64)  # (seat, type, game)
+        points = stacked_round_points(stacks).T
         self.scores[games] += points
         return points
 
