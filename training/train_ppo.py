@@ -63,7 +63,7 @@ from threadpoolctl import threadpool_limits
 from torch import nn
 
 from friday13_env.core.files import atomic_write_bytes
-from friday13_env.core.policy import RAW_INPUT, InputFeatures, MLPPolicy, save_policy
+from friday13_env.core.policy import RAW_INPUT, InputFeatures, MLPPolicy, network_inputs, save_policy
 from friday13_env.friday13.aec import REWARD_MODES
 from friday13_env.friday13.agents.policy import CardPolicyAgent, input_scale, policy_metadata, read_card_policy
 from friday13_env.friday13.batched import SelfPlayTables, make_batched
@@ -236,9 +236,7 @@ class ActorCritic(nn.Module):
 
     def inputs(self, observations: np.ndarray) -> np.ndarray:
         """What the networks read for these observations: the observations, then their derived inputs if any."""
-        if self.features is None:
-            return observations
-        return np.concatenate([observations, self.features(observations)], axis=-1)
+        return network_inputs(observations, self.features)
 
     def logits(self, observations: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
         return self.actor(observations * self.scale).masked_fill(~masks, -1e9)

@@ -83,6 +83,13 @@ def observation_only(metadata: PolicyMetadata) -> InputFeatures | None:
     return None
 
 
+def network_inputs(observations: np.ndarray, features: InputFeatures | None) -> np.ndarray:
+    """What a network with these derived inputs reads: the observations, then ``features`` of them if any."""
+    if features is None:
+        return observations
+    return np.concatenate([observations, features(observations)], axis=-1)
+
+
 class CheckpointError(ValueError):
     """A checkpoint that is missing, corrupt, or made for another environment layout."""
 
@@ -183,9 +190,7 @@ class MLPPolicy:
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         # In place where numpy allows: at one observation per call the allocations are a visible cost.
-        inputs = np.asarray(observation, dtype=np.float32)
-        if self.features is not None:
-            inputs = np.concatenate([inputs, self.features(inputs)], axis=-1)
+        inputs = network_inputs(np.asarray(observation, dtype=np.float32), self.features)
         if not self._unit_scale:
             inputs = inputs * self.input_scale
         if self._gather_first_layer and inputs.ndim == 1:  # only the rows of W1 meeting a non-zero input
