@@ -128,6 +128,7 @@ class Args:
     )
     clip_coef: float = option(0.2, "PPO clip range", above=0)
     ent_coef: float = option(0.03, "entropy bonus", minimum=0)
+    ent_anneal: bool = option(False, "anneal the entropy bonus linearly to 0 with the learning rate")
     vf_coef: float = option(0.5, "value loss weight", minimum=0)
     max_grad_norm: float = option(0.5, "gradient norm clip", above=0)
     hidden_sizes: list[int] = option([128, 128], "hidden layer widths of the actor and the critic", minimum=1)
@@ -151,6 +152,12 @@ class Args:
     export: str = option("", "also copy the final numpy policy here, e.g. my_policy.npz")
     resume: bool = option(False, "continue the run in the run directory from its last checkpoint")
     progress: bool = option(True, "show a progress bar")
+    device: str = option(
+        "cpu",
+        "where torch acts and learns: the CPU, or an NVIDIA GPU (cuda; the engine, the pool and the evaluations stay "
+        "on the CPU)",
+        choices=["cpu", "cuda"],
+    )
     torch_threads: int = option(
         1,
         "CPU threads of torch and of numpy's BLAS (the pool's snapshots, the evaluations); one is fastest on a shared "
@@ -161,11 +168,11 @@ class Args:
 
 RUN_SETTINGS = (
     "run_name", "run_dir", "total_timesteps", "eval_every", "checkpoint_every", "export", "resume", "progress",
-    "torch_threads",
+    "torch_threads", "device",
 )  # fmt: skip
 """What ``--resume`` may change; every other field is a hyperparameter of the run, fixed when it starts."""
-ADDED_LATER = {"pool_draw": "seat", "input_features": RAW_INPUT}
-"""Hyperparameters added after release 0.6.0, with the value the runs recorded before them were trained with."""
+ADDED_LATER = {"pool_draw": "seat", "input_features": RAW_INPUT, "ent_anneal": False, "device": "cpu"}
+"""Arguments added after release 0.6.0, with the value the runs recorded before them were trained with."""
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
@@ -186,6 +193,8 @@ def checked_args(args: Args) -> Args:
             "--horizon game"
         )
     deck = get_deck(args.deck)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        problems.append(f"--device cuda: this torch ({torch.__version__}) sees no CUDA device; use --device cpu")
     if not args.run_name and not args.run_dir:
         problems.append("--run-name must not be empty (or give --run-dir)")
     for spec in args.opponents:
@@ -251,9 +260,9 @@ class ActorCritic(nn.Module):
         metadata = policy_metadata(
             args.deck, args.activation, args.hidden_sizes, description, training, args.input_features
         )
-        weights = [layer.weight.detach().numpy().T.copy() for layer in layers]
-        biases = [layer.bias.detach().numpy().copy() for layer in layers]
-        return MLPPolicy(weights, biases, self.scale.numpy().copy(), metadata, self.features)
+        weights = [layer.weight.detach().cpu().numpy().T.copy() for layer in layers]
+        biases = [layer.bias.detach().cpu().numpy().copy() for layer in layers]
+        return MLPPolicy(weights, biases, self.scale.cpu().numpy().copy(), metadata, self.features)
 
     def export(self, path: Path, args: Args, description: str, training: dict[str, Any]) -> None:
         """``policy`` written to ``path`` in the package's format, atomically."""
@@ -359,6 +368,11 @@ def hidden_scale(args: Args) -> np.ndarray:
     return np.tile(1.0 / counts, MAX_SEATS)
 
 
+def on(args: Args, array: np.ndarray) -> torch.Tensor:
+    """``array`` as a tensor on the run's ``--device`` (shared with numpy on the CPU, copied to a GPU)."""
+    return torch.from_numpy(array).to(args.device)
+
+
 def collect(
     tables: Tables, model: ActorCritic, args: Args, generator: torch.Generator, clock: dict[str, float] | None = None
 ) -> Rollout:
@@ -399,24 +413,23 @@ def collect(
         actions = np.empty(n, dtype=np.int64)
         if mine.size:
             inputs = model.inputs(turn.observations[mine])
-            observations = torch.from_numpy(inputs)
             hidden = hidden_cards(tables.tables.batch, mine, seats[mine], args.critic_sees_hands)
-            masks = torch.from_numpy(turn.masks[mine])
             tick = time.perf_counter()
             with torch.no_grad():
-                logits = model.logits(observations, masks)
-                gumbel = -torch.log(-torch.log(torch.rand(logits.shape, generator=generator).clamp_(1e-20, 1.0)))
-                chosen = (logits + gumbel).argmax(dim=1)
+                observations = on(args, inputs)
+                logits = model.logits(observations, on(args, turn.masks[mine]))
+                uniform = torch.rand(logits.shape, generator=generator).clamp_(1e-20, 1.0)  # the CPU's: one stream
+                chosen = (logits - torch.log(-torch.log(uniform.to(args.device)))).argmax(dim=1)  # Gumbel-max
                 log_probs = torch.log_softmax(logits, dim=1).gather(1, chosen[:, None]).squeeze(1)
-                values = model.value(observations, torch.from_numpy(hidden))
+                values = model.value(observations, on(args, hidden))
             clock["forward"] = clock.get("forward", 0.0) + time.perf_counter() - tick
-            actions[mine] = chosen.numpy()
+            actions[mine] = chosen.cpu().numpy()
             rollout.observations[row, mine] = inputs
             rollout.hidden[row, mine] = hidden
             rollout.masks[row, mine] = turn.masks[mine]
             rollout.actions[row, mine] = actions[mine]
-            rollout.log_probs[row, mine] = log_probs.numpy()
-            rollout.values[row, mine] = values.numpy()
+            rollout.log_probs[row, mine] = log_probs.cpu().numpy()
+            rollout.values[row, mine] = values.cpu().numpy()
             rollout.seats[row, mine] = seats[mine]
             rollout.valid[row, mine] = True
             previous = last[mine, seats[mine]]
@@ -471,21 +484,21 @@ def advantages(rollout: Rollout, gamma: float, gae_lambda: float) -> np.ndarray:
 # -- the update ------------------------------------------------------------------------------------
 def update(
     model: ActorCritic, optimizer: torch.optim.Optimizer, rollout: Rollout, advantage: np.ndarray, args: Args,
-    generator: torch.Generator,
+    generator: torch.Generator, ent_coef: float,
 ) -> dict[str, float]:  # fmt: skip
-    """Clipped-surrogate PPO over the learner's samples; returns the mean losses."""
+    """Clipped-surrogate PPO over the learner's samples, with entropy bonus ``ent_coef``; returns the mean losses."""
     valid = rollout.trained
-    observations = torch.from_numpy(rollout.observations[valid])
-    hidden = torch.from_numpy(rollout.hidden[valid])
-    masks = torch.from_numpy(rollout.masks[valid])
-    actions = torch.from_numpy(rollout.actions[valid])
-    old_log_probs = torch.from_numpy(rollout.log_probs[valid])
-    gains = torch.from_numpy(advantage[valid])
-    returns = gains + torch.from_numpy(rollout.values[valid])
+    observations = on(args, rollout.observations[valid])
+    hidden = on(args, rollout.hidden[valid])
+    masks = on(args, rollout.masks[valid])
+    actions = on(args, rollout.actions[valid])
+    old_log_probs = on(args, rollout.log_probs[valid])
+    gains = on(args, advantage[valid])
+    returns = gains + on(args, rollout.values[valid])
     samples = int(valid.sum())
     stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "clip_fraction": []}
     for _ in range(args.update_epochs):
-        order = torch.randperm(samples, generator=generator)
+        order = torch.randperm(samples, generator=generator).to(args.device)
         for start in range(0, samples, args.minibatch_size):
             batch = order[start : start + args.minibatch_size]
             if batch.numel() < 2:
@@ -499,7 +512,7 @@ def update(
             gain = (gain - gain.mean()) / (gain.std() + 1e-8)
             policy_loss = torch.max(-gain * ratio, -gain * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
             value_loss = 0.5 * (model.value(observations[batch], hidden[batch]) - returns[batch]).pow(2).mean()
-            loss = policy_loss + args.vf_coef * value_loss - args.ent_coef * entropy
+            loss = policy_loss + args.vf_coef * value_loss - ent_coef * entropy
             optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
@@ -579,10 +592,10 @@ def save_checkpoint(run_dir: Path, model: ActorCritic, optimizer: torch.optim.Op
     atomic_write_bytes(run_dir / "last.pt", buffer.getvalue())
 
 
-def load_checkpoint(run_dir: Path, model: ActorCritic, optimizer: torch.optim.Optimizer) -> None:
+def load_checkpoint(run_dir: Path, model: ActorCritic, optimizer: torch.optim.Optimizer, device: str) -> None:
     path = run_dir / "last.pt"
     try:
-        state = torch.load(path, weights_only=True)
+        state = torch.load(path, map_location=device, weights_only=True)
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
     except Exception as error:  # unpickling, a missing key or a changed shape: all say the file is not this run's
@@ -640,10 +653,10 @@ def train(args: Args, given: set[str]) -> Path:
     model = ActorCritic(
         input_scale(args.deck, args.input_features), hidden_scale(args), deck.num_actions, args.hidden_sizes,
         args.activation, input_features(args.input_features, deck),
-    )  # fmt: skip
+    ).to(args.device)  # fmt: skip
     optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
     if args.resume:
-        load_checkpoint(run_dir, model, optimizer)
+        load_checkpoint(run_dir, model, optimizer, args.device)
     done = progress["timesteps"]
     if done >= args.total_timesteps:
         print(f"{run_dir} is finished: {done:,} timesteps (raise --total-timesteps to go on)", flush=True)
@@ -666,6 +679,7 @@ def train(args: Args, given: set[str]) -> Path:
         fraction = 1.0 - done / args.total_timesteps
         for group in optimizer.param_groups:
             group["lr"] = fraction * args.learning_rate
+        ent_coef = fraction * args.ent_coef if args.ent_anneal else args.ent_coef
         tick = time.perf_counter()
         rollout = collect(tables, model, args, generator, clock)
         clock["collect"] += time.perf_counter() - tick
@@ -673,7 +687,7 @@ def train(args: Args, given: set[str]) -> Path:
         gains = advantages(rollout, args.gamma, args.gae_lambda)
         clock["advantages"] += time.perf_counter() - tick
         tick = time.perf_counter()
-        stats = update(model, optimizer, rollout, gains, args, generator)
+        stats = update(model, optimizer, rollout, gains, args, generator, ent_coef)
         clock["update"] += time.perf_counter() - tick
         done += per_rollout
         if writer is not None:

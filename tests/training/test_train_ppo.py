@@ -177,9 +177,8 @@ def test_an_updated_actor_exports_to_the_same_numpy_policy(tmp_path: Path) -> No
     generator = torch.Generator().manual_seed(0)
     initial = [parameter.detach().clone() for parameter in model.actor.parameters()]
     rollout = train.collect(train.Tables(args, seed=0), model, args, generator)
-    stats = train.update(
-        model, optimizer, rollout, train.advantages(rollout, args.gamma, args.gae_lambda), args, generator
-    )
+    gains = train.advantages(rollout, args.gamma, args.gae_lambda)
+    stats = train.update(model, optimizer, rollout, gains, args, generator, args.ent_coef)
     assert set(stats) == {"policy_loss", "value_loss", "entropy", "clip_fraction"}
     assert all(np.isfinite(value) for value in stats.values()) and stats["entropy"] > 0
     assert not all(torch.equal(a, b) for a, b in zip(initial, model.actor.parameters(), strict=True))  # it learned
@@ -252,6 +251,53 @@ def test_a_run_recorded_before_input_features_resumes_reading_the_observation(
     load_script().main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "640"])
     assert progress_of(run_dir)["args"]["input_features"] == "observation"
     assert read_card_policy(run_dir / "policy.npz").metadata.input_features == "observation"
+
+
+def record_entropy_weights(train: ModuleType, monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The entropy bonus each update of a run is given, in order."""
+    weights: list[float] = []
+    real_update = train.update
+
+    def recording_update(*arguments: Any) -> dict[str, float]:
+        weights.append(arguments[-1])
+        return real_update(*arguments)
+
+    monkeypatch.setattr(train, "update", recording_update)
+    return weights
+
+
+@pytest.mark.parametrize("anneal", [False, True])
+def test_the_entropy_bonus_is_constant_or_annealed_to_zero_with_the_learning_rate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, anneal: bool
+) -> None:
+    """Four rollouts of 128 timesteps out of 512: the bonus stays ``--ent-coef``, or with ``--ent-anneal`` falls
+    as the learning rate does, by the share of the run still to go when the rollout's update starts."""
+    train = load_script()
+    weights = record_entropy_weights(train, monkeypatch)
+    flags = ["--ent-anneal"] if anneal else []
+    train.main([*TINY, "--run-dir", str(tmp_path / "run"), "--total-timesteps", "512", "--eval-every", "0",
+                "--ent-coef", "0.04", *flags])  # fmt: skip
+    expected = [0.04, 0.03, 0.02, 0.01] if anneal else [0.04] * 4
+    np.testing.assert_allclose(weights, expected, rtol=1e-12)
+    assert progress_of(tmp_path / "run")["args"]["ent_anneal"] is anneal
+
+
+def test_a_run_recorded_before_ent_anneal_resumes_with_a_constant_bonus(
+    finished_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run recorded by a release without ``--ent-anneal`` resumes with the constant bonus it was trained with;
+    ``--ent-anneal`` on resuming it is refused as a changed hyperparameter."""
+    run_dir = copy_of(finished_run, tmp_path)
+    progress = progress_of(run_dir)
+    del progress["args"]["ent_anneal"]
+    (run_dir / "progress.json").write_text(json.dumps(progress))
+    train = load_script()
+    with pytest.raises(SystemExit, match="--ent-anneal: the run has False, the command line True"):
+        train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "1024", "--ent-anneal"])
+    weights = record_entropy_weights(train, monkeypatch)
+    train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "1024"])
+    assert weights and set(weights) == {progress["args"]["ent_coef"]}
+    assert progress_of(run_dir)["args"]["ent_anneal"] is False
 
 
 # -- 2. determinism --------------------------------------------------------------------------------
@@ -1040,7 +1086,7 @@ def test_an_open_move_is_trained_in_the_next_rollout_not_in_its_own(
     for data, advantage in ((rollout, gains), (poisoned, poisoned_gains)):
         learner = copy.deepcopy(model)
         optimizer = torch.optim.Adam(learner.parameters(), lr=args.learning_rate, eps=1e-5)
-        stats = train.update(learner, optimizer, data, advantage, args, torch.Generator().manual_seed(0))
+        stats = train.update(learner, optimizer, data, advantage, args, torch.Generator().manual_seed(0), args.ent_coef)
         results.append((stats, [parameter.detach().clone() for parameter in learner.parameters()]))
     (clean_stats, clean), (poisoned_stats, after_poison) = results
     assert all(np.isfinite(value) for value in poisoned_stats.values()) and clean_stats == poisoned_stats
@@ -1217,3 +1263,87 @@ def test_pool_draw_seats_one_member_per_seat_or_one_per_table(tmp_path: Path, dr
         assert mixed == 0
     else:
         assert mixed > 100  # two or more drawn seats: mixed with chance 1/2 or more
+
+
+# -- the device ------------------------------------------------------------------------------------
+needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="torch sees no CUDA device here")
+without_cuda = pytest.mark.skipif(torch.cuda.is_available(), reason="torch sees a CUDA device here")
+
+
+@without_cuda
+def test_device_cuda_without_a_gpu_is_refused_before_anything_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        load_script().main(["--total-timesteps", "128", *TINY, "--device", "cuda"])
+    assert exit_info.value.code == 2
+    assert f"--device cuda: this torch ({torch.__version__}) sees no CUDA device; use --device cpu" in (
+        capsys.readouterr().err
+    )
+    assert not list(tmp_path.iterdir())
+
+
+@without_cuda
+def test_a_run_recorded_on_a_gpu_resumes_on_the_cpu_only_when_told(finished_run: Path, tmp_path: Path) -> None:
+    """The device is a run setting: a run recorded with ``--device cuda`` names the missing GPU on a machine without
+    one, and goes on with ``--device cpu``; a run recorded before ``--device`` existed resumes on the CPU."""
+    run_dir = copy_of(finished_run, tmp_path)
+    progress = progress_of(run_dir)
+    progress["args"]["device"] = "cuda"
+    (run_dir / "progress.json").write_text(json.dumps(progress))
+    train = load_script()
+    with pytest.raises(SystemExit, match=r"--resume: --device cuda: this torch .* sees no CUDA device"):
+        train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "640"])
+    train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "640", "--device", "cpu"])
+    assert progress_of(run_dir)["args"]["device"] == "cpu" and progress_of(run_dir)["timesteps"] == 640
+    progress = progress_of(run_dir)
+    del progress["args"]["device"]
+    (run_dir / "progress.json").write_text(json.dumps(progress))
+    train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "768"])
+    assert progress_of(run_dir)["args"]["device"] == "cpu" and progress_of(run_dir)["timesteps"] == 768
+
+
+@needs_cuda
+def test_on_a_gpu_the_rollout_and_the_update_match_the_cpus(tmp_path: Path) -> None:
+    """The same network, deals and noise on both devices: the same moves, and log-probabilities, values and one
+    update's weights equal up to float rounding (the GPU's matrix products round differently)."""
+    train = load_script()
+    results = {}
+    for device in ("cpu", "cuda"):
+        args = train.parse_args([*TINY, "--run-dir", str(tmp_path / device), "--device", device])
+        torch.manual_seed(0)
+        model = make_model(train, args).to(device)
+        optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
+        generator = torch.Generator().manual_seed(0)
+        rollout = train.collect(train.Tables(args, seed=0), model, args, generator)
+        gains = train.advantages(rollout, args.gamma, args.gae_lambda)
+        train.update(model, optimizer, rollout, gains, args, generator, args.ent_coef)
+        results[device] = (rollout, [parameter.detach().cpu() for parameter in model.parameters()])
+    (on_cpu, cpu_weights), (on_gpu, gpu_weights) = results["cpu"], results["cuda"]
+    np.testing.assert_array_equal(on_gpu.actions, on_cpu.actions)
+    np.testing.assert_array_equal(on_gpu.valid, on_cpu.valid)
+    np.testing.assert_allclose(on_gpu.log_probs, on_cpu.log_probs, atol=1e-5)
+    np.testing.assert_allclose(on_gpu.values, on_cpu.values, atol=1e-5)
+    for gpu, cpu in zip(gpu_weights, cpu_weights, strict=True):
+        np.testing.assert_allclose(gpu.numpy(), cpu.numpy(), atol=1e-4)
+
+
+@needs_cuda
+def test_a_gpu_run_exports_its_actor_and_resumes_on_the_cpu(tmp_path: Path) -> None:
+    """A ``--device cuda`` run's numpy policy is its checkpointed actor, and its checkpoint resumes with
+    ``--device cpu``."""
+    train = load_script()
+    run_dir = tmp_path / "run"
+    train.main([*TINY, "--run-dir", str(run_dir), "--total-timesteps", "256", "--eval-every", "256",
+                "--device", "cuda"])  # fmt: skip
+    args = train.parse_args([*TINY, "--run-dir", str(tmp_path / "unused")])
+    model = make_model(train, args)
+    model.load_state_dict(torch.load(run_dir / "last.pt", map_location="cpu", weights_only=True)["model"])
+    observations, _ = real_observations(train, args)
+    with torch.no_grad():
+        expected = model.actor(torch.from_numpy(observations) * model.scale).numpy()
+    np.testing.assert_allclose(read_card_policy(run_dir / "policy.npz").logits(observations), expected, atol=1e-5)
+    assert len(progress_of(run_dir)["curve"]) == 2 and progress_of(run_dir)["args"]["device"] == "cuda"
+    train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "384", "--device", "cpu"])
+    assert progress_of(run_dir)["timesteps"] == 384 and progress_of(run_dir)["args"]["device"] == "cpu"
