@@ -13,6 +13,7 @@ Masked PPO in torch: separate actor and critic MLPs, the observation scaled as t
 policies scale it, so the actor exports to the package's numpy format (``agents.load`` plays it
 without torch). With ``--input-features`` both networks also read derived inputs computed from the
 observation (:mod:`friday13_env.friday13.features`); the export declares them and computes them itself.
+With ``--device cuda`` the networks act and learn on an NVIDIA GPU; the engine and the pool stay on the CPU.
 Nothing is learned from search, and nothing starts from a trained network.
 
 Reads top to bottom: hyperparameters (every field of ``Args`` is a ``--flag``; ``--help``), the
@@ -27,7 +28,7 @@ What a run leaves in ``--run-dir`` (default ``runs/<run-name>``), every file wri
 
 Every flag is checked before anything is built. ``--resume`` continues the run with its recorded
 arguments: a run setting given on the command line (``--total-timesteps``, ``--eval-every``,
-``--checkpoint-every``, ``--export``, ``--progress``, ``--torch-threads``) is applied and recorded; a
+``--checkpoint-every``, ``--export``, ``--progress``, ``--torch-threads``, ``--device``) is applied and recorded; a
 hyperparameter given with another value than the run's is refused, the error listing each one.
 Resuming a finished run exports it and stops. A resumed run deals from a seed derived from the run's
 seed and its timesteps, so it is reproducible, though not identical to an uninterrupted run.
