@@ -93,6 +93,14 @@ def copy_of(run_dir: Path, tmp_path: Path, name: str = "run") -> Path:
 
 
 # -- 1. a run from scratch: its files, its record, its numpy policy ----------------------------------
+def record_without(run_dir: Path, name: str) -> dict[str, Any]:
+    """Rewrite the run's record as a release without the argument ``name`` wrote it; return the record."""
+    progress = progress_of(run_dir)
+    del progress["args"][name]
+    (run_dir / "progress.json").write_text(json.dumps(progress))
+    return progress
+
+
 def test_a_run_leaves_its_checkpoint_record_policy_and_curve(finished_run: Path) -> None:
     """``last.pt``, ``progress.json`` (args, timesteps, curve, snapshots), ``policy.npz`` and the CSV curve."""
     assert {"last.pt", "progress.json", "policy.npz", "learning_curve.csv"} <= {p.name for p in finished_run.iterdir()}
@@ -245,9 +253,7 @@ def test_a_run_recorded_before_input_features_resumes_reading_the_observation(
     finished_run: Path, tmp_path: Path
 ) -> None:
     run_dir = copy_of(finished_run, tmp_path)
-    progress = progress_of(run_dir)
-    del progress["args"]["input_features"]
-    (run_dir / "progress.json").write_text(json.dumps(progress))
+    record_without(run_dir, "input_features")
     load_script().main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "640"])
     assert progress_of(run_dir)["args"]["input_features"] == "observation"
     assert read_card_policy(run_dir / "policy.npz").metadata.input_features == "observation"
@@ -288,9 +294,7 @@ def test_a_run_recorded_before_ent_anneal_resumes_with_a_constant_bonus(
     """A run recorded by a release without ``--ent-anneal`` resumes with the constant bonus it was trained with;
     ``--ent-anneal`` on resuming it is refused as a changed hyperparameter."""
     run_dir = copy_of(finished_run, tmp_path)
-    progress = progress_of(run_dir)
-    del progress["args"]["ent_anneal"]
-    (run_dir / "progress.json").write_text(json.dumps(progress))
+    progress = record_without(run_dir, "ent_anneal")
     train = load_script()
     with pytest.raises(SystemExit, match="--ent-anneal: the run has False, the command line True"):
         train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "1024", "--ent-anneal"])
@@ -471,9 +475,7 @@ def test_a_run_recorded_before_pool_draw_resumes_with_the_draw_it_was_trained_wi
     """A run recorded by a release without ``--pool-draw`` (0.6.0 and earlier) resumes drawing per seat, as it was
     trained, and records it; ``--pool-draw game`` on resuming it is refused as a changed hyperparameter."""
     run_dir = copy_of(finished_run, tmp_path)
-    progress = progress_of(run_dir)
-    del progress["args"]["pool_draw"]
-    (run_dir / "progress.json").write_text(json.dumps(progress))
+    record_without(run_dir, "pool_draw")
     with pytest.raises(SystemExit, match="--pool-draw: the run has 'seat', the command line 'game'"):
         load_script().main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "1024", "--pool-draw", "game"])
     load_script().main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "1024"])
@@ -1297,9 +1299,7 @@ def test_a_run_recorded_on_a_gpu_resumes_on_the_cpu_only_when_told(finished_run:
         train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "640"])
     train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "640", "--device", "cpu"])
     assert progress_of(run_dir)["args"]["device"] == "cpu" and progress_of(run_dir)["timesteps"] == 640
-    progress = progress_of(run_dir)
-    del progress["args"]["device"]
-    (run_dir / "progress.json").write_text(json.dumps(progress))
+    record_without(run_dir, "device")
     train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "768"])
     assert progress_of(run_dir)["args"]["device"] == "cpu" and progress_of(run_dir)["timesteps"] == 768
 
