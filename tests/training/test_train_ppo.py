@@ -201,6 +201,35 @@ def test_an_updated_actor_exports_to_the_same_numpy_policy(tmp_path: Path) -> No
     assert loaded.policy.metadata.training == {"timesteps": 128}
 
 
+def test_an_updates_statistics_are_its_minibatches_losses_each_under_its_own_name() -> None:
+    """With one pass over one minibatch the statistics are the losses of the network before its step: the
+    entropy of its masked policy, half the critic's mean squared error, no clipped ratio, and a policy
+    loss of 0 (every ratio is 1 and the normalised advantages have mean 0), each under its own name."""
+    train = load_script()
+    args = train.parse_args([*TINY, "--run-dir", "unused", "--update-epochs", "1", "--minibatch-size", "128"])
+    torch.manual_seed(0)
+    model = make_model(train, args)
+    generator = torch.Generator().manual_seed(0)
+    rollout = train.collect(train.Tables(args, seed=0), model, args, generator)
+    gains = train.advantages(rollout, args.gamma, args.gae_lambda)
+    trained = rollout.trained
+    assert 2 <= trained.sum() <= args.minibatch_size  # one minibatch
+    with torch.no_grad():
+        observations = torch.from_numpy(rollout.observations[trained])
+        log_probs = torch.log_softmax(model.logits(observations, torch.from_numpy(rollout.masks[trained])), dim=1)
+        entropy = float(-(log_probs.exp() * log_probs).sum(dim=1).mean())
+        values = model.value(observations, torch.from_numpy(rollout.hidden[trained])).numpy()
+    returns = gains[trained] + rollout.values[trained]
+    value_loss = 0.5 * float(np.mean((values - returns) ** 2))
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
+    stats = train.update(model, optimizer, rollout, gains, args, generator, args.ent_coef)
+    assert list(stats) == ["policy_loss", "value_loss", "entropy", "clip_fraction"]
+    assert stats["entropy"] == pytest.approx(entropy, rel=1e-5)
+    assert stats["value_loss"] == pytest.approx(value_loss, rel=1e-5)
+    assert stats["policy_loss"] == pytest.approx(0.0, abs=1e-6) and stats["clip_fraction"] == 0.0
+    assert all(type(value) is float for value in stats.values())
+
+
 def test_a_german_deck_run_without_evaluation_exports_a_german_policy(tmp_path: Path) -> None:
     """``--deck german`` trains on that deck's tables and exports a policy of its layout."""
     run_dir = tmp_path / "run"
