@@ -13,6 +13,8 @@ Masked PPO in torch: separate actor and critic MLPs, the observation scaled as t
 policies scale it, so the actor exports to the package's numpy format (``agents.load`` plays it
 without torch). With ``--input-features`` both networks also read derived inputs computed from the
 observation (:mod:`friday13_env.friday13.features`); the export declares them and computes them itself.
+With ``--actor type-shared`` the actor reads and plays the three interchangeable omen types with the same
+weights (:class:`TypeSharedActor`); it is written out as a plain MLP, so the export format is the same.
 With ``--device cuda`` the networks act and learn on an NVIDIA GPU; the engine and the pool stay on the CPU.
 Nothing is learned from search, and nothing starts from a trained network.
 
@@ -71,7 +73,8 @@ from friday13_env.friday13.batched import SelfPlayTables, make_batched
 from friday13_env.friday13.batched.agents import BatchedAgent, BatchedPolicy, act
 from friday13_env.friday13.batched.encoding import relative_seats
 from friday13_env.friday13.batched.engine import DUMMY_SLOT, HAND_SLOTS, GameBatch
-from friday13_env.friday13.cards import DECKS, get_deck
+from friday13_env.friday13.cards import DECKS, NUM_PILES, get_deck
+from friday13_env.friday13.encoding import OmenTypeGroups, omen_type_groups
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.evaluation import evaluate_agent
 from friday13_env.friday13.features import INPUT_FEATURES, input_features
@@ -140,6 +143,13 @@ class Args:
         "friday13_env.friday13.features)",
         choices=list(INPUT_FEATURES),
     )
+    actor: str = option(
+        "mlp",
+        "the actor's network: a plain MLP, or type-shared (the three interchangeable omen types read and played "
+        "with the same weights; each hidden width is split into one block per type, so it must be a multiple of "
+        "3; exported as a plain MLP)",
+        choices=["mlp", "type-shared"],
+    )
     critic_sees_hands: bool = option(
         True, "the critic also sees the other hands (training only: the actor, and so the export, sees the observation)"
     )
@@ -172,7 +182,9 @@ RUN_SETTINGS = (
     "torch_threads", "device",
 )  # fmt: skip
 """What ``--resume`` may change; every other field is a hyperparameter of the run, fixed when it starts."""
-ADDED_LATER = {"pool_draw": "seat", "input_features": RAW_INPUT, "ent_anneal": False, "device": "cpu"}
+ADDED_LATER = {
+    "pool_draw": "seat", "input_features": RAW_INPUT, "ent_anneal": False, "device": "cpu", "actor": "mlp",
+}  # fmt: skip
 """Arguments added after release 0.6.0, with the value the runs recorded before them were trained with."""
 
 
@@ -193,6 +205,18 @@ def checked_args(args: Args) -> Args:
             "--horizon round needs a reward paid every round (points, relative or rival); with --reward win use "
             "--horizon game"
         )
+    if args.actor == "type-shared":
+        if any(width % NUM_PILES for width in args.hidden_sizes):
+            problems.append(
+                f"--actor type-shared splits each hidden width into {NUM_PILES} blocks, one per omen type: "
+                f"--hidden-sizes {' '.join(map(str, args.hidden_sizes))} has a width that is not a multiple of "
+                f"{NUM_PILES}"
+            )
+        if args.input_features != RAW_INPUT:
+            problems.append(
+                f"--actor type-shared reads the observation alone: use --input-features {RAW_INPUT} "
+                f"(not {args.input_features})"
+            )
     deck = get_deck(args.deck)
     if args.device == "cuda" and not torch.cuda.is_available():
         problems.append(f"--device cuda: this torch ({torch.__version__}) sees no CUDA device; use --device cpu")
@@ -224,25 +248,87 @@ def mlp(sizes: Sequence[int], activation: str) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
+class TypeSharedActor(nn.Module):
+    """An actor that reads and plays the three omen types with the same weights (``--actor type-shared``).
+
+    The omen types are interchangeable in the rules (:class:`~friday13_env.friday13.encoding.OmenTypeGroups`), so
+    a plain MLP has to learn every type's play three times. Here each hidden layer holds one block of units per
+    type: a block reads its own type's entries with one matrix, the sum of the other two types' with a second
+    and the entries of no type with a third; a block of the next layer reads its own block and the sum of the
+    others; a type's logits (its omen cards, a Friday card on its pile) come from its block and the others' sum.
+    Relabelling the omen types of an observation relabels the logits the same way. ``dense_layers`` writes the
+    layers out as plain matrices, so the export is the package's ordinary MLP format.
+    """
+
+    def __init__(self, groups: OmenTypeGroups, hidden: Sequence[int], activation: str) -> None:
+        super().__init__()
+        self.register_buffer("own", torch.as_tensor(groups.own))
+        self.register_buffer("shared", torch.as_tensor(groups.shared))
+        self.register_buffer("action_order", torch.as_tensor(np.argsort(groups.actions.reshape(-1))))
+        self.groups, self.activation = groups, activation
+        blocks = [groups.own.shape[1]] + [width // NUM_PILES for width in hidden] + [groups.actions.shape[1]]
+        self.own_weights = nn.ParameterList()
+        self.other_weights = nn.ParameterList()
+        self.biases = nn.ParameterList()
+        for index, (inputs, outputs) in enumerate(itertools.pairwise(blocks)):
+            gain = 0.01 if index == len(blocks) - 2 else np.sqrt(2)  # near-uniform first moves, as CleanRL starts
+            self.own_weights.append(nn.Parameter(nn.init.orthogonal_(torch.empty(inputs, outputs), gain)))
+            self.other_weights.append(nn.Parameter(nn.init.orthogonal_(torch.empty(inputs, outputs), gain / 2)))
+            self.biases.append(nn.Parameter(torch.zeros(outputs)))
+        self.shared_weights = nn.Parameter(nn.init.orthogonal_(torch.empty(groups.shared.size, blocks[1]), np.sqrt(2)))
+
+    def forward(self, inputs: torch.Tensor) -> torch.Tensor:
+        blocks = inputs[:, self.own]  # (batch, type, entries)
+        common = (inputs[:, self.shared] @ self.shared_weights).unsqueeze(1)
+        last = len(self.own_weights) - 1
+        for index, (own, other, bias) in enumerate(zip(self.own_weights, self.other_weights, self.biases, strict=True)):
+            others = blocks.sum(dim=1, keepdim=True) - blocks
+            blocks = blocks @ own + others @ other + bias + (common if index == 0 else 0)
+            if index < last:
+                blocks = torch.tanh(blocks) if self.activation == "tanh" else torch.relu(blocks)
+        return blocks.flatten(1)[:, self.action_order]
+
+    def dense_layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The same network as plain ``(weights (inputs, outputs), biases)`` layers over the observation."""
+        eye, groups = np.eye(NUM_PILES), self.groups
+        layers = []
+        for index, parameters in enumerate(zip(self.own_weights, self.other_weights, self.biases, strict=True)):
+            own, other, bias = (parameter.detach().cpu().numpy() for parameter in parameters)
+            weights = np.kron(eye, own) + np.kron(1 - eye, other)  # block (t, u): own if t == u, else other
+            if index == 0:  # rows: the observation's entries (type-major blocks, shared ones, unused ones)
+                rows = np.zeros((groups.own.size + groups.shared.size + groups.unused.size, weights.shape[1]))
+                rows[groups.own.reshape(-1)] = weights
+                rows[groups.shared] = np.tile(self.shared_weights.detach().cpu().numpy(), (1, NUM_PILES))
+                weights = rows
+            layers.append((weights, np.tile(bias, NUM_PILES)))
+        order = self.action_order.cpu().numpy()  # type-major columns back to the action order
+        layers[-1] = (layers[-1][0][:, order], layers[-1][1][order])
+        return [(weights.astype(np.float32), biases.astype(np.float32)) for weights, biases in layers]
+
+
 class ActorCritic(nn.Module):
     """Separate actor and critic MLPs over the scaled inputs (the observation, then ``features`` of it if any);
     illegal actions get no probability."""
 
     def __init__(
         self, scale: np.ndarray, hidden_scale: np.ndarray, num_actions: int, hidden: Sequence[int], activation: str,
-        features: InputFeatures | None = None,
+        features: InputFeatures | None = None, type_groups: OmenTypeGroups | None = None,
     ) -> None:  # fmt: skip
         super().__init__()
         self.features = features
         self.register_buffer("scale", torch.as_tensor(scale))
         self.register_buffer("hidden_scale", torch.as_tensor(hidden_scale))
-        self.actor = mlp([scale.size, *hidden, num_actions], activation)
+        self.actor: nn.Module
+        if type_groups is None:
+            self.actor = mlp([scale.size, *hidden, num_actions], activation)
+            for layer in self.actor:
+                if isinstance(layer, nn.Linear):
+                    nn.init.orthogonal_(layer.weight, np.sqrt(2))
+                    nn.init.zeros_(layer.bias)
+            nn.init.orthogonal_(self.actor[-1].weight, 0.01)  # near-uniform first moves, as CleanRL starts
+        else:
+            self.actor = TypeSharedActor(type_groups, hidden, activation)
         self.critic = mlp([scale.size + hidden_scale.size, *hidden, 1], activation)
-        for layer in self.actor:
-            if isinstance(layer, nn.Linear):
-                nn.init.orthogonal_(layer.weight, np.sqrt(2))
-                nn.init.zeros_(layer.bias)
-        nn.init.orthogonal_(self.actor[-1].weight, 0.01)  # near-uniform first moves, as CleanRL starts
 
     def inputs(self, observations: np.ndarray) -> np.ndarray:
         """What the networks read for these observations: the observations, then their derived inputs if any."""
@@ -257,12 +343,16 @@ class ActorCritic(nn.Module):
 
     def policy(self, args: Args, description: str, training: dict[str, Any]) -> MLPPolicy:
         """The actor as the package's numpy policy (greedy by default when played through ``agents.load``)."""
-        layers = [layer for layer in self.actor if isinstance(layer, nn.Linear)]
+        if isinstance(self.actor, TypeSharedActor):
+            layers = self.actor.dense_layers()
+        else:
+            linear = [layer for layer in self.actor if isinstance(layer, nn.Linear)]
+            layers = [(layer.weight.detach().cpu().numpy().T.copy(), layer.bias.detach().cpu().numpy().copy())
+                      for layer in linear]  # fmt: skip
         metadata = policy_metadata(
             args.deck, args.activation, args.hidden_sizes, description, training, args.input_features
         )
-        weights = [layer.weight.detach().cpu().numpy().T.copy() for layer in layers]
-        biases = [layer.bias.detach().cpu().numpy().copy() for layer in layers]
+        weights, biases = [weights for weights, _ in layers], [biases for _, biases in layers]
         return MLPPolicy(weights, biases, self.scale.cpu().numpy().copy(), metadata, self.features)
 
     def export(self, path: Path, args: Args, description: str, training: dict[str, Any]) -> None:
@@ -654,6 +744,7 @@ def train(args: Args, given: set[str]) -> Path:
     model = ActorCritic(
         input_scale(args.deck, args.input_features), hidden_scale(args), deck.num_actions, args.hidden_sizes,
         args.activation, input_features(args.input_features, deck),
+        omen_type_groups(deck) if args.actor == "type-shared" else None,
     ).to(args.device)  # fmt: skip
     optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
     if args.resume:

@@ -112,6 +112,61 @@ def observation_layout(deck: Deck) -> Layout:
     )
 
 
+@dataclass(frozen=True)
+class OmenTypeGroups:
+    """Where each omen type's entries lie in the observation, and which actions are its own.
+
+    The three omen types (cat, mirror, ladder) are interchangeable in the rules: relabelling them in a
+    position relabels the observation's entries and the actions, and changes nothing else. A network can
+    use this by reading every type with the same weights. ``own[t, j]`` is the index of type ``t``'s
+    ``j``-th entry, with the same meaning for every ``t`` (its hand and unseen counts, its pile, every
+    seat's captured cards of it, the capture previews of its actions); ``shared`` holds the entries of no
+    omen type (Friday cards, hand sizes, rounds, scores, seats); ``unused`` the entries that are always 0
+    (a pile's count of another type's omen cards). ``actions[t, j]`` is type ``t``'s ``j``-th action: its
+    omen cards in value order, then a Friday the 13th card on its pile.
+    """
+
+    own: np.ndarray
+    shared: np.ndarray
+    unused: np.ndarray
+    actions: np.ndarray
+
+
+@cache
+def omen_type_groups(deck: Deck) -> OmenTypeGroups:
+    """The omen types' entries and actions of ``observation_layout(deck)``; every index is in one group."""
+    layout = observation_layout(deck)
+    start = {name: layout.slices[name].start for name in layout.slices}
+    values, kinds, friday = deck.num_values, deck.num_kinds, deck.friday_kind
+    own, unused = [], []
+    for t in range(NUM_PILES):
+        type_kinds = list(range(t * values, (t + 1) * values))
+        pile_row = start["pile_cards"] + t * kinds
+        own.append(
+            [start["hand"] + k for k in type_kinds]
+            + [start["pile_totals"] + t]
+            + [pile_row + k for k in [*type_kinds, friday]]
+            + [start["captured"] + seat * NUM_TYPES + t for seat in range(MAX_SEATS)]
+            + [start["unseen"] + k for k in type_kinds]
+            + [start["capture_preview"] + k for k in type_kinds]
+            + [start["capture_preview"] + friday + t]
+        )
+        unused += [pile_row + k for k in range(friday) if k // values != t]
+    shared = [
+        start["hand"] + friday,
+        *(start["captured"] + seat * NUM_TYPES + NUM_PILES for seat in range(MAX_SEATS)),
+        start["unseen"] + friday,
+        *range(layout.slices["hand_sizes"].start, layout.slices["dummy"].stop),
+    ]
+    actions = [[*range(t * values, (t + 1) * values), friday + t] for t in range(NUM_PILES)]
+    return OmenTypeGroups(
+        own=np.array(own, dtype=np.int64),
+        shared=np.array(shared, dtype=np.int64),
+        unused=np.array(sorted(unused), dtype=np.int64),
+        actions=np.array(actions, dtype=np.int64),
+    )
+
+
 @cache
 def state_layout(deck: Deck) -> Layout:
     """The global state for centralised critics: every hand (absolute seats), then public blocks."""

@@ -25,7 +25,7 @@ from friday13_env.core.policy import MLPPolicy
 from friday13_env.friday13.agents.policy import input_scale, observation_scale, read_card_policy
 from friday13_env.friday13.batched.engine import DUMMY_SLOT, MAX_SEATS
 from friday13_env.friday13.cards import get_deck
-from friday13_env.friday13.encoding import observation_layout
+from friday13_env.friday13.encoding import observation_layout, omen_type_groups
 from friday13_env.friday13.features import majority_preview
 from tests.scripts import load_training_script, play_without
 
@@ -67,12 +67,14 @@ def progress_of(run_dir: Path) -> dict[str, Any]:
 
 def make_model(train: ModuleType, args: Any) -> Any:
     """The run's ``ActorCritic``, built as ``train`` builds it."""
+    deck = get_deck(args.deck)
     return train.ActorCritic(
         observation_scale(args.deck),
         train.hidden_scale(args),
-        get_deck(args.deck).num_actions,
+        deck.num_actions,
         args.hidden_sizes,
         args.activation,
+        type_groups=omen_type_groups(deck) if args.actor == "type-shared" else None,
     )
 
 
@@ -175,10 +177,12 @@ def test_the_runs_policy_file_is_its_checkpointed_actor(finished_run: Path) -> N
     assert np.array_equal(masked[masks], expected[masks]) and (masked[~masks] == -1e9).all()
 
 
-def test_an_updated_actor_exports_to_the_same_numpy_policy(tmp_path: Path) -> None:
-    """After collect, advantages and one update, ``export`` and ``policy`` give the actor's logits in numpy."""
+@pytest.mark.parametrize("actor", [[], ["--actor", "type-shared", "--hidden-sizes", "18", "18"]], ids=["mlp", "shared"])
+def test_an_updated_actor_exports_to_the_same_numpy_policy(tmp_path: Path, actor: list[str]) -> None:
+    """After collect, advantages and one update, ``export`` and ``policy`` give the actor's logits in numpy (the
+    type-shared actor written out as plain layers)."""
     train = load_script()
-    args = train.parse_args([*TINY, "--run-dir", str(tmp_path / "unused"), "--total-timesteps", "128"])
+    args = train.parse_args([*TINY, *actor, "--run-dir", str(tmp_path / "unused"), "--total-timesteps", "128"])
     torch.manual_seed(0)
     model = make_model(train, args)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
@@ -199,6 +203,30 @@ def test_an_updated_actor_exports_to_the_same_numpy_policy(tmp_path: Path) -> No
     loaded = agents.load(tmp_path / "policy.npz")
     np.testing.assert_allclose(loaded.policy.logits(observations), expected, rtol=1e-5, atol=1e-5)
     assert loaded.policy.metadata.training == {"timesteps": 128}
+
+
+def test_the_type_shared_actor_relabels_its_logits_with_the_omen_types() -> None:
+    """Relabelling the omen types of an observation (their entries, ``omen_type_groups``) relabels the type-shared
+    actor's logits the same way; a plain MLP's logits do not follow."""
+    train = load_script()
+    groups = omen_type_groups(get_deck("standard"))
+    torch.manual_seed(0)
+    shared = train.TypeSharedActor(groups, [18, 18], "tanh")
+    plain = train.mlp([observation_layout(get_deck("standard")).size, 18, 18, 18], "tanh")
+    for parameter in [*shared.parameters(), *plain.parameters()]:
+        torch.nn.init.normal_(parameter, std=0.5)  # away from the near-uniform first moves
+    observations = torch.rand(32, observation_layout(get_deck("standard")).size)
+    observations[:, groups.unused] = 0
+    for order in itertools.permutations(range(3)):
+        moved = observations.clone()
+        for omen_type in range(3):
+            moved[:, groups.own[order[omen_type]]] = observations[:, groups.own[omen_type]]
+        for actor in (shared, plain):
+            logits, expected = actor(observations).detach(), torch.empty(32, 18)
+            for omen_type in range(3):
+                expected[:, groups.actions[order[omen_type]]] = logits[:, groups.actions[omen_type]]
+            follows = torch.allclose(actor(moved).detach(), expected, rtol=1e-5, atol=1e-5)
+            assert follows == (actor is shared or order == (0, 1, 2))
 
 
 def test_an_updates_statistics_are_its_minibatches_losses_each_under_its_own_name() -> None:
@@ -276,6 +304,18 @@ def test_a_run_with_derived_inputs_trains_on_them_and_exports_them(tmp_path: Pat
     with pytest.raises(SystemExit, match="--input-features: the run has 'majority_preview', the command line 'obs"):
         train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "512", "--input-features",
                     "observation"])  # fmt: skip
+
+
+def test_a_run_recorded_before_actor_resumes_with_a_plain_mlp(finished_run: Path, tmp_path: Path) -> None:
+    """A run recorded by a release without ``--actor`` resumes with the plain MLP it was trained with;
+    ``--actor type-shared`` on resuming it is refused as a changed hyperparameter."""
+    run_dir = copy_of(finished_run, tmp_path)
+    record_without(run_dir, "actor")
+    train = load_script()
+    with pytest.raises(SystemExit, match="--actor: the run has 'mlp', the command line 'type-shared'"):
+        train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "640", "--actor", "type-shared"])
+    train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "640"])
+    assert progress_of(run_dir)["args"]["actor"] == "mlp" and progress_of(run_dir)["timesteps"] == 640
 
 
 def test_a_run_recorded_before_input_features_resumes_reading_the_observation(
@@ -578,6 +618,16 @@ def test_resume_blames_a_bad_export_on_the_command_line_not_on_the_run(finished_
             "--opponents: policy 'ensemble-v1' was trained for the 'standard' deck, but this table plays the 'german'",
         ),
         (["--eval-opponents", "nobody"], "--eval-opponents: unknown Friday the 13th agent 'nobody'"),
+        (["--actor", "cnn"], "argument --actor: invalid choice: 'cnn'"),
+        (
+            ["--actor", "type-shared", "--hidden-sizes", "18", "16"],
+            "--actor type-shared splits each hidden width into 3 blocks, one per omen type: --hidden-sizes 18 16 has a "
+            "width that is not a multiple of 3",
+        ),
+        (
+            ["--actor", "type-shared", "--hidden-sizes", "18", "--input-features", "majority_preview"],
+            "--actor type-shared reads the observation alone: use --input-features observation (not majority_preview)",
+        ),
     ],
 )
 def test_every_flag_is_checked_before_anything_is_built(
