@@ -318,17 +318,18 @@ class ActorCritic(nn.Module):
         self.features = features
         self.register_buffer("scale", torch.as_tensor(scale))
         self.register_buffer("hidden_scale", torch.as_tensor(hidden_scale))
-        self.actor: nn.Module
-        if type_groups is None:
-            self.actor = mlp([scale.size, *hidden, num_actions], activation)
+        self.actor: nn.Module = (
+            mlp([scale.size, *hidden, num_actions], activation)
+            if type_groups is None
+            else TypeSharedActor(type_groups, hidden, activation)
+        )
+        self.critic = mlp([scale.size + hidden_scale.size, *hidden, 1], activation)
+        if isinstance(self.actor, nn.Sequential):  # after the critic: the draws of the runs before --actor
             for layer in self.actor:
                 if isinstance(layer, nn.Linear):
                     nn.init.orthogonal_(layer.weight, np.sqrt(2))
                     nn.init.zeros_(layer.bias)
             nn.init.orthogonal_(self.actor[-1].weight, 0.01)  # near-uniform first moves, as CleanRL starts
-        else:
-            self.actor = TypeSharedActor(type_groups, hidden, activation)
-        self.critic = mlp([scale.size + hidden_scale.size, *hidden, 1], activation)
 
     def inputs(self, observations: np.ndarray) -> np.ndarray:
         """What the networks read for these observations: the observations, then their derived inputs if any."""

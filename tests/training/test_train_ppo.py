@@ -205,6 +205,27 @@ def test_an_updated_actor_exports_to_the_same_numpy_policy(tmp_path: Path, actor
     assert loaded.policy.metadata.training == {"timesteps": 128}
 
 
+def test_the_plain_networks_draw_their_first_weights_in_the_order_of_earlier_releases() -> None:
+    """The plain actor's and the critic's layers are drawn first, then the actor's orthogonal weights, as before
+    ``--actor`` existed, so a seed still starts (and reproduces) the runs recorded by earlier releases."""
+    train = load_script()
+    args = train.parse_args([*TINY, "--run-dir", "unused"])
+    torch.manual_seed(0)
+    model = make_model(train, args)
+    torch.manual_seed(0)
+    sizes = [observation_layout(get_deck("standard")).size, *args.hidden_sizes]
+    actor = train.mlp([*sizes, 18], args.activation)
+    critic = train.mlp([sizes[0] + train.hidden_scale(args).size, *args.hidden_sizes, 1], args.activation)
+    linear = [layer for layer in actor if isinstance(layer, torch.nn.Linear)]
+    for layer in linear:
+        torch.nn.init.orthogonal_(layer.weight, np.sqrt(2))
+        torch.nn.init.zeros_(layer.bias)
+    torch.nn.init.orthogonal_(linear[-1].weight, 0.01)  # drawn again, near-uniform first moves
+    for built, drawn in ((model.actor, actor), (model.critic, critic)):
+        for got, expected in zip(built.parameters(), drawn.parameters(), strict=True):
+            torch.testing.assert_close(got, expected, rtol=0, atol=0)
+
+
 def test_the_type_shared_actor_relabels_its_logits_with_the_omen_types() -> None:
     """Relabelling the omen types of an observation (their entries, ``omen_type_groups``) relabels the type-shared
     actor's logits the same way; a plain MLP's logits do not follow."""
