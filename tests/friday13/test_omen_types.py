@@ -7,9 +7,10 @@ import itertools
 import numpy as np
 import pytest
 
-from friday13_env.friday13.cards import NUM_PILES, Deck, get_deck
+from friday13_env.friday13.cards import NUM_PILES, get_deck
 from friday13_env.friday13.encoding import encode_observation, observation_layout, omen_type_groups
 from friday13_env.friday13.engine import GameState, Rules, new_game
+from tests.friday13.test_features import positions
 
 PERMUTATIONS = list(itertools.permutations(range(NUM_PILES)))
 
@@ -39,19 +40,6 @@ def relabelled(state: GameState, order: tuple[int, ...]) -> GameState:
     return other
 
 
-def positions(num_players: int, deck: Deck, seed: int) -> list[GameState]:
-    """Every position of one random game, before each card is played."""
-    rng = np.random.default_rng(seed)
-    state = new_game(Rules(num_players=num_players, deck=deck), rng)
-    seen = []
-    while not state.game_over:
-        if state.round_over:
-            state.next_round(rng)
-        seen.append(state.copy())
-        state.play(int(rng.choice(state.legal_actions())))
-    return seen
-
-
 @pytest.mark.parametrize("deck_name", ["standard", "german"])
 def test_every_observation_entry_is_in_exactly_one_group(deck_name: str) -> None:
     deck = get_deck(deck_name)
@@ -72,7 +60,7 @@ def test_relabelling_the_omen_types_moves_each_types_entries_and_actions_and_not
     of the relabelled position are the original's with each type's entries and actions moved to its new name."""
     deck = get_deck(deck_name)
     groups = omen_type_groups(deck)
-    for state in positions(num_players, deck, seed=num_players):
+    for state in positions(num_players, deck_name, seed=num_players):
         observation = encode_observation(state, state.current)
         mask = np.array(state.action_mask())
         assert not observation[groups.unused].any()
