@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import signal
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -23,6 +26,41 @@ RunArgs = TypeVar("RunArgs")
 
 class RunError(Exception):
     """A run directory that cannot be started or continued, with what to do about it."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C (SIGINT) or SIGTERM reached a run script: the run saves what it has and stops.
+
+    ``run_main`` raises it in the script's main thread from either signal; a training loop catches it to write a
+    checkpoint (``--resume`` goes on from there), sets ``saved`` to what it wrote and re-raises it, and
+    ``run_main`` ends with one line and exit status 128 + the signal's number, as the shells do."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        self.saved = ""
+        super().__init__(signal.Signals(signum).name)
+
+
+@contextmanager
+def signals_interrupt() -> Iterator[None]:
+    """SIGINT and SIGTERM raise ``Interrupted`` in the main thread while this holds; the handlers before are
+    put back after (a second signal during the checkpoint write is held off until that write is done)."""
+    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    pending: list[int] = []
+
+    def interrupt(signum: int, frame: object) -> None:
+        if pending:
+            return  # already stopping: let the checkpoint be written
+        pending.append(signum)
+        raise Interrupted(signum)
+
+    for signum in previous:
+        signal.signal(signum, interrupt)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def open_run(
@@ -132,12 +170,17 @@ def run_main(
     argv: Sequence[str] | None,
 ) -> None:
     """A run script's command line: bad flags exit with argparse's usage message, run-directory problems
-    (``RunError``) with theirs; ``train`` also gets the flags the command line gave."""
+    (``RunError``) with theirs; ``train`` also gets the flags the command line gave. Ctrl-C or SIGTERM during
+    ``train`` is an ``Interrupted`` exception there, which ends the script with one line (what the run saved)."""
     args = parse(argv)
     try:
-        train(args, given_flags(cls, argv))
+        with signals_interrupt():
+            train(args, given_flags(cls, argv))
     except RunError as error:
         raise SystemExit(f"error: {error}") from None
+    except Interrupted as stop:
+        print(f"stopped by {stop}: {stop.saved or 'nothing was saved'}", file=sys.stderr, flush=True)
+        raise SystemExit(128 + stop.signum) from None
 
 
 def resumed_run_args(
