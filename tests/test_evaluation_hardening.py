@@ -26,6 +26,7 @@ from friday13_env.friday.evaluation import results_to_json
 from friday13_env.friday13.evaluation import Matchup, evaluate, focus_matchups, tournament
 from friday13_env.friday13.evaluation.command import main as evaluate_main
 from friday13_env.friday13.evaluation.report import format_markdown, format_text, write_json
+from tests.scripts import load_training_script
 
 GOLDEN = Path(__file__).parent / "data" / "golden_evaluation.json"
 
@@ -176,3 +177,35 @@ def test_a_one_game_solo_evaluation_says_its_score_interval_is_undefined() -> No
 
 if __name__ == "__main__":  # how tests/data/golden_evaluation.json was made (before the lazy rewrite)
     json.dump({"card": card_figures(), "solo": solo_figures()}, sys.stdout, indent=1)
+
+
+def test_the_solo_evaluation_script_stops_on_ctrl_c_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = load_training_script("evaluate_friday")
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(script, "evaluate", interrupted)
+    out = tmp_path / "r.json"
+    out.write_text("previous\n")
+    assert script.main(["--agents", "random", "--levels", "1", "--games", "3", "--json", str(out)]) == 130
+    assert capsys.readouterr().err.splitlines() == ["stopped by SIGINT: nothing was written"]
+    assert out.read_text() == "previous\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--games", "9" * 5000], "argument --games: must be an integer of at most 20 digits"),
+        (["--games", "x"], "argument --games: must be a positive integer, got 'x'"),
+        (["--seed", "-1"], "argument --seed: must be a non-negative integer, got '-1'"),
+    ],
+)
+def test_the_solo_evaluation_script_refuses_bad_counts_like_the_card_game(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        load_training_script("evaluate_friday").parse_args(["--agents", "random", *argv])
+    assert exited.value.code == 2 and message in capsys.readouterr().err

@@ -12,13 +12,12 @@ written, and the exit status 128 + the signal's number.
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from friday13_env.core.files import run_writing
 from friday13_env.core.options import available_cpus
 from friday13_env.core.specs import AgentSpec, non_negative_argument, positive_argument
 from friday13_env.friday13 import agents
@@ -167,26 +166,7 @@ def run(
 
     Ctrl-C or SIGTERM returns 128 + the signal's number after one line on stderr saying what was written."""
     out = sys.stdout if output_stream is None else output_stream
-    written: list[str] = []
-    previous = (
-        signal.signal(signal.SIGTERM, _interrupt) if threading.current_thread() is threading.main_thread() else None
-    )
-    try:
-        _run(args, parser, out, written)
-    except KeyboardInterrupt as stop:
-        name = str(stop) or "SIGINT"
-        done = f"wrote only {', '.join(written)}" if written else "nothing was written"
-        print(f"stopped by {name}: {done}", file=sys.stderr, flush=True)
-        return 128 + signal.Signals[name]
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-    return 0
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    """SIGTERM stops the command as Ctrl-C does: a ``KeyboardInterrupt`` naming the signal."""
-    raise KeyboardInterrupt(signal.Signals(signum).name)
+    return run_writing(lambda written: _run(args, parser, out, written))
 
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO, written: list[str]) -> None:
