@@ -14,8 +14,9 @@ An agent is a spec, exactly as ``friday13_env.friday.agents.make`` takes it: a r
 (``random``, ``heuristic``, ``search``), a zoo name (``dagger-v1``) or a checkpoint path, with
 options as ``name:key=value,...``. Prints win rate (Wilson 95% CI, inside [0, 1]), mean score (Student-t
 95% CI) and milliseconds per decision per agent and level; ``--json`` / ``--markdown`` also write them
-to files (parent folders are created; the paths are checked before any game is played). Results are
-deterministic for a given seed.
+to files (parent folders are created; the paths are checked before any game is played; each file is
+written whole or not at all). Results are deterministic for a given seed. Ctrl-C or SIGTERM stops it with
+one line saying what was written.
 """
 
 from __future__ import annotations
@@ -25,26 +26,12 @@ import json
 import sys
 import time
 
-from friday13_env.core.files import atomic_write_text, output_problem
+from friday13_env.core.files import atomic_write_text, output_problem, run_writing
 from friday13_env.core.policy import CheckpointError
-from friday13_env.core.specs import AgentSpec, parse_spec
+from friday13_env.core.specs import AgentSpec, non_negative_argument, parse_spec, positive_argument
 from friday13_env.friday.agents import REGISTRY, make, names
 from friday13_env.friday.evaluation import evaluate, format_markdown, format_table, results_to_json
 from friday13_env.friday.levels import LEVELS
-
-
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
-    return value
-
-
-def non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
-    return value
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -61,13 +48,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--search-budget",
-        type=positive_int,
+        type=positive_argument,
         default=None,
         help="budget of every plain 'search' agent (the same as search:budget=N)",
     )
     parser.add_argument("--levels", nargs="+", type=int, default=sorted(LEVELS), choices=sorted(LEVELS))
-    parser.add_argument("--games", type=positive_int, default=1000, help="games per agent and level (>= 1)")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="run seed (>= 0)")
+    parser.add_argument("--games", type=positive_argument, default=1000, help="games per agent and level (>= 1)")
+    parser.add_argument("--seed", type=non_negative_argument, default=0, help="run seed (>= 0)")
     parser.add_argument("--json", default=None, help="write the results to this JSON file")
     parser.add_argument("--markdown", default=None, help="write the results table (Markdown) to this file")
     args = parser.parse_args(argv)
@@ -97,6 +84,11 @@ def with_search_budget(spec: AgentSpec, budget: int | None) -> AgentSpec:
 def main(argv: list[str] | None = None) -> int:
     """Run the evaluation, print the table, optionally save JSON and Markdown."""
     args = parse_args(argv)
+    return run_writing(lambda written: evaluate_and_write(args, written))
+
+
+def evaluate_and_write(args: argparse.Namespace, written: list[str]) -> None:
+    """Play every agent at every level, print the table, write the files asked for (each added to ``written``)."""
     results = []
     for spec in args.specs:
         for level in args.levels:
@@ -105,10 +97,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{spec.label} level {level}: {time.perf_counter() - start:.1f} s", file=sys.stderr)
     print(format_table(results))
     if args.json:
-        atomic_write_text(args.json, json.dumps(results_to_json(results, args.seed), indent=2) + "\n")
+        atomic_write_text(args.json, json.dumps(results_to_json(results, args.seed), indent=2, allow_nan=False) + "\n")
+        written.append(args.json)
     if args.markdown:
         atomic_write_text(args.markdown, format_markdown(results, args.seed) + "\n")
-    return 0
+        written.append(args.markdown)
 
 
 if __name__ == "__main__":

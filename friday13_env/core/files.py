@@ -3,18 +3,23 @@
 ``atomic_write`` writes through a temporary file in the target's folder and one rename, so a reader
 never sees half a file and a failed write leaves an older file as it was. ``output_problem`` finds, without
 creating anything, why a path could not be written; each tool words the answer its own way.
+``run_writing`` runs a command that writes outputs so that Ctrl-C or SIGTERM ends it with one line
+saying what was written, not a traceback.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import signal
+import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-__all__ = ["atomic_write", "atomic_write_bytes", "atomic_write_text", "output_problem"]
+__all__ = ["atomic_write", "atomic_write_bytes", "atomic_write_text", "output_problem", "run_writing"]
 
 
 def atomic_write(path: str | Path, write: Callable[[IO[bytes]], object], *, fsync: bool = False) -> None:
@@ -78,3 +83,31 @@ def output_problem(path: str | Path, *, directory: bool = False) -> OSError | No
     if not directory and path.exists() and not os.access(path, os.W_OK):
         return PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
     return None
+
+
+def run_writing(body: Callable[[list[str]], object]) -> int:
+    """Run ``body(written)``, a command that appends each output to ``written`` once it is whole; 0 when it returns.
+
+    Ctrl-C or SIGTERM (SIGTERM is handled while ``body`` runs in the main thread) stops it with one line on stderr,
+    ``stopped by SIGINT: nothing was written`` or ``...: wrote only a.json``, and returns 128 + the signal's
+    number, as the shells do. An output cut short by the signal is not there: ``atomic_write`` removes it.
+    """
+    written: list[str] = []
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None
+    try:
+        body(written)
+    except KeyboardInterrupt as stop:
+        name = str(stop) or "SIGINT"
+        done = f"wrote only {', '.join(written)}" if written else "nothing was written"
+        print(f"stopped by {name}: {done}", file=sys.stderr, flush=True)
+        return 128 + signal.Signals[name]
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM stops a command as Ctrl-C does: a ``KeyboardInterrupt`` naming the signal."""
+    raise KeyboardInterrupt(signal.Signals(signum).name)

@@ -4,17 +4,32 @@
 
 ``owner`` names the agent in the message (``"search option budget must be ..."``) and ``takes`` says
 what the option takes in the agent's own words (``"a positive int (simulated card plays per move)"``).
+``available_cpus`` is the bound of a ``workers`` option: more processes than CPUs only add overhead.
 """
 
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
 from friday13_env.core.specs import shown
 
-__all__ = ["count_option", "number_option"]
+__all__ = ["available_cpus", "count_option", "number_option"]
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on: ``os.process_cpu_count()`` (Python 3.13+), else the size of its
+    affinity mask where the system has one, else ``os.cpu_count()``; at least 1."""
+    process_cpu_count = getattr(os, "process_cpu_count", None)
+    if process_cpu_count is not None:
+        count = process_cpu_count()
+    elif hasattr(os, "sched_getaffinity"):
+        count = len(os.sched_getaffinity(0))
+    else:
+        count = os.cpu_count()
+    return max(1, count or 1)
 
 
 def count_option(

@@ -23,13 +23,35 @@ Z_95 = 1.959963984540054
 """The two-sided 95% quantile of the standard normal distribution."""
 
 
+UNDEFINED = "interval undefined: n < 2"
+"""What is printed instead of an interval that one sample cannot give (never ``nan``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Interval:
-    """A point estimate with the ends of its 95% confidence interval."""
+    """A point estimate with the ends of its 95% confidence interval; both ends are ``nan`` where the
+    interval is undefined (the mean of a single sample)."""
 
     value: float
     low: float
     high: float
+
+    @property
+    def defined(self) -> bool:
+        return not (math.isnan(self.low) or math.isnan(self.high))
+
+    def formatted(self, digits: int, scale: float = 1.0, unit: str = "", width: int = 0) -> str:
+        """``value [low, high]`` (each times ``scale`` and padded to ``width``, ``unit`` after the value), or the
+        value and ``(interval undefined: n < 2)``."""
+        value = f"{scale * self.value:{width}.{digits}f}{unit}"
+        if not self.defined:
+            return f"{value} ({UNDEFINED})"
+        return f"{value} [{scale * self.low:{width}.{digits}f}, {scale * self.high:{width}.{digits}f}]"
+
+    def to_dict(self) -> dict[str, float | None]:
+        """JSON-ready: undefined ends become ``None`` because JSON has no NaN."""
+        defined = self.defined
+        return {"value": self.value, "low": self.low if defined else None, "high": self.high if defined else None}
 
 
 @dataclass(frozen=True)
@@ -49,11 +71,13 @@ class Estimate:
 
     @property
     def low(self) -> float:
-        return max(self.mean - self.half_width, self.lowest)
+        """The interval's lower end, clipped to ``lowest``; ``nan`` where it is undefined (one sample)."""
+        return math.nan if math.isnan(self.half_width) else max(self.mean - self.half_width, self.lowest)
 
     @property
     def high(self) -> float:
-        return min(self.mean + self.half_width, self.highest)
+        """The interval's upper end, clipped to ``highest``; ``nan`` where it is undefined (one sample)."""
+        return math.nan if math.isnan(self.half_width) else min(self.mean + self.half_width, self.highest)
 
     @property
     def clipped(self) -> bool:
@@ -62,15 +86,20 @@ class Estimate:
 
     @property
     def interval(self) -> Interval:
-        """The mean and the interval's ends; a single sample gives the degenerate interval ``[mean, mean]``."""
-        if math.isnan(self.half_width):
-            return Interval(self.mean, self.mean, self.mean)
+        """The mean and the interval's ends (``nan`` for a single sample: the interval is undefined)."""
         return Interval(self.mean, self.low, self.high)
 
-    def __str__(self) -> str:
+    def formatted(self, digits: int = 3) -> str:
+        """``mean ± half-width``, ``mean [low, high]`` where a bound clipped the interval, or the mean and
+        ``(interval undefined: n < 2)`` for a single sample (never ``nan``)."""
+        if math.isnan(self.half_width):
+            return f"{self.mean:.{digits}f} ({UNDEFINED})"
         if self.clipped:
-            return f"{self.mean:.3f} [{self.low:.3f}, {self.high:.3f}]"
-        return f"{self.mean:.3f} ± {self.half_width:.3f}"
+            return f"{self.mean:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
+        return f"{self.mean:.{digits}f} ± {self.half_width:.{digits}f}"
+
+    def __str__(self) -> str:
+        return self.formatted()
 
     def to_dict(self) -> dict[str, float | int | None]:
         """JSON-ready: ``nan`` becomes ``None`` because JSON has no NaN."""

@@ -5,16 +5,18 @@ with an agent built from the spec with the same number as its seed (``make(spec,
 results are reproducible and every agent faces the same deals. An agent object instead of a spec plays
 every game; its optional ``reset(seed)`` hook, if it has one, is called with the game's seed.
 Win rates get Wilson score intervals (good at rates near 0 or 1, always inside [0, 1]); mean scores get
-Student-t intervals (both from :mod:`friday13_env.core.stats`).
+Student-t intervals (both from :mod:`friday13_env.core.stats`), undefined for one game (printed as such, ``null``
+in JSON). Games are played one at a time and only their scores are kept (8 bytes a game), so any ``games`` starts
+at once.
 """
 
 from __future__ import annotations
 
 import time
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-
-import numpy as np
+from typing import Any
 
 from friday13_env.core import stats
 from friday13_env.core.agent import Agent
@@ -40,7 +42,7 @@ class LevelResult:
 
 
 def mean_interval(values: Sequence[float]) -> Interval:
-    """Mean with a Student-t 95% interval (degenerate for fewer than two values)."""
+    """Mean with a Student-t 95% interval (undefined, ``nan`` ends, for fewer than two values)."""
     return stats.mean_interval(values).interval
 
 
@@ -92,14 +94,14 @@ def evaluate(
             return agent
 
     env = FridayEnv(level=level)
-    wins, scores, steps = 0, [], []
+    wins, steps, scores = 0, 0, array("q")  # the scores, in game order, for the interval; 8 bytes a game
     start = time.perf_counter()
     for game in range(games):
         number = game_seed(seed, game)
         won, score, n = play_game(env, agent_for(number), number)
         wins += won
         scores.append(score)
-        steps.append(n)
+        steps += n
         if progress is not None:
             progress(game + 1)
     return LevelResult(
@@ -109,8 +111,8 @@ def evaluate(
         wins,
         wilson_interval(wins, games),
         mean_interval(scores),
-        float(np.mean(steps)),
-        1000.0 * (time.perf_counter() - start) / max(sum(steps), 1),
+        steps / games,
+        1000.0 * (time.perf_counter() - start) / max(steps, 1),
     )
 
 
@@ -120,8 +122,7 @@ def format_table(results: Sequence[LevelResult]) -> str:
     header = f"{'agent':<{width}} {'level':>5} {'games':>6} {'win rate (95% CI)':>26} {'mean score (95% CI)':>28}"
     lines = [header, "-" * len(header)]
     for r in results:
-        rate = f"{100 * r.win_rate.value:5.1f}% [{100 * r.win_rate.low:5.1f}, {100 * r.win_rate.high:5.1f}]"
-        score = f"{r.mean_score.value:7.2f} [{r.mean_score.low:7.2f}, {r.mean_score.high:7.2f}]"
+        rate, score = r.win_rate.formatted(1, scale=100, unit="%", width=5), r.mean_score.formatted(2, width=7)
         lines.append(f"{r.agent:<{width}} {r.level:>5} {r.games:>6} {rate:>26} {score:>28}")
     return "\n".join(lines)
 
@@ -135,12 +136,12 @@ def format_markdown(results: Sequence[LevelResult], seed: int) -> str:
         "|---|---:|---:|---:|---:|---:|",
     ]
     for r in results:
-        rate = f"{100 * r.win_rate.value:.1f}% [{100 * r.win_rate.low:.1f}, {100 * r.win_rate.high:.1f}]"
-        score = f"{r.mean_score.value:.2f} [{r.mean_score.low:.2f}, {r.mean_score.high:.2f}]"
+        rate, score = r.win_rate.formatted(1, scale=100, unit="%"), r.mean_score.formatted(2)
         lines.append(f"| {r.agent} | {r.level} | {r.games} | {rate} | {score} | {r.ms_per_decision:.2f} |")
     return "\n".join(lines)
 
 
-def results_to_json(results: Sequence[LevelResult], seed: int) -> dict:
-    """JSON-serialisable summary of a run."""
-    return {"seed": seed, "results": [asdict(r) for r in results]}
+def results_to_json(results: Sequence[LevelResult], seed: int) -> dict[str, Any]:
+    """JSON-serialisable summary of a run (an undefined interval's ends are ``None``: JSON has no NaN)."""
+    rows = [{**asdict(r), "win_rate": r.win_rate.to_dict(), "mean_score": r.mean_score.to_dict()} for r in results]
+    return {"seed": seed, "results": rows}

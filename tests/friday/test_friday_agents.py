@@ -238,9 +238,9 @@ def test_cli_takes_specs_and_the_search_budget(evaluate_cli):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--games", "0"], "--games: .*must be a positive integer, got 0"),
-        (["--games", "-5"], "--games: .*must be a positive integer, got -5"),
-        (["--seed", "-1"], "--seed: .*must be a non-negative integer, got -1"),
+        (["--games", "0"], "--games: .*must be a positive integer, got '0'"),
+        (["--games", "-5"], "--games: .*must be a positive integer, got '-5'"),
+        (["--seed", "-1"], "--seed: .*must be a non-negative integer, got '-1'"),
         (["--agents", "nosuch"], "--agents nosuch: unknown Friday agent 'nosuch'"),
         (["--agents", "search:budget=x"], "--agents search:budget=x: budget must be an integer"),
         (["--agents", "missing/policy.npz"], "--agents missing/policy.npz: no policy checkpoint"),

@@ -5,9 +5,16 @@ blamed on its own flag."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 from friday13_env import agents, cli
@@ -141,3 +148,106 @@ def test_friday13_evaluate_is_the_same_command(capsys: pytest.CaptureFixture[str
     assert exited.value.code == 2
     assert "argument --seed" in capsys.readouterr().err
     assert agents.names()  # the help text lists them
+
+
+def test_json_or_markdown_to_dash_go_to_stdout_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--json -`` prints only the JSON on stdout (for a pipe); the tables and notes go to stderr."""
+    monkeypatch.chdir(tmp_path)
+    argv = ["--agents", "random", "cautious", "--games", "6", "--players", "3", "--rounds", "1", "--no-progress"]
+    command.main([*argv, "--json", "-"])
+    printed = capsys.readouterr()
+    data = json.loads(printed.out)
+    assert [(m["label"], m["games"]) for m in data["matchups"]] == [("random, cautious", 6)]
+    assert "3 players (equal seat win rate 0.333)" in printed.err
+    command.main([*argv, "--markdown", "-"])
+    assert capsys.readouterr().out.startswith("# Evaluation\n")
+    assert not (tmp_path / "-").exists()
+    error = error_of([*argv, "--json", "-", "--markdown", "-"], capsys)
+    assert "--json and --markdown both write -" in error
+
+
+def start_evaluation(argv: list[str], **options: Any) -> subprocess.Popen[bytes]:
+    """``friday13 evaluate`` in a new process group (as a terminal runs it), its output piped."""
+    pipes: dict[str, Any] = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    return subprocess.Popen(
+        [sys.executable, "-m", "friday13_env.cli", "evaluate", *argv], start_new_session=True, **{**pipes, **options}
+    )
+
+
+def wait_for_progress_bar(process: subprocess.Popen[bytes]) -> bytes:
+    """What the process wrote to stderr up to its progress bar: by then it plays (or starts its workers)."""
+    assert process.stderr is not None
+    seen = b""
+    while b"|" not in seen:
+        chunk = os.read(process.stderr.fileno(), 4096)
+        assert chunk, f"the evaluation ended before playing: {seen.decode()}"
+        seen += chunk
+    return seen
+
+
+@pytest.mark.parametrize(("signum", "workers"), [(signal.SIGINT, 1), (signal.SIGINT, 2), (signal.SIGTERM, 1)])
+def test_ctrl_c_or_sigterm_stops_with_one_line_and_leaves_the_output_as_it_was(
+    signum: signal.Signals, workers: int, tmp_path: Path
+) -> None:
+    pytest.importorskip("tqdm")
+    out = tmp_path / "r.json"
+    out.write_text("previous\n")
+    argv = ["--agents", "random", "cautious", "--games", "100000", "--workers", str(workers), "--json", str(out)]
+    process = start_evaluation(argv)
+    seen = wait_for_progress_bar(process)
+    if signum == signal.SIGINT:
+        os.killpg(process.pid, signum)  # Ctrl-C reaches the whole process group, workers included
+    else:
+        process.send_signal(signum)
+    _, rest = process.communicate(timeout=120)
+    error = (seen + rest).decode()
+    assert process.returncode == 128 + signum
+    assert "Traceback" not in error and "KeyboardInterrupt" not in error
+    message = f"stopped by {signum.name}: nothing was written"
+    assert error.count(message) == 1 and error.splitlines()[-1].endswith(message)  # a bar cut short may precede it
+    assert out.read_text() == "previous\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["r.json"]
+
+
+@pytest.mark.slow
+def test_sigkill_at_random_moments_never_leaves_a_partial_json(tmp_path: Path) -> None:
+    """Soak: kill small evaluations at seeded random moments; the JSON is the previous file or the whole result."""
+    out = tmp_path / "r.json"
+    argv = ["--agents", "random", "cautious", "--games", "300", "--players", "3", "--rounds", "1", "--no-progress"]
+    argv += ["--json", str(out)]
+
+    def figures(path: Path) -> dict[str, Any]:
+        data = json.loads(path.read_text())
+        del data["elapsed_s"]
+        return data
+
+    start = time.perf_counter()
+    reference = start_evaluation(argv)
+    reference.communicate(timeout=300)
+    assert reference.returncode == 0
+    duration = time.perf_counter() - start  # only spreads the kills over a run's life, nothing is asserted on it
+    expected = figures(out)
+    rng = np.random.default_rng(43)
+    outcomes = set()
+    for attempt in range(12):
+        previous = None if attempt % 2 else f"previous {attempt}\n"
+        out.unlink(missing_ok=True)
+        if previous is not None:
+            out.write_text(previous)
+        process = start_evaluation(argv, stderr=subprocess.DEVNULL)
+        try:
+            process.wait(timeout=rng.uniform(0.3, 1.1) * duration)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if not out.exists():
+            assert previous is None
+            outcomes.add("absent")
+        elif out.read_text() == previous:
+            outcomes.add("previous")
+        else:
+            assert figures(out) == expected  # a whole, valid file, equal to the uninterrupted run's
+            outcomes.add("complete")
+    assert {"complete"} < outcomes  # some runs were killed before writing, some finished

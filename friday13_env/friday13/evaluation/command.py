@@ -4,7 +4,9 @@ Agents are named exactly as ``friday13_env.agents.make`` takes them (a registere
 options such as ``search:budget=600``, a zoo name such as ``ensemble-v1``, or a checkpoint path).
 Every argument is checked before the first game: agent specs (built once, at the table's deck),
 counts, the seed, and every output path (its folder must be creatable and writable), so a long run
-never ends by losing its results. A bad argument is blamed on its own flag.
+never ends by losing its results. A bad argument is blamed on its own flag. Files are written whole
+or not at all (``atomic_write``); Ctrl-C or SIGTERM ends the command with one line saying what was
+written, and the exit status 128 + the signal's number.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from friday13_env.core.files import run_writing
+from friday13_env.core.options import available_cpus
 from friday13_env.core.specs import AgentSpec, non_negative_argument, positive_argument
 from friday13_env.friday13 import agents
 from friday13_env.friday13.agents.seating import make_seated
@@ -22,6 +26,8 @@ from friday13_env.friday13.cards import DECKS
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.evaluation.report import (
     check_output_path,
+    format_json,
+    format_markdown,
     format_text,
     plot_win_rates,
     require_matplotlib,
@@ -48,6 +54,8 @@ Examples:
   friday13 evaluate --agents random cautious majority search:budget=600
 """
 OUTPUT_FLAGS = ("json", "markdown", "plot")
+STDOUT = Path("-")
+"""``--json -`` or ``--markdown -``: that output alone goes to stdout; the tables and notes go to stderr."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,12 +81,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seed", type=non_negative_argument, default=0, help="master seed: deals and agent seeds derive from it"
     )
     parser.add_argument(
-        "--workers", type=positive_argument, default=1, help="processes to play on (results do not depend on it)"
+        "--workers",
+        type=positive_argument,
+        default=1,
+        help="processes to play on, at most the CPUs this process may use (results do not depend on it)",
     )
     parser.add_argument("--deck", default="standard", choices=sorted(DECKS), help="deck edition (default standard)")
     parser.add_argument("--rounds", type=positive_argument, default=4, help="rounds per game (default 4)")
-    parser.add_argument("--json", type=Path, metavar="PATH", help="write the results as JSON")
-    parser.add_argument("--markdown", type=Path, metavar="PATH", help="write the results as Markdown tables")
+    parser.add_argument("--json", type=Path, metavar="PATH", help="write the results as JSON (- for stdout)")
+    parser.add_argument(
+        "--markdown", type=Path, metavar="PATH", help="write the results as Markdown tables (- for stdout)"
+    )
     parser.add_argument("--plot", type=Path, metavar="PATH", help="plot win rates with intervals (needs matplotlib)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -134,7 +147,7 @@ def check_outputs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
                 require_matplotlib()
             except ImportError as error:
                 parser.error(f"argument --plot: {error}")
-        problem = check_output_path(path, plot=flag == "plot")
+        problem = None if path == STDOUT and flag != "plot" else check_output_path(path, plot=flag == "plot")
         if problem is not None:
             parser.error(f"argument --{flag}: {problem}")
         resolved = path.resolve()
@@ -149,8 +162,15 @@ def run(
     input_stream: TextIO | None = None,
     output_stream: TextIO | None = None,
 ) -> int:
-    """Check everything, play, report (``input_stream`` is unused: the ``friday13`` subcommand signature)."""
+    """Check everything, play, report (``input_stream`` is unused: the ``friday13`` subcommand signature).
+
+    Ctrl-C or SIGTERM returns 128 + the signal's number after one line on stderr saying what was written."""
     out = sys.stdout if output_stream is None else output_stream
+    return run_writing(lambda written: _run(args, parser, out, written))
+
+
+def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO, written: list[str]) -> None:
+    """``run`` without its signal handling; ``written`` collects the outputs as they are written."""
     duplicates = sorted({n for n in args.players if args.players.count(n) > 1})
     if duplicates:
         parser.error(f"argument --players: {duplicates[0]} is listed twice")
@@ -160,9 +180,13 @@ def run(
     except ValueError as error:
         parser.error(str(error))
     check_outputs(args, parser)
-    for flag in OUTPUT_FLAGS:
-        path = getattr(args, flag)
-        if path is not None:
+    paths = {flag: getattr(args, flag) for flag in OUTPUT_FLAGS if getattr(args, flag) is not None}
+    notes = sys.stderr if STDOUT in paths.values() else out  # stdout holds that output alone
+    workers = min(args.workers, available_cpus())
+    if workers < args.workers:
+        print(f"--workers {args.workers}: capped at {workers}, the CPUs this process may use", file=sys.stderr)
+    for path in paths.values():
+        if path != STDOUT:
             path.parent.mkdir(parents=True, exist_ok=True)
 
     result = evaluate(
@@ -170,24 +194,28 @@ def run(
         args.games,
         args.players,
         seed=args.seed,
-        workers=args.workers,
+        workers=workers,
         deck=args.deck,
         num_rounds=args.rounds,
         progress=not args.no_progress,
         checked=True,  # check_config ran above: each agent is built once before the first game
     )
 
-    print(format_text(result), file=out)
+    print(format_text(result), file=notes)
     games = sum(matchup.games for matchup in result.matchups)
     deals = sum(matchup.deals for matchup in result.matchups)
-    print(f"{games} games ({deals} deals) in {result.elapsed_s:.1f} s on {args.workers} worker(s)", file=out)
+    print(f"{games} games ({deals} deals) in {result.elapsed_s:.1f} s on {workers} worker(s)", file=notes)
     writers = {"json": write_json, "markdown": write_markdown, "plot": plot_win_rates}
-    for flag in OUTPUT_FLAGS:
-        path = getattr(args, flag)
-        if path is not None:
+    texts = {"json": format_json, "markdown": format_markdown}
+    for flag, path in paths.items():
+        if path == STDOUT:
+            out.write(texts[flag](result))
+            out.flush()
+            written.append("stdout")
+        else:
             writers[flag](result, path)
-            print(f"wrote {path}", file=out)
-    return 0
+            print(f"wrote {path}", file=notes)
+            written.append(str(path))
 
 
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:

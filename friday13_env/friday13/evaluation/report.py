@@ -30,15 +30,16 @@ def format_markdown(result: EvaluationResult) -> str:
 
 
 def write_json(result: EvaluationResult, path: str | Path) -> None:
-    atomic_write_text(path, _json(result))
+    atomic_write_text(path, format_json(result))
 
 
 def write_markdown(result: EvaluationResult, path: str | Path) -> None:
     atomic_write_text(path, format_markdown(result))
 
 
-def _json(result: EvaluationResult) -> str:
-    return json.dumps(result.to_dict(), indent=2) + "\n"
+def format_json(result: EvaluationResult) -> str:
+    """The results as JSON text; ``allow_nan=False``: an undefined interval is ``null``, never ``NaN``."""
+    return json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n"
 
 
 def check_output_path(path: Path, plot: bool = False) -> str | None:
@@ -140,9 +141,9 @@ def _agent_rows(matchups: list[MatchupResult]) -> Table:
             matchup.label,
             stats.label,
             str(stats.seats),
-            _estimate(stats.win_rate, 3),
-            _estimate(stats.points, 2),
-            _estimate(stats.rank, 2),
+            stats.win_rate.formatted(3),
+            stats.points.formatted(2),
+            stats.rank.formatted(2),
             str(matchup.deals),
             str(matchup.games),
         )
@@ -169,15 +170,7 @@ def _focus_matrix(matchups: list[MatchupResult]) -> Table | None:
 
 
 def _cell(estimate: Estimate | None) -> str:
-    return "-" if estimate is None else _estimate(estimate, 3)
-
-
-def _estimate(estimate: Estimate, digits: int) -> str:
-    """``mean ± half-width``, or ``mean [low, high]`` where a bound clipped the interval."""
-    if estimate.clipped:
-        return f"{estimate.mean:.{digits}f} [{estimate.low:.{digits}f}, {estimate.high:.{digits}f}]"
-    spread = "n/a" if math.isnan(estimate.half_width) else f"{estimate.half_width:.{digits}f}"
-    return f"{estimate.mean:.{digits}f} ± {spread}"
+    return "-" if estimate is None else estimate.formatted(3)
 
 
 def _table(table: Table, markdown: bool) -> str:

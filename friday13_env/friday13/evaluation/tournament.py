@@ -4,20 +4,29 @@ The work is cut into chunks of consecutive deals (``duplicate.Chunk``) in a fixe
 not depend on the number of workers; chunks run in a ``spawn`` process pool (agents are built
 inside the workers from their specs) or in this process, and their samples are put back in chunk
 order. So a seed fixes the results, whatever ``workers`` is.
+
+Chunks are made one at a time as they are played (``work_units`` is a generator) and at most
+``CHUNKS_AHEAD`` per process are in flight, so the memory a run needs does not depend on the games
+asked for: ``--games 10**20`` starts at once. What grows is the samples of the games played, 8 bytes
+per number (3 numbers per agent and deal), which the intervals are computed from.
 """
 
 from __future__ import annotations
 
 import math
 import multiprocessing
+import multiprocessing.pool
+import signal
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import nullcontext
+from array import array
+from collections import deque
+from collections.abc import Generator, Iterable, Iterator, Sequence
+from contextlib import closing, nullcontext
 from typing import Any
 
 import numpy as np
 
-from friday13_env.core.options import count_option
+from friday13_env.core.options import available_cpus, count_option
 from friday13_env.core.stats import Estimate, mean_interval
 from friday13_env.friday13.agents import Agent
 from friday13_env.friday13.agents.seating import make_seated
@@ -36,6 +45,8 @@ from friday13_env.friday13.evaluation.specs import (
 
 DEFAULT_CHUNK_DEALS = 4
 """Deals per unit of work: small enough for a lively progress bar with slow (search) agents."""
+CHUNKS_AHEAD = 2
+"""Chunks sent to the pool per process before the oldest one's samples are awaited."""
 
 
 def evaluate(
@@ -57,19 +68,22 @@ def evaluate(
     a whole number of deals; the result reports both. ``progress`` shows a tqdm bar when tqdm is
     installed. Agent objects (rather than specs) in a matchup require ``workers=1``. ``checked`` says the
     caller has already run ``check_config`` on these arguments (as the evaluate command does), so its
-    agents are not built again before the first game.
+    agents are not built again before the first game. At most ``available_cpus()`` processes play, and
+    never more than there are chunks; one plays in this process.
     """
     counts = [num_players] if isinstance(num_players, int) else list(num_players)
     if not checked:
         check_config(matchups, num_games, counts, workers, deck, num_rounds, chunk_deals, seed)
     plan = [(index, matchup, matchup.lineup(n)) for n in counts for index, matchup in enumerate(matchups)]
-    groups = [_split(index, lineup, num_games, chunk_deals, deck, num_rounds, seed) for index, _, lineup in plan]
+    deals = [deal_count(lineup, num_games) for _, _, lineup in plan]
+    games = [count * len(_shifts(lineup)) for (_, _, lineup), count in zip(plan, deals, strict=True)]
+    chunks = [-(-count // chunk_deals) for count in deals]
+    units = work_units([(index, lineup) for index, _, lineup in plan], num_games, chunk_deals, deck, num_rounds, seed)
     start = time.perf_counter()
-    samples = iter(list(_run_chunks([chunk for group in groups for chunk in group], workers, progress)))
     results = []
-    for (_, matchup, lineup), group in zip(plan, groups, strict=True):
-        mine = np.concatenate([next(samples) for _ in group])
-        results.append(_summarise(matchup, lineup, mine, sum(chunk.games for chunk in group)))
+    with closing(_run_chunks(units, min(workers, available_cpus(), sum(chunks)), progress, sum(games))) as samples:
+        for (_, matchup, lineup), group_chunks, group_games in zip(plan, chunks, games, strict=True):
+            results.append(_summarise(matchup, lineup, _gather(samples, group_chunks), group_games))
     return EvaluationResult(seed, deck, num_rounds, chunk_deals, tuple(results), time.perf_counter() - start)
 
 
@@ -93,30 +107,41 @@ def evaluate_agent(
     return {matchup.opponents[0]: matchup.stats(agent.name).win_rate for matchup in result.matchups}
 
 
-def _split(
-    matchup_index: int,
-    lineup: tuple[Entrant, ...],
+def _shifts(lineup: tuple[Entrant, ...]) -> list[int]:
+    return rotations([entrant_label(entrant) for entrant in lineup])
+
+
+def deal_count(lineup: tuple[Entrant, ...], num_games: int) -> int:
+    """Whole deals enough for ``num_games`` games of ``lineup`` (integer arithmetic: exact for any count)."""
+    return -(-num_games // len(_shifts(lineup)))
+
+
+def work_units(
+    groups: Iterable[tuple[int, tuple[Entrant, ...]]],
     num_games: int,
     chunk_deals: int,
     deck: str,
     num_rounds: int,
     seed: int,
-) -> list[Chunk]:
-    """The chunks of one matchup at one table size: enough whole deals for ``num_games`` games."""
-    deals = math.ceil(num_games / len(rotations([entrant_label(entrant) for entrant in lineup])))
-    return [
-        Chunk(
-            matchup_index=matchup_index,
-            index=first // chunk_deals,
-            lineup=lineup,
-            deck=deck,
-            num_rounds=num_rounds,
-            seed=seed,
-            first_deal=first,
-            num_deals=min(chunk_deals, deals - first),
-        )
-        for first in range(0, deals, chunk_deals)
-    ]
+) -> Iterator[Chunk]:
+    """The chunks of each ``(matchup index, lineup)`` in turn, enough whole deals for ``num_games`` games each.
+
+    A generator: each chunk is made when it is about to be played, so the memory does not depend on
+    ``num_games``.
+    """
+    for matchup_index, lineup in groups:
+        deals = deal_count(lineup, num_games)
+        for first in range(0, deals, chunk_deals):
+            yield Chunk(
+                matchup_index=matchup_index,
+                index=first // chunk_deals,
+                lineup=lineup,
+                deck=deck,
+                num_rounds=num_rounds,
+                seed=seed,
+                first_deal=first,
+                num_deals=min(chunk_deals, deals - first),
+            )
 
 
 def check_config(
@@ -155,27 +180,69 @@ def check_config(
             )
 
 
-def _run_chunks(chunks: list[Chunk], workers: int, progress: bool) -> Iterator[np.ndarray]:
-    """Each chunk's samples, in chunk order, played here or in a ``spawn`` pool."""
-    with _progress_bar(sum(chunk.games for chunk in chunks), progress) as bar:
-        if workers == 1:
-            for chunk in chunks:
-                yield run_chunk(chunk)
-                if bar is not None:
-                    bar.update(chunk.games)
-            return
-        done: dict[int, np.ndarray] = {}
-        with multiprocessing.get_context("spawn").Pool(min(workers, len(chunks))) as pool:
-            for index, samples in pool.imap_unordered(_run_indexed, enumerate(chunks)):
-                done[index] = samples
-                if bar is not None:
-                    bar.update(chunks[index].games)
-        yield from (done[index] for index in range(len(chunks)))
+def _run_chunks(units: Iterator[Chunk], processes: int, progress: bool, games: int) -> Generator[np.ndarray]:
+    """Each chunk's samples, in chunk order, played here (``processes`` 1) or in a ``spawn`` pool."""
+    with _progress_bar(games, progress) as bar:
+        for chunk, samples in _played(units, processes):
+            if bar is not None:
+                bar.update(chunk.games)
+            yield samples
 
 
-def _run_indexed(item: tuple[int, Chunk]) -> tuple[int, np.ndarray]:
-    index, chunk = item
-    return index, run_chunk(chunk)
+def _played(units: Iterator[Chunk], processes: int) -> Iterator[tuple[Chunk, np.ndarray]]:
+    """Each chunk with its samples, in order; a pool gets at most ``CHUNKS_AHEAD * processes`` at a time."""
+    if processes == 1:
+        for chunk in units:
+            yield chunk, run_chunk(chunk)
+        return
+    with _start_pool(processes) as pool:
+        pending: deque[tuple[Chunk, multiprocessing.pool.AsyncResult[np.ndarray]]] = deque()
+        for chunk in units:
+            pending.append((chunk, pool.apply_async(run_chunk, (chunk,))))
+            if len(pending) >= CHUNKS_AHEAD * processes:
+                oldest, result = pending.popleft()
+                yield oldest, result.get()
+        while pending:
+            oldest, result = pending.popleft()
+            yield oldest, result.get()
+
+
+def _start_pool(processes: int) -> multiprocessing.pool.Pool:
+    """A ``spawn`` pool whose workers ignore Ctrl-C: a terminal sends it to them too, and this process stops them.
+
+    SIGINT is blocked while they start, so one that arrives before their handler is set is dropped by
+    them (no traceback) and kept for this process, which raises ``KeyboardInterrupt`` once it is unblocked.
+    """
+    blocked = hasattr(signal, "pthread_sigmask")
+    if blocked:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        return multiprocessing.get_context("spawn").Pool(processes, initializer=_ignore_ctrl_c)
+    finally:
+        if blocked:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _ignore_ctrl_c() -> None:
+    """A worker's initializer: SIGINT is ignored (then unblocked; one pending from the start is discarded)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _gather(samples: Iterator[np.ndarray], chunks: int) -> np.ndarray:
+    """The next ``chunks`` chunks' samples end to end: one matchup's ``(deals, agents, METRICS)`` array.
+
+    Kept in an ``array`` buffer as they come (8 bytes a number, no per-chunk overhead); the values and
+    their order are those of concatenating the chunks, so the figures are too.
+    """
+    buffer = array("d")
+    shape: tuple[int, ...] = ()
+    for _ in range(chunks):
+        part = next(samples)
+        buffer.frombytes(np.ascontiguousarray(part, dtype=np.float64).tobytes())
+        shape = part.shape[1:]
+    return np.frombuffer(buffer, dtype=np.float64).reshape(-1, *shape)
 
 
 def _progress_bar(total: int, enabled: bool) -> Any:
