@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import tracemalloc
 from pathlib import Path
@@ -175,17 +176,13 @@ def test_a_one_game_solo_evaluation_says_its_score_interval_is_undefined() -> No
     assert data["results"][0]["win_rate"]["low"] == 0.0  # a Wilson interval exists for one game
 
 
-if __name__ == "__main__":  # how tests/data/golden_evaluation.json was made (before the lazy rewrite)
-    json.dump({"card": card_figures(), "solo": solo_figures()}, sys.stdout, indent=1)
-
-
 def test_the_solo_evaluation_script_stops_on_ctrl_c_with_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     script = load_training_script("evaluate_friday")
 
     def interrupted(*args: object, **kwargs: object) -> None:
-        raise KeyboardInterrupt
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the games are played
 
     monkeypatch.setattr(script, "evaluate", interrupted)
     out = tmp_path / "r.json"
@@ -209,3 +206,7 @@ def test_the_solo_evaluation_script_refuses_bad_counts_like_the_card_game(
     with pytest.raises(SystemExit) as exited:
         load_training_script("evaluate_friday").parse_args(["--agents", "random", *argv])
     assert exited.value.code == 2 and message in capsys.readouterr().err
+
+
+if __name__ == "__main__":  # how tests/data/golden_evaluation.json was made (before the lazy rewrite)
+    json.dump({"card": card_figures(), "solo": solo_figures()}, sys.stdout, indent=1)

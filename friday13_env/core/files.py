@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import errno
 import os
-import signal
 import sys
 import tempfile
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
+
+from friday13_env.core.signals import Interrupted, signals_interrupt
 
 __all__ = ["atomic_write", "atomic_write_bytes", "atomic_write_text", "output_problem", "run_writing"]
 
@@ -88,26 +88,16 @@ def output_problem(path: str | Path, *, directory: bool = False) -> OSError | No
 def run_writing(body: Callable[[list[str]], object]) -> int:
     """Run ``body(written)``, a command that appends each output to ``written`` once it is whole; 0 when it returns.
 
-    Ctrl-C or SIGTERM (SIGTERM is handled while ``body`` runs in the main thread) stops it with one line on stderr,
-    ``stopped by SIGINT: nothing was written`` or ``...: wrote only a.json``, and returns 128 + the signal's
-    number, as the shells do. An output cut short by the signal is not there: ``atomic_write`` removes it.
+    Ctrl-C or SIGTERM stops it with one line on stderr, ``stopped by SIGINT: nothing was written`` or
+    ``...: wrote only a.json``, and returns 128 + the signal's number, as the shells do. An output cut short by
+    the signal is not there: ``atomic_write`` removes it.
     """
     written: list[str] = []
-    main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None
     try:
-        body(written)
-    except KeyboardInterrupt as stop:
-        name = str(stop) or "SIGINT"
-        done = f"wrote only {', '.join(written)}" if written else "nothing was written"
-        print(f"stopped by {name}: {done}", file=sys.stderr, flush=True)
-        return 128 + signal.Signals[name]
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        with signals_interrupt():
+            body(written)
+    except Interrupted as stop:
+        stop.saved = f"wrote only {', '.join(written)}" if written else ""
+        print(stop.message("nothing was written"), file=sys.stderr, flush=True)
+        return stop.exit_status
     return 0
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    """SIGTERM stops a command as Ctrl-C does: a ``KeyboardInterrupt`` naming the signal."""
-    raise KeyboardInterrupt(signal.Signals(signum).name)

@@ -12,55 +12,20 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import signal
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from common.script_args import atomic_write_bytes, dataclass_parser, field_errors, flag_name, given_flags
+from friday13_env.core.signals import Interrupted as Interrupted  # re-exported for the scripts
+from friday13_env.core.signals import signals_interrupt as signals_interrupt
 
 RunArgs = TypeVar("RunArgs")
 
 
 class RunError(Exception):
     """A run directory that cannot be started or continued, with what to do about it."""
-
-
-class Interrupted(Exception):
-    """Ctrl-C (SIGINT) or SIGTERM reached a run script: the run saves what it has and stops.
-
-    ``run_main`` raises it in the script's main thread from either signal; a training loop catches it to write a
-    checkpoint (``--resume`` goes on from there), sets ``saved`` to what it wrote and re-raises it, and
-    ``run_main`` ends with one line and exit status 128 + the signal's number, as the shells do."""
-
-    def __init__(self, signum: int) -> None:
-        self.signum = signum
-        self.saved = ""
-        super().__init__(signal.Signals(signum).name)
-
-
-@contextmanager
-def signals_interrupt() -> Iterator[None]:
-    """SIGINT and SIGTERM raise ``Interrupted`` in the main thread while this holds; the handlers before are
-    put back after (a second signal during the checkpoint write is held off until that write is done)."""
-    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
-    pending: list[int] = []
-
-    def interrupt(signum: int, frame: object) -> None:
-        if pending:
-            return  # already stopping: let the checkpoint be written
-        pending.append(signum)
-        raise Interrupted(signum)
-
-    for signum in previous:
-        signal.signal(signum, interrupt)
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
 
 
 def open_run(
@@ -179,8 +144,8 @@ def run_main(
     except RunError as error:
         raise SystemExit(f"error: {error}") from None
     except Interrupted as stop:
-        print(f"stopped by {stop}: {stop.saved or 'nothing was saved'}", file=sys.stderr, flush=True)
-        raise SystemExit(128 + stop.signum) from None
+        print(stop.message(), file=sys.stderr, flush=True)
+        raise SystemExit(stop.exit_status) from None
 
 
 def resumed_run_args(
