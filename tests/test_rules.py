@@ -344,7 +344,7 @@ def test_numpy_integer_actions_are_accepted() -> None:
         ({"num_players": "4"}, r"3\.\.6"),
         ({"num_players": True}, r"3\.\.6"),
         ({"deck": "french"}, r"\['german', 'standard'\]"),
-        ({"num_rounds": 0}, r"positive int \(>= 1\)"),
+        ({"num_rounds": 0}, r"num_rounds must be a positive int in 1\.\.100, got 0"),
         ({"num_rounds": 2.5}, "positive int"),
         ({"reward": "score"}, r"\['points', 'relative', 'rival', 'win'\]"),
         ({"render_mode": "rgb"}, r"\[None, 'ansi', 'human', 'rgb_array'\]"),
