@@ -216,7 +216,10 @@ class GameState:
         return actions
 
     def is_legal(self, action: int) -> bool:
-        """Whether the player to move may play ``action`` (any int; out of range is never legal)."""
+        """Whether ``play(action)`` would play a card: ``False`` for whatever ``play`` refuses, so out of range,
+        floats (``15.0`` is not the Friday action), bools and anything but a Python or numpy integer."""
+        if action.__class__ is not int and (isinstance(action, bool) or not isinstance(action, int | np.integer)):
+            return False
         if self.round_over or not 0 <= action < self.rules.deck.num_actions:
             return False
         friday = self.rules.deck.friday_kind
