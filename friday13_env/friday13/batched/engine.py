@@ -268,6 +268,7 @@ class GameBatch:
                 f"uniforms must be a float array of shape {games.shape} (one per game), "
                 f"got {uniforms.dtype} {uniforms.shape}"
             )
+        uniforms = uniforms.astype(np.float64, copy=False)  # float32 uniforms draw as they always did
         outside = ~((uniforms >= 0) & (uniforms < 1))  # NaN compares false both ways: outside
         if outside.any():
             raise ValueError(f"uniforms must lie in [0, 1), got {uniforms[outside][0]}")
