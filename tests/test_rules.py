@@ -14,7 +14,7 @@ import pytest
 
 from friday13_env import env, raw_env
 from friday13_env.friday13.cards import GERMAN_DECK, STANDARD_DECK, get_deck
-from friday13_env.friday13.encoding import MAX_SEATS, state_layout
+from friday13_env.friday13.encoding import MAX_SEATS, encode_state, state_layout
 from friday13_env.friday13.engine import (
     GameOverError,
     GameState,
@@ -330,6 +330,27 @@ def test_non_integer_actions_are_rejected(bad: object) -> None:
         state.play(bad)  # type: ignore[arg-type]
 
 
+def test_is_legal_is_true_exactly_for_what_play_accepts() -> None:
+    """In range, ``is_legal`` is the mask; one past the last action (which would read the Friday count), negative
+    actions and whatever ``play`` refuses (floats such as 15.0, bools, strings, None, 0-d arrays) are never legal,
+    though the player holds a Friday card and a cat 2 (kind 1, so ``True`` would read it)."""
+    state = three_player_position(counts(STD, "f13", "cat 2"), counts(STD, "cat 1"), counts(STD, "cat 2"))
+    friday = STD.friday_kind
+    assert [int(state.is_legal(a)) for a in range(STD.num_actions)] == state.action_mask()
+    assert state.is_legal(friday + 2) and state.is_legal(np.int64(friday)) and state.is_legal(np.uint8(1))
+    refused = [STD.num_actions, STD.num_actions + 1, -1, -STD.num_actions, 15.0, 16.5, 1.0, True, "15", None]
+    for bad in [*refused, np.array(15), np.float64(15.0), np.bool_(True)]:
+        assert state.is_legal(bad) is False, bad  # type: ignore[arg-type]
+        with pytest.raises(IllegalActionError):
+            state.copy().play(bad)  # type: ignore[arg-type]
+    state.play(friday)
+    state.play(action(STD, "cat 1"))
+    state.play(action(STD, "cat 2"))
+    state.play(action(STD, "cat 2"))
+    assert state.round_over
+    assert not any(state.is_legal(a) for a in range(-1, STD.num_actions + 2))
+
+
 def test_numpy_integer_actions_are_accepted() -> None:
     state = three_player_position(counts(STD, "cat 2"), counts(STD, "cat 1"), counts(STD, "cat 2"))
     assert state.play(np.int64(action(STD, "cat 2"))) == 0
@@ -344,7 +365,7 @@ def test_numpy_integer_actions_are_accepted() -> None:
         ({"num_players": "4"}, r"3\.\.6"),
         ({"num_players": True}, r"3\.\.6"),
         ({"deck": "french"}, r"\['german', 'standard'\]"),
-        ({"num_rounds": 0}, r"positive int \(>= 1\)"),
+        ({"num_rounds": 0}, r"num_rounds must be a positive int in 1\.\.100, got 0"),
         ({"num_rounds": 2.5}, "positive int"),
         ({"reward": "score"}, r"\['points', 'relative', 'rival', 'win'\]"),
         ({"render_mode": "rgb"}, r"\[None, 'ansi', 'human', 'rgb_array'\]"),
@@ -661,6 +682,45 @@ def test_state_holds_every_hand(num_players: int) -> None:
     assert views["dummy_hand"].tolist() == (game.dummy if num_players == 3 else empty())
     assert views["to_move"].tolist() == [int(seat == game.current) for seat in range(MAX_SEATS)]
     assert views["captured"].tolist()[:num_players] == game.captured
+
+
+def encoded_state_of_a_finished_round(round_index: int) -> tuple[GameState, np.ndarray]:
+    """The last round-0 position of ``test_round_ends_exactly_when_the_last_hand_empties`` (player 2 plays the
+    last card) as round ``round_index`` of a 2-round game with earlier scores, played out; and the exact
+    ``encode_state`` expected of it, block by block, with ``to_move`` left at zero."""
+    rules = Rules(num_players=3, num_rounds=2)
+    hands = [counts(STD, "cat 1", "cat 7"), counts(STD, "cat 2", "f13"), counts(STD, "mirror 7", "mirror 7")]
+    state = from_hands(rules, hands, round_index=round_index, current=0, scores=[3, 1, 4])
+    for move in ["cat 7", "cat 2", "mirror 7", "cat 1", "f13 cat", "mirror 7"]:
+        state.play(action(STD, move))
+    assert state.round_over and state.current == 2
+    layout = state_layout(STD)
+    blocks = {block.name: np.zeros(block.shape, dtype=np.float32) for block in layout.blocks}
+    blocks["pile_totals"][:] = [4, 7, 0]
+    blocks["pile_cards"][0, kind(STD, "f13")] = 1
+    blocks["pile_cards"][1, kind(STD, "mirror 7")] = 1
+    blocks["captured"][1] = [3, 0, 0, 0]  # player 1's f13 took the cat pile
+    blocks["captured"][2] = [0, 1, 0, 0]  # player 2's mirror 7 took the other one
+    blocks["round"][:] = [round_index, 2 - round_index]
+    blocks["scores"][:3] = [3, 1, 4]  # each type's sole holder discards it: no new points
+    blocks["seat_present"][:3] = 1
+    blocks["dummy"][:] = 1
+    return state, np.concatenate([blocks[block.name].reshape(-1) for block in layout.blocks])
+
+
+def test_encode_state_between_two_rounds_marks_the_player_who_ended_the_round() -> None:
+    """Round over, game not: the exact global state, whose ``to_move`` still marks the last card's player (seat 2),
+    as ``current`` does until ``next_round``; only the game's end clears it."""
+    state, expected = encoded_state_of_a_finished_round(0)
+    assert not state.game_over
+    state_layout(STD).views(expected)["to_move"][2] = 1
+    np.testing.assert_array_equal(encode_state(state), expected)
+
+
+def test_encode_state_at_the_game_end_marks_nobody_to_move() -> None:
+    state, expected = encoded_state_of_a_finished_round(1)
+    assert state.game_over
+    np.testing.assert_array_equal(encode_state(state), expected)
 
 
 def test_ansi_render_shows_piles_the_hand_to_move_and_scores() -> None:

@@ -152,7 +152,7 @@ def _check_option_names(parsed: AgentSpec, names: Iterable[str], allowed: list[s
 
 
 def check_seed(seed: object) -> None:
-    """The one seed rule of every agent: ``None`` (fresh entropy) or a non-negative int."""
+    """The one seed rule of every agent and batch of games: ``None`` (fresh entropy) or a non-negative int."""
     if seed is None or (isinstance(seed, int | np.integer) and not isinstance(seed, bool) and seed >= 0):
         return
     raise ValueError(f"seed must be None or a non-negative int, got {shown(seed)}")

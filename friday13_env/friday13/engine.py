@@ -32,6 +32,9 @@ from friday13_env.friday13.cards import (
 
 MIN_PLAYERS = 3
 MAX_PLAYERS = 6
+MAX_ROUNDS = 100
+"""Most rounds a game may have (4 by default): every environment and batch takes ``num_rounds`` through ``Rules``,
+so a typo such as ``10**9`` (a game no one would finish) is refused everywhere."""
 DUMMY_PLAYER_COUNT = 3
 """With exactly this many players a fourth, dummy hand is dealt and never played."""
 
@@ -62,10 +65,9 @@ class Rules:
             raise ValueError(
                 f"num_players must be one of {list(range(MIN_PLAYERS, MAX_PLAYERS + 1))}, got {self.num_players}"
             )
-        if isinstance(self.num_rounds, bool) or not isinstance(self.num_rounds, int | np.integer):
-            raise ValueError(f"num_rounds must be a positive int, got {self.num_rounds!r}")
-        if self.num_rounds < 1:
-            raise ValueError(f"num_rounds must be a positive int (>= 1), got {self.num_rounds}")
+        rounds = self.num_rounds
+        if isinstance(rounds, bool) or not isinstance(rounds, int | np.integer) or not 1 <= rounds <= MAX_ROUNDS:
+            raise ValueError(f"num_rounds must be a positive int in 1..{MAX_ROUNDS}, got {rounds!r}")
         if not isinstance(self.deck, Deck):
             raise ValueError(f"deck must be a Deck (see friday13_env.friday13.cards.DECKS), got {self.deck!r}")
         object.__setattr__(self, "num_players", int(self.num_players))
@@ -214,7 +216,10 @@ class GameState:
         return actions
 
     def is_legal(self, action: int) -> bool:
-        """Whether the player to move may play ``action`` (any int; out of range is never legal)."""
+        """Whether ``play(action)`` would play a card: ``False`` for whatever ``play`` refuses, so out of range,
+        floats (``15.0`` is not the Friday action), bools and anything but a Python or numpy integer."""
+        if action.__class__ is not int and (isinstance(action, bool) or not isinstance(action, int | np.integer)):
+            return False
         if self.round_over or not 0 <= action < self.rules.deck.num_actions:
             return False
         friday = self.rules.deck.friday_kind

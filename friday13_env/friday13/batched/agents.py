@@ -117,6 +117,7 @@ class TableBatch:
         """What the player to move in each of ``games`` would read from its observation, taken straight from
         the engine's arrays (no observation is encoded): equal to ``read`` of that observation."""
         deck = batch.deck
+        games = batch.game_indices(games)
         rows = np.arange(games.size)
         current = batch.current[games]
         # Seat-major, so the reductions over seats run over whole rows.

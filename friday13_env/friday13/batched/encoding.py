@@ -29,10 +29,6 @@ def relative_seats() -> np.ndarray:
     return seats
 
 
-def _games(batch: GameBatch, games: np.ndarray | None) -> np.ndarray:
-    return np.arange(batch.num_games) if games is None else np.asarray(games, dtype=np.int64)
-
-
 def encode_observations(
     batch: GameBatch, games: np.ndarray | None = None, observers: np.ndarray | None = None
 ) -> np.ndarray:
@@ -40,10 +36,13 @@ def encode_observations(
 
     ``observers`` defaults to the player to move in each game.
     """
-    games = _games(batch, games)
-    observers = batch.current[games] if observers is None else np.asarray(observers, dtype=np.int64)
-    if observers.shape != games.shape:
-        raise ValueError(f"expected one observer per game, shape {games.shape}, got {observers.shape}")
+    games = batch.game_indices(games)
+    observers = batch.current[games] if observers is None else np.asarray(observers)
+    if observers.shape != games.shape or observers.dtype.kind not in "iu":
+        raise ValueError(
+            f"expected one observer (an integer seat) per game, shape {games.shape}, "
+            f"got {observers.dtype} {observers.shape}"
+        )
     if ((observers < 0) | (observers >= batch.num_players[games])).any():
         raise ValueError("an observer must be a seat of its game: 0..num_players - 1")
     layout = observation_layout(batch.deck)
@@ -59,7 +58,7 @@ def encode_observations(
 
 def encode_states(batch: GameBatch, games: np.ndarray | None = None) -> np.ndarray:
     """``(m, S)`` float32: the global state of each game (every hand, absolute seats), for centralised critics."""
-    games = _games(batch, games)
+    games = batch.game_indices(games)
     layout = state_layout(batch.deck)
     out = np.zeros((games.size, layout.size), dtype=np.float32)
     views = _views(out, layout)

@@ -24,6 +24,7 @@ from functools import cache
 
 import numpy as np
 
+from friday13_env.core.registry import check_seed
 from friday13_env.friday13.cards import CAPTURE_LIMIT, NUM_PILES, NUM_TYPES, STANDARD_DECK, Deck
 from friday13_env.friday13.engine import (
     MAX_PLAYERS,
@@ -164,13 +165,15 @@ class GameBatch:
         num_games: B, from 1 to ``MAX_GAMES``.
         num_players: the table size of every game, or a list to draw each new game's size from.
         deck: the deck of every game.
-        num_rounds: rounds per game.
-        seed: seeds the one Generator behind every deal and every drawn table size.
+        num_rounds: rounds per game, 1 to ``MAX_ROUNDS``.
+        seed: seeds the one Generator behind every deal and every drawn table size: ``None`` or a
+            non-negative int.
         autoreset: a game that ends is dealt afresh in the same ``step`` (its final scores are in the
             ``StepResult``); with ``False`` it stays over, as the scalar engine leaves it, until
             ``reset_games``.
 
     The arrays are public for reading (observations, agents, tests); change them only through the methods.
+    Every method that takes ``games`` reads them through ``game_indices``.
     """
 
     def __init__(
@@ -185,6 +188,7 @@ class GameBatch:
         self.num_games = check_num_games(num_games)
         self.player_counts = check_player_counts(num_players)
         Rules(num_players=self.player_counts[0], deck=deck, num_rounds=num_rounds)  # validates deck and rounds
+        check_seed(seed)
         self.deck = deck
         self.num_rounds = int(num_rounds)
         self.autoreset = bool(autoreset)
@@ -207,12 +211,34 @@ class GameBatch:
         self.game_over = np.zeros(b, dtype=bool)
         self._all = np.arange(b)
         self._zero_results: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        self.reset_games(self._all)
+        self._start_games(self._all)
 
     # -- reading -----------------------------------------------------------------------------
+    def game_indices(self, games: np.ndarray | Sequence[int] | None, *, distinct: bool = False) -> np.ndarray:
+        """``games`` as int64 indices of this batch's games (every game for ``None``), or a ``ValueError`` naming
+        the allowed values, before anything reads or changes a game: a 1-d integer array (or list) in
+        ``0..num_games - 1`` (``-1`` is not the last game, and ``0.7`` not game 0). With ``distinct`` no game
+        may appear twice: a method that changes games would change a repeated one once in some arrays and twice
+        in others. The one check of every method (and batched encoder) that takes ``games``."""
+        if games is None:
+            return self._all
+        array = np.asarray(games)
+        last = self.num_games - 1
+        if array.ndim != 1 or (array.dtype.kind not in "iu" and array.size):
+            raise ValueError(
+                f"games must be a 1-d array of game indices (integers in 0..{last}), got {array.dtype} {array.shape}"
+            )
+        outside = (array < 0) | (array > last)
+        if outside.any():
+            raise ValueError(f"game indices must be in 0..{last}, got {array[outside][0]}")
+        indices = array.astype(np.int64, copy=False)
+        if distinct and np.bincount(indices, minlength=1).max() > 1:
+            raise ValueError("games must not repeat a game: each game is changed once")
+        return indices
+
     def current_hands(self, games: np.ndarray | None = None) -> np.ndarray:
         """The hand of the player to move in each game, ``(m, K)`` counts."""
-        games = self._all if games is None else games
+        games = self.game_indices(games)
         rows = games * HAND_SLOTS + self.current[games]
         return self.hands.reshape(-1, self.deck.num_kinds).take(rows, axis=0)
 
@@ -224,8 +250,8 @@ class GameBatch:
     def random_actions(self, rng: np.random.Generator, games: np.ndarray | None = None) -> np.ndarray:
         """A uniformly drawn legal action for the player to move in each game (none may be over):
         ``nth_legal_actions`` of uniforms drawn from ``rng``."""
-        size = self.num_games if games is None else len(games)
-        return self.nth_legal_actions(rng.random(size), games)
+        games = self.game_indices(games)
+        return self.nth_legal_actions(rng.random(games.size), games)
 
     def nth_legal_actions(self, uniforms: np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
         """The ``floor(u * L)``-th legal action in ascending order for each game (``L`` legal actions).
@@ -233,13 +259,20 @@ class GameBatch:
         With ``u`` uniform in [0, 1) that is a uniform legal move, and the scalar rule is the same
         (``legal_actions()[int(u * len(legal))]``). Counted with two small float32 matrix products,
         which are exact on these small integers and much faster than numpy's reductions over short rows
-        (``nth_from_prefix``).
+        (``nth_from_prefix``). ``uniforms`` must be floats, one per game, each in [0, 1) (so not NaN).
         """
-        tables = self.tables
-        uniforms = np.asarray(uniforms, dtype=np.float64)
-        if uniforms.size and (uniforms.min() < 0 or uniforms.max() >= 1):
-            raise ValueError("uniforms must lie in [0, 1)")
-        prefix = self._held_kinds(games) @ tables.legal_prefix  # legal actions up to and including each one
+        games = self.game_indices(games)
+        uniforms = np.asarray(uniforms)
+        if uniforms.shape != games.shape or uniforms.dtype.kind != "f":
+            raise ValueError(
+                f"uniforms must be a float array of shape {games.shape} (one per game), "
+                f"got {uniforms.dtype} {uniforms.shape}"
+            )
+        uniforms = uniforms.astype(np.float64, copy=False)  # float32 uniforms draw as they always did
+        outside = ~((uniforms >= 0) & (uniforms < 1))  # NaN compares false both ways: outside
+        if outside.any():
+            raise ValueError(f"uniforms must lie in [0, 1), got {uniforms[outside][0]}")
+        prefix = self._held_kinds(games) @ self.tables.legal_prefix  # legal actions up to and including each one
         if not prefix[:, -1].all():
             raise ValueError("a finished game has no legal action: reset it (reset_games) before drawing one")
         return nth_from_prefix(prefix, uniforms)
@@ -252,11 +285,11 @@ class GameBatch:
     def step(self, actions: np.ndarray, games: np.ndarray | None = None) -> StepResult:
         """Play ``actions[i]`` for the player to move in game ``games[i]`` (every game when ``None``).
 
-        ``games`` must not repeat a game. Raises ``IllegalActionError`` (nothing played in any game)
+        ``games`` must not repeat a game (``game_indices``). Raises ``IllegalActionError`` (nothing played in any game)
         for an action out of range, a card the player does not hold, or a game that is over.
         """
         tables = self.tables
-        games = self._all if games is None else self._checked_games(games)
+        games = self.game_indices(games, distinct=True)
         actions = self._checked_actions(actions, games)
         current = self.current.take(games)
         kind = tables.action_kind.take(actions)
@@ -321,15 +354,19 @@ class GameBatch:
         self.round[going_on] += 1
         self._deal(going_on)
         if self.autoreset:
-            self.reset_games(ended[over])
+            self._start_games(ended[over])
         else:  # left as the scalar engine leaves a finished game: the last player still "to move"
             self.game_over[ended[over]] = True
             self.current[ended[over]] = current[which[over]]
         return StepResult(taken, sizes, round_over, round_points, game_over, final_scores, round_totals)
 
-    def reset_games(self, games: np.ndarray) -> None:
-        """Start new games in slots ``games``: table size (drawn when several are allowed), scores, first deal."""
-        games = np.asarray(games, dtype=np.int64)
+    def reset_games(self, games: np.ndarray | Sequence[int]) -> None:
+        """Start new games in slots ``games`` (distinct indices, ``game_indices``): table size (drawn when several
+        are allowed), scores, first deal."""
+        self._start_games(self.game_indices(games, distinct=True))
+
+    def _start_games(self, games: np.ndarray) -> None:
+        """``reset_games`` of checked indices."""
         if games.size == 0:
             return
         counts = self.player_counts
@@ -388,18 +425,6 @@ class GameBatch:
             self._zero_results[size] = cached
         return cached
 
-    def _checked_games(self, games: np.ndarray) -> np.ndarray:
-        """Distinct game indices in range, as int64, or a ``ValueError`` (a repeated game would be played once
-        in some arrays and twice in others)."""
-        games = np.asarray(games)
-        if games.ndim != 1 or games.dtype.kind not in "iu":
-            raise ValueError(f"games must be a 1-d array of game indices (integers), got {games.dtype} {games.shape}")
-        if games.size and (games.min() < 0 or games.max() >= self.num_games):
-            raise ValueError(f"game indices must be in 0..{self.num_games - 1}, got {games.min()}..{games.max()}")
-        if games.size and np.bincount(games, minlength=1).max() > 1:
-            raise ValueError("games must not repeat a game: each game plays one card per step")
-        return games.astype(np.int64, copy=False)
-
     def _checked_actions(self, actions: np.ndarray, games: np.ndarray) -> np.ndarray:
         actions = np.asarray(actions)
         if actions.shape != games.shape:
@@ -434,10 +459,9 @@ class GameBatch:
         For tests, and for starting batched rollouts from given positions. The states must use this
         batch's deck and number of rounds, and be in play (a state whose round is over has nothing to play).
         """
-        games = np.arange(len(states)) if games is None else np.asarray(games, dtype=np.int64)
+        games = self.game_indices(np.arange(len(states)) if games is None else games, distinct=True)
         if games.shape != (len(states),):
             raise ValueError(f"expected one game slot per state ({len(states)}), got shape {games.shape}")
-        games = self._checked_games(games)
         for state in states:  # every state checked before any slot changes
             rules = state.rules
             if rules.deck != self.deck or rules.num_rounds != self.num_rounds:
