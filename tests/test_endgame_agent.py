@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from friday13_env import agents, raw_env
-from friday13_env.core.policy import CheckpointError, save_policy
+from friday13_env.core.checkpoint import CheckpointError, save_policy
 from friday13_env.friday13.agents import EndgameSearchAgent
 from friday13_env.friday13.agents.base import Observation, deck_of, legal_actions
 from friday13_env.friday13.agents.endgame import DEFAULT_POLICY

@@ -16,15 +16,8 @@ import pytest
 
 import tests.scripts  # noqa: F401  (puts training/ on sys.path, for its `common` package)
 from friday13_env import agents, raw_env
-from friday13_env.core.policy import (
-    CACHE_ENTRIES,
-    SPARSE_INPUTS,
-    CheckpointError,
-    MLPPolicy,
-    PolicyMetadata,
-    clear_policy_cache,
-    save_policy,
-)
+from friday13_env.core.checkpoint import CACHE_ENTRIES, CheckpointError, clear_policy_cache, save_policy
+from friday13_env.core.mlp import SPARSE_INPUTS, MLPPolicy, PolicyMetadata
 from friday13_env.friday import encoding
 from friday13_env.friday import policy as friday_policy
 from friday13_env.friday.agents import make as make_solo_agent

@@ -12,7 +12,8 @@ import pytest
 
 import tests.scripts  # noqa: F401  (puts training/ on sys.path, for its `common` package)
 from friday13_env import agents, raw_env
-from friday13_env.core.policy import CheckpointError, MLPPolicy, save_policy
+from friday13_env.core.checkpoint import CheckpointError, save_policy
+from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday import policy as friday_policy
 from friday13_env.friday13.agents.policy import input_scale, policy_metadata, read_card_policy
 from friday13_env.friday13.cards import get_deck

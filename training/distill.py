@@ -75,7 +75,8 @@ from common.torch_policy import load_linear_layers, read_matching_policy
 from tqdm import tqdm
 
 from friday13_env import raw_env
-from friday13_env.core.policy import CheckpointError, MLPPolicy
+from friday13_env.core.checkpoint import CheckpointError
+from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday13.agents import Agent, legal_actions, make
 from friday13_env.friday13.agents.policy import ENV_VERSION, observation_scale, read_card_policy
 from friday13_env.friday13.agents.search import SearchAgent

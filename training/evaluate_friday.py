@@ -26,8 +26,8 @@ import json
 import sys
 import time
 
+from friday13_env.core.checkpoint import CheckpointError
 from friday13_env.core.files import atomic_write_text, output_problem, run_writing
-from friday13_env.core.policy import CheckpointError
 from friday13_env.core.specs import AgentSpec, non_negative_argument, parse_spec, positive_argument
 from friday13_env.friday.agents import REGISTRY, make, names
 from friday13_env.friday.evaluation import evaluate, format_markdown, format_table, results_to_json

@@ -87,7 +87,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
 import friday13_env  # noqa: F401 - registers the Gymnasium ids
-from friday13_env.core.policy import CheckpointError, MLPPolicy
+from friday13_env.core.checkpoint import CheckpointError
+from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday13.aec import REWARD_MODES
 from friday13_env.friday13.agents import REGISTRY
 from friday13_env.friday13.agents.policy import (

@@ -71,8 +71,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 from tqdm import tqdm
 
+from friday13_env.core.checkpoint import CheckpointError, save_policy
 from friday13_env.core.files import atomic_write
-from friday13_env.core.policy import CheckpointError, save_policy
 from friday13_env.core.specs import parse_spec
 from friday13_env.friday import encoding
 from friday13_env.friday.actions import ACTIVATE, NUM_ACTIONS, TARGET

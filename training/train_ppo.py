@@ -65,8 +65,9 @@ from common.script_args import atomic_write_text, field_errors, option, output_e
 from threadpoolctl import threadpool_limits
 from torch import nn
 
+from friday13_env.core.checkpoint import save_policy
 from friday13_env.core.files import atomic_write_bytes
-from friday13_env.core.policy import RAW_INPUT, InputFeatures, MLPPolicy, network_inputs, save_policy
+from friday13_env.core.mlp import RAW_INPUT, InputFeatures, MLPPolicy, network_inputs
 from friday13_env.friday13.aec import REWARD_MODES
 from friday13_env.friday13.agents.policy import CardPolicyAgent, input_scale, policy_metadata, read_card_policy
 from friday13_env.friday13.batched import SelfPlayTables, make_batched

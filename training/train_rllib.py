@@ -103,7 +103,7 @@ from ray.rllib.utils.numpy import convert_to_numpy
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 from torch import nn
 
-from friday13_env.core.policy import MLPPolicy
+from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday13.aec import REWARD_MODES
 from friday13_env.friday13.agents.policy import (
     load_policy_agent,

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from friday13_env.core.agent import Agent, Observation, legal_actions
-from friday13_env.core.policy import PolicyAgent
+from friday13_env.core.mlp import PolicyAgent
 from friday13_env.core.registry import Registry, UnknownOptionError, check_seed
 from friday13_env.friday.env import observation_dict
 from friday13_env.friday.expert import HeuristicAgent

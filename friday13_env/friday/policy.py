@@ -1,6 +1,6 @@
 """Friday (solo) policies: the layout a checkpoint must match to play ``FridaySolo-v0``.
 
-The format itself (arrays, metadata, safe reading) is game-agnostic, in :mod:`friday13_env.core.policy`;
+The format itself (arrays, metadata, safe reading) is game-agnostic, in :mod:`friday13_env.core.checkpoint`;
 a solo policy leaves ``deck`` empty. ``ENV_VERSION`` (``"Friday-v0"``) tags the observation and action
 layout a checkpoint was trained for; it kept the environment's first id when the id became
 ``FridaySolo-v0`` (same layout), so existing checkpoints stay readable.
@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from friday13_env.core.policy import MLPPolicy, PolicyMetadata, read_policy
+from friday13_env.core.checkpoint import read_policy
+from friday13_env.core.mlp import MLPPolicy, PolicyMetadata
 from friday13_env.friday import actions, encoding
 
 ENV_VERSION = "Friday-v0"

@@ -17,7 +17,7 @@ from functools import cache
 
 import numpy as np
 
-from friday13_env.core.policy import RAW_INPUT, PolicyMetadata
+from friday13_env.core.mlp import RAW_INPUT, PolicyMetadata
 from friday13_env.friday13.cards import (
     CAPTURE_LIMIT,
     FRIDAY_POINTS,

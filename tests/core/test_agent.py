@@ -14,7 +14,7 @@ import pytest
 
 from friday13_env import agents, raw_env
 from friday13_env.core.agent import checked_observation, legal_actions, observation_arrays
-from friday13_env.core.policy import PolicyAgent
+from friday13_env.core.mlp import PolicyAgent
 from friday13_env.friday13.agents.policy import CardPolicyAgent
 
 

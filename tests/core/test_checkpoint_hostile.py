@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from friday13_env.core.policy import CheckpointError, MLPPolicy, clear_policy_cache
+from friday13_env.core.checkpoint import CheckpointError, clear_policy_cache
+from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday13.agents.policy import read_card_policy
 from tests.test_policy import tiny_policy
 

@@ -39,7 +39,7 @@ def all_modules() -> list[str]:
 
 def test_every_module_imports_without_the_training_extras() -> None:
     modules = all_modules()
-    assert "friday13_env.core.policy" in modules and "friday13_env.friday13.aec" in modules
+    assert "friday13_env.core.checkpoint" in modules and "friday13_env.friday13.aec" in modules
     result = _run(_blocker(TRAINING_ONLY), f"import importlib\nfor m in {modules!r}: importlib.import_module(m)")
     assert result.returncode == 0, result.stderr
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from friday13_env.core.agent import Agent
-from friday13_env.core.policy import PolicyAgent
+from friday13_env.core.mlp import PolicyAgent
 from friday13_env.core.stats import t_quantile_975, wilson_interval
 from friday13_env.core.zoo import model_card
 from friday13_env.friday import agents

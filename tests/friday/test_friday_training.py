@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from friday13_env.core.policy import CheckpointError, PolicyMetadata, save_policy
+from friday13_env.core.checkpoint import CheckpointError, save_policy
+from friday13_env.core.mlp import PolicyMetadata
 from friday13_env.friday import encoding
 from friday13_env.friday import policy as friday_policy
 from friday13_env.friday.agents import PolicyAgent, load, make

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from friday13_env.core.policy import MLPPolicy
+from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday13 import agents
 from friday13_env.friday13.agents.policy import CardPolicyAgent, read_card_policy
 from friday13_env.friday13.batched.agents import (

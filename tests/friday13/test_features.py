@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from friday13_env.core.policy import RAW_INPUT
+from friday13_env.core.mlp import RAW_INPUT
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import MAX_SEATS, encode_observation
 from friday13_env.friday13.engine import GameState, Rules, new_game, round_points

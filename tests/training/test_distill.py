@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks.bench_agents import positions
 from friday13_env import agents, raw_env
-from friday13_env.core.policy import save_policy
+from friday13_env.core.checkpoint import save_policy
 from friday13_env.friday import agents as friday_agents
 from friday13_env.friday13.agents.policy import read_card_policy
 from tests.scripts import TRAINING, load_training_script

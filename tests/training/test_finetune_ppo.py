@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from friday13_env import agents, raw_env
-from friday13_env.core.policy import save_policy
+from friday13_env.core.checkpoint import save_policy
 from friday13_env.friday13.agents.policy import observation_scale, policy_metadata, read_card_policy
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import observation_layout

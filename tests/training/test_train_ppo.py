@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from friday13_env import agents
-from friday13_env.core.policy import MLPPolicy
+from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday13.agents.policy import input_scale, observation_scale, read_card_policy
 from friday13_env.friday13.batched.engine import DUMMY_SLOT, MAX_SEATS
 from friday13_env.friday13.cards import get_deck

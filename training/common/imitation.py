@@ -1,7 +1,7 @@
 """Supervised policy fitting that both teachers of ``training/distill.py`` share (needs the ``train`` extra).
 
 ``--teacher search`` fits an MLP to the ``search`` agent's move values, ``--teacher ensemble`` to an
-ensemble's logits; both build the same network (the layout ``friday13_env.core.policy`` exports) the
+ensemble's logits; both build the same network (the layout ``friday13_env.core.checkpoint`` writes) the
 same way (``fit_student``), hold out whole games, measure greedy agreement with their teacher, write
 their outputs atomically and finish with the same quick duplicate evaluation, so their figures compare.
 """
@@ -22,7 +22,7 @@ from tqdm import tqdm
 from common.script_args import atomic_write_text
 from common.torch_policy import load_linear_layers, save_linear_layers
 from friday13_env.core.files import atomic_write
-from friday13_env.core.policy import MLPPolicy
+from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday13.agents import Agent, make
 from friday13_env.friday13.agents.policy import policy_metadata
 from friday13_env.friday13.evaluation import evaluate, focus_matchups

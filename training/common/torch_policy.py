@@ -14,15 +14,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from friday13_env.core.policy import (
-    RAW_INPUT,
-    CheckpointError,
-    MLPPolicy,
-    PolicyMetadata,
-    observation_only,
-    read_policy,
-    save_policy,
-)
+from friday13_env.core.checkpoint import CheckpointError, read_policy, save_policy
+from friday13_env.core.mlp import RAW_INPUT, MLPPolicy, PolicyMetadata, observation_only
 from friday13_env.friday import policy as friday_policy
 from friday13_env.friday13 import features as card_features
 from friday13_env.friday13.agents import policy as card_policy

@@ -1,6 +1,6 @@
 """Friday the 13th policies: the layout a checkpoint must match, the input scale, and the agent.
 
-The format itself (arrays, metadata, safe reading) is game-agnostic, in :mod:`friday13_env.core.policy`;
+The format itself (arrays, metadata, safe reading) is game-agnostic, in :mod:`friday13_env.core.checkpoint`;
 this module says what a ``friday13_v0`` policy must declare: its deck's observation layout and
 action count. A policy of one deck refuses a table of the other when seated and when it moves.
 """
@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from friday13_env.core.agent import Observation
-from friday13_env.core.policy import RAW_INPUT, MLPPolicy, PolicyAgent, PolicyMetadata, read_policy
+from friday13_env.core.checkpoint import read_policy
+from friday13_env.core.mlp import RAW_INPUT, MLPPolicy, PolicyAgent, PolicyMetadata
 from friday13_env.friday13.agents.base import checked, deck_of
 from friday13_env.friday13.cards import DECKS, Deck, get_deck
 from friday13_env.friday13.encoding import observation_bounds, observation_layout

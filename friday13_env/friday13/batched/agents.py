@@ -5,7 +5,7 @@ and ``GameBatch.legal_mask`` give) and returns ``(m,)`` actions. ``cautious`` an
 exactly the moves of their scalar versions in :mod:`friday13_env.friday13.agents.heuristics` on every
 observation: the same decisions, ties broken the same way, and the same floating-point prices (the
 majority odds are read from a table that the scalar function itself fills). ``random`` is uniform
-over the legal actions. A policy is any :class:`~friday13_env.core.policy.MLPPolicy` (a zoo name, a
+over the legal actions. A policy is any :class:`~friday13_env.core.mlp.MLPPolicy` (a zoo name, a
 checkpoint path, or a frozen snapshot in memory) run as one forward pass for the whole batch.
 
 ``make_batched(spec)`` builds one from the same specs as ``agents.make`` (``"majority:open_min=2"``,
@@ -21,8 +21,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from friday13_env.core.mlp import MLPPolicy
 from friday13_env.core.options import count_option
-from friday13_env.core.policy import MLPPolicy
 from friday13_env.core.specs import AgentSpec, parse_spec
 from friday13_env.friday13.agents.heuristics import CLEAN_KEEP_MIN, CLEAN_OPEN_MIN, HIGH_VALUE, majority_odds
 from friday13_env.friday13.agents.policy import CardPolicyAgent

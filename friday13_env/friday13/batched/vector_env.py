@@ -24,7 +24,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from friday13_env.core.policy import MLPPolicy
+from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday13.aec import ILLEGAL_ACTION_REWARD, REWARD_MODES, check_choice
 from friday13_env.friday13.batched.agents import BatchedAgent, act, make_batched
 from friday13_env.friday13.batched.encoding import encode_observations

@@ -1,4 +1,4 @@
-"""Trained policies as plain numpy: a safe checkpoint format and the MLP that plays from it.
+"""Policy checkpoints: a safe file format, its hardened reader and a bounded cache of what was read.
 
 A policy checkpoint is an ``.npz`` file holding only float32 arrays and one JSON metadata string.
 The metadata pins what the weights were trained for: the environment version, the deck, the
@@ -6,23 +6,17 @@ observation layout (size and block names), the action count and the network's sh
 safe against hostile files: nothing is unpickled (so opening a file never executes code), and every
 array header (dtype, shape, and the member's inflated size) is checked against the declared network
 before any data is decompressed, so memory stays bounded by the declared network's size (itself
-capped) whatever the file claims. A read policy is immutable (read-only arrays), and ``read_policy``
-caches it per unchanged file, so every agent made from one checkpoint shares one copy.
+capped) whatever the file claims. ``read_policy`` caches a read policy (:class:`~friday13_env.core.mlp.MLPPolicy`,
+immutable) per unchanged file, so every agent made from one checkpoint shares one copy.
 
 This module is game-agnostic: each game passes ``read_policy`` the layout its environment expects
 (``friday13_env.friday13.agents.policy``, ``friday13_env.friday.policy``), and a file made for
-another layout is refused with an error that says what differs, instead of playing garbage.
-
-Inference is a forward pass through an MLP (``input_scale`` -> [linear -> activation]* -> linear),
-then an argmax over the legal actions' logits, so users who only want a strong opponent need
-numpy, not torch. A policy may declare derived inputs (``input_features``): entries its game computes
-from the observation and appends to it before the network (the game names what it offers; a file
-naming anything else is refused). Files without them leave the field out, so older versions read them.
+another layout is refused with an error that says what differs, instead of playing garbage. Files
+without derived inputs leave ``input_features`` out, so older versions read them.
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
 import itertools
 import json
@@ -34,83 +28,58 @@ import zipfile
 import zlib
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, fields
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Any
 
 import numpy as np
 
-from friday13_env.core.agent import Observation, checked_observation
 from friday13_env.core.files import atomic_write
+from friday13_env.core.mlp import (
+    ACTIVATIONS,
+    FORMAT,
+    FORMAT_VERSION,
+    RAW_INPUT,
+    FeaturesOf,
+    MLPPolicy,
+    PolicyMetadata,
+    observation_only,
+    read_only,
+)
 
-FORMAT = "friday13-policy"
-FORMAT_VERSION = 1
-ACTIVATIONS = ("tanh", "relu")
 MAX_PARAMETERS = 20_000_000
 """The largest network a checkpoint may declare (80 MB of float32): a bound on what reading allocates."""
+
+
 MAX_LAYERS = 32
+
+
 MAX_METADATA_BYTES = 1 << 20
+
+
 MAX_HEADER_BYTES = 1 << 14
 """The longest ``.npy`` header read (numpy itself refuses headers over 10,000 characters)."""
+
+
 CACHE_ENTRIES = 32
+
+
 CACHE_BYTES = 256 << 20
 """Bounds of ``read_policy``'s cache: at most this many policies, and this many bytes of weights."""
+
+
 _FLOAT32 = np.dtype("<f4")
+
+
 _HEADER_LENGTH_BYTES = {(1, 0): 2, (2, 0): 4}
+
+
 ExpectedLayout = Callable[["PolicyMetadata"], dict[str, Any]]
 """A game's check of a checkpoint: the metadata fields its environment needs, or a ``ValueError``."""
-RAW_INPUT = "observation"
-"""The ``input_features`` of a network that reads the observation alone."""
-
-
-class InputFeatures(Protocol):
-    """Derived inputs: ``(..., observation_size) -> (..., size)``, appended to the observation."""
-
-    name: str
-    size: int
-
-    def __call__(self, observations: np.ndarray) -> np.ndarray: ...
-
-
-FeaturesOf = Callable[["PolicyMetadata"], "InputFeatures | None"]
-"""A game's derived inputs for a checkpoint's ``input_features`` (None: the observation alone), or a ``ValueError``."""
-
-
-def observation_only(metadata: PolicyMetadata) -> InputFeatures | None:
-    """The ``FeaturesOf`` of a game that offers no derived inputs."""
-    if metadata.input_features != RAW_INPUT:
-        raise ValueError(f"unknown input features {metadata.input_features!r}; allowed: [{RAW_INPUT!r}]")
-    return None
-
-
-def network_inputs(observations: np.ndarray, features: InputFeatures | None) -> np.ndarray:
-    """What a network with these derived inputs reads: the observations, then ``features`` of them if any."""
-    if features is None:
-        return observations
-    return np.concatenate([observations, features(observations)], axis=-1)
 
 
 class CheckpointError(ValueError):
     """A checkpoint that is missing, corrupt, or made for another environment layout."""
-
-
-@dataclass(frozen=True)
-class PolicyMetadata:
-    """What a policy was trained for and how to run it; stored as JSON inside the checkpoint."""
-
-    deck: str
-    observation_size: int
-    observation_blocks: list[str]
-    num_actions: int
-    activation: str
-    hidden_sizes: list[int]
-    env_version: str
-    format: str = FORMAT
-    format_version: int = FORMAT_VERSION
-    description: str = ""
-    training: dict[str, Any] | None = None
-    input_features: str = RAW_INPUT
-    """Derived inputs the network reads after the observation (``RAW_INPUT``: none)."""
 
 
 def metadata_json(metadata: PolicyMetadata) -> str:
@@ -138,127 +107,6 @@ def save_policy(
         arrays[f"b{index}"] = np.asarray(bias, dtype=np.float32)
     arrays["metadata"] = np.array(metadata_json(metadata))
     atomic_write(path, lambda handle: np.savez(handle, **arrays))
-
-
-SPARSE_INPUTS = 512
-"""From this many inputs on (Friday's 2,175, not the card game's 146), the first layer multiplies only the
-rows of its weight that meet a non-zero input: a Friday observation has about 75 non-zero entries, and a
-2,175 x 256 weight read in full costs more than the rest of the network. The sum is the same (in another
-order, so the logits may differ in the last bits)."""
-
-
-class MLPPolicy:
-    """A numpy MLP read from a checkpoint: ``logits(observation_vector)``; with ``features``, the network reads
-    the observation followed by ``features(observation)``.
-
-    Immutable: the arrays are read-only float32 (writable ones given to the constructor are copied) and
-    held in tuples, so one policy can be shared by every agent made from a checkpoint (``read_policy``
-    caches it). To change a network, build a new ``MLPPolicy`` from modified copies.
-    """
-
-    def __init__(
-        self,
-        weights: Sequence[np.ndarray],
-        biases: Sequence[np.ndarray],
-        input_scale: np.ndarray,
-        metadata: PolicyMetadata,
-        features: InputFeatures | None = None,
-    ) -> None:
-        declared = RAW_INPUT if features is None else features.name
-        if metadata.input_features != declared:
-            raise ValueError(f"the metadata declares input features {metadata.input_features!r}, given {declared!r}")
-        self.features = features
-        self.weights: tuple[np.ndarray, ...] = tuple(_read_only(weight) for weight in weights)
-        inputs = metadata.observation_size + (0 if features is None else features.size)
-        if self.weights[0].shape[0] != inputs:
-            size = metadata.observation_size
-            raise ValueError(
-                f"the first layer reads {self.weights[0].shape[0]} inputs; the observation ({size}) and its "
-                f"{declared!r} inputs make {inputs}"
-            )
-        self.biases: tuple[np.ndarray, ...] = tuple(_read_only(bias) for bias in biases)
-        self.input_scale: np.ndarray = _read_only(input_scale)
-        self.metadata = metadata
-        self._activation = np.tanh if metadata.activation == "tanh" else _relu
-        self._gather_first_layer = self.weights[0].shape[0] >= SPARSE_INPUTS
-        self._unit_scale = bool(np.all(self.input_scale == 1))
-
-    @property
-    def nbytes(self) -> int:
-        """Bytes of weights, biases and input scale."""
-        return sum(array.nbytes for array in (self.input_scale, *self.weights, *self.biases))
-
-    def logits(self, observation: np.ndarray) -> np.ndarray:
-        # In place where numpy allows: at one observation per call the allocations are a visible cost.
-        inputs = network_inputs(np.asarray(observation, dtype=np.float32), self.features)
-        if not self._unit_scale:
-            inputs = inputs * self.input_scale
-        if self._gather_first_layer and inputs.ndim == 1:  # only the rows of W1 meeting a non-zero input
-            nonzero = (inputs != 0).nonzero()[0]  # several times faster than np.flatnonzero here
-            hidden = inputs[nonzero] @ self.weights[0][nonzero]
-        else:
-            hidden = inputs @ self.weights[0]
-        for weight, bias in zip(self.weights[1:], self.biases[:-1], strict=True):
-            hidden += bias
-            hidden = self._activation(hidden, out=hidden)
-            hidden = hidden @ weight
-        hidden += self.biases[-1]
-        return hidden
-
-    def fingerprint(self) -> str:
-        """SHA-256 of what decides the moves (activation, scale, weights), not of the file: two exports of
-        the same network with other metadata (a run's arguments, its wall time) share a fingerprint."""
-        digest = hashlib.sha256(self.metadata.activation.encode())
-        if self.features is not None:
-            digest.update(self.features.name.encode())
-        for array in (self.input_scale, *self.weights, *self.biases):
-            digest.update(np.ascontiguousarray(array, dtype=np.float32).tobytes())
-        return digest.hexdigest()
-
-    def choose(self, observation: np.ndarray, legal: np.ndarray, rng: np.random.Generator | None = None) -> int:
-        """The legal action with the highest logit, or one sampled from the legal softmax with ``rng``."""
-        logits = self.logits(observation)[legal]
-        if rng is None:
-            return int(legal[int(np.argmax(logits))])
-        probabilities = np.exp(logits - logits.max())
-        probabilities /= probabilities.sum()
-        return int(legal[rng.choice(legal.size, p=probabilities)])
-
-
-class PolicyAgent:
-    """Plays the legal action with the highest logit (or samples from the legal softmax if ``greedy=False``).
-
-    The observation is the environment's ``{"observation": vector, "action_mask": mask}`` dict, in either game.
-    """
-
-    def __init__(self, policy: MLPPolicy, name: str, seed: int | None = None, greedy: bool = True) -> None:
-        if not isinstance(greedy, bool):
-            raise ValueError(f"greedy must be True or False, got {greedy!r}")
-        self.policy = policy
-        self.name = name
-        self.greedy = greedy
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: Observation) -> int:
-        return self.decide(*self._read(observation))
-
-    def decide(self, vector: np.ndarray, legal: np.ndarray) -> int:
-        """The move for an observation vector and its legal actions that the caller has already checked
-        (an agent built on this one checks each observation once, not twice)."""
-        return self.policy.choose(vector, legal, None if self.greedy else self.rng)
-
-    def legal_logits(self, observation: Observation) -> tuple[np.ndarray, np.ndarray]:
-        """The legal actions and their logits, for agents that weigh the policy's confidence."""
-        vector, legal = self._read(observation)
-        return legal, self.policy.logits(vector)[legal]
-
-    def _read(self, observation: Observation) -> tuple[np.ndarray, np.ndarray]:
-        metadata = self.policy.metadata
-        return checked_observation(observation, metadata.observation_size, metadata.num_actions, self.name)
-
-
-def _relu(values: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    return np.maximum(values, 0.0, out=out)
 
 
 def read_policy(
@@ -550,13 +398,4 @@ def _read_array(
     # Keep the stored memory layout (torch exports are Fortran-ordered): numpy's matrix products sum in an
     # order that depends on it, so a re-laid-out copy would move logits in their last bits.
     array = array.reshape(shape[::-1]).T if fortran_order else array.reshape(shape)
-    return _read_only(array)
-
-
-def _read_only(array: np.ndarray) -> np.ndarray:
-    """``array`` as float32 that nobody can write into (a read-only copy unless it already is read-only)."""
-    converted = np.asarray(array, dtype=np.float32)
-    if converted.flags.writeable:
-        converted = converted.copy()
-        converted.setflags(write=False)
-    return converted
+    return read_only(array)
