@@ -489,6 +489,22 @@ def test_a_restarted_table_carries_nothing_over_from_its_last_game(how: str) -> 
     assert not infos["illegal_action"].any()
 
 
+@pytest.mark.parametrize("autoreset_mode", ["NextStep", "Disabled"])
+def test_a_masked_reset_shows_no_moves_at_finished_tables_it_does_not_restart(autoreset_mode: str) -> None:
+    """A table whose game ended on an illegal action, left out of a masked reset, still offers no action (as the
+    step that ended it said), in the reset's infos and in ``action_masks()``; its infos are kept."""
+    env = make(3, num_players=4, opponents=["cautious", "majority", "cautious"], autoreset_mode=autoreset_mode)
+    _, infos = env.reset(seed=32)
+    actions = infos["action_mask"].argmax(axis=1)
+    actions[1] = np.flatnonzero(infos["action_mask"][1] == 0)[0]
+    _, _, terminated, _, infos = env.step(actions)
+    assert terminated.tolist() == [False, True, False] and not infos["action_mask"][1].any()
+    _, after = env.reset(options={"reset_mask": np.array([True, False, False])})
+    assert not after["action_mask"][1].any() and not env.action_masks()[1].any()
+    for key in ("illegal_action", "total_points", "seat", "round"):
+        assert after[key][1] == infos[key][1], key
+
+
 def test_a_seeded_reset_with_a_mask_is_refused_and_changes_nothing() -> None:
     """A seed re-deals every table, so ``reset(seed=s, options={"reset_mask": m})`` is a ``ValueError`` and the
     tables play on unchanged."""

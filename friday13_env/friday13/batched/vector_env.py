@@ -193,7 +193,7 @@ class Friday13VectorEnv(VectorEnv):
                 )  # fmt: skip
             games = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
             self._start(games)
-            return self._observe(np.zeros(self.num_envs, dtype=bool))
+            return self._observe(self._ended.copy())  # tables a masked reset left finished offer no action
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Play each table's learner card, then its opponents' until the learner is to move or the game ends.
