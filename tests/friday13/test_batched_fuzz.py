@@ -20,8 +20,11 @@ import pytest
 
 import friday13_env  # noqa: F401  (registers the Gymnasium ids)
 from friday13_env.friday13 import engine
+from friday13_env.friday13.aec import raw_env
+from friday13_env.friday13.batched import selfplay
 from friday13_env.friday13.batched.encoding import encode_states
 from friday13_env.friday13.batched.engine import MAX_SEATS
+from friday13_env.friday13.batched.selfplay import SelfPlayTables, Turn
 from friday13_env.friday13.batched.vector_env import Friday13VectorEnv
 from friday13_env.friday13.encoding import encode_state
 from friday13_env.friday13.single_agent import Friday13Env
@@ -269,7 +272,7 @@ def test_the_vector_env_matches_scalar_replays_under_random_calls_and_failures(
     """Random legal, illegal and bad actions, full and masked resets and failing opponents: every accepted call
     leaves every table equal to its scalar replay, every refused one changes nothing, every failure locks the env
     until a full reset."""
-    check_vector_env(deal_log, monkeypatch, case, steps=120)
+    check_vector_env(deal_log, monkeypatch, case, steps=100)
 
 
 @pytest.mark.slow
@@ -277,5 +280,164 @@ def test_the_vector_env_matches_scalar_replays_under_random_calls_and_failures(
 def test_the_vector_env_matches_scalar_replays_over_long_fuzzing(
     deal_log: DealLog, monkeypatch: pytest.MonkeyPatch, case: tuple[int, str, str, str, int]
 ) -> None:
-    """The same, ten times longer, from other seeds."""
-    check_vector_env(deal_log, monkeypatch, (case[0] + 100, *case[1:]), steps=1200)
+    """The same, longer, from other seeds."""
+    check_vector_env(deal_log, monkeypatch, (case[0] + 100, *case[1:]), steps=600)
+
+
+# -- SelfPlayTables -----------------------------------------------------------------------------------
+class SelfPlayReplay:
+    """``SelfPlayTables`` and, for every table, the scalar AEC game of its current deal; ``encode_observations``
+    raises at random calls (an exception after the engine played: an interrupt, say)."""
+
+    def __init__(
+        self, log: DealLog, monkeypatch: pytest.MonkeyPatch, rng: np.random.Generator, num_tables: int, **options: Any
+    ) -> None:
+        self.log, self.rng, self.num_tables = log, rng, num_tables
+        self.deals = ScalarDeals(log)
+        monkeypatch.setattr(engine, "deal", self.deals)
+        encode = selfplay.encode_observations
+        calls = [0]
+
+        def sometimes_interrupted(*args: Any, **kwargs: Any) -> np.ndarray:
+            calls[0] += 1
+            if rng.random() < 0.01:
+                raise KeyboardInterrupt(f"interrupted on call {calls[0]}")
+            return encode(*args, **kwargs)
+
+        monkeypatch.setattr(selfplay, "encode_observations", sometimes_interrupted)
+        self.tables = SelfPlayTables(num_tables, num_players=[3, 4, 5, 6], seed=0, **options)
+        self.scalar_options = {key: options[key] for key in ("reward", "num_rounds", "deck") if key in options}
+        self.scalars: list[raw_env] = []
+        self.turn: Turn | None = None
+        self.counts = dict.fromkeys(["step", "refused", "failure", "reset", "game end"], 0)
+
+    def start(self, table: int, n: int) -> None:
+        scalar = raw_env(num_players=n, **self.scalar_options)
+        self.deals.table = table
+        scalar.reset(seed=0)
+        if table < len(self.scalars):
+            self.scalars[table] = scalar
+        else:
+            self.scalars.append(scalar)
+
+    def check(self, turn: Turn) -> None:
+        """Who is to move at every table, what it sees and may play, and the whole table, as in its scalar game."""
+        states = self.tables.states()
+        for table, scalar in enumerate(self.scalars):
+            assert scalar.game is not None
+            seat = scalar.game.current
+            observation = scalar.observe(f"player_{seat}")
+            assert turn.seats[table] == seat and turn.num_players[table] == scalar.game.rules.num_players
+            np.testing.assert_array_equal(turn.observations[table], observation["observation"])
+            np.testing.assert_array_equal(turn.masks[table], observation["action_mask"].astype(bool))
+            np.testing.assert_array_equal(states[table], scalar.state())
+        assert self.log.pending(self.tables.batch) == {}
+        self.turn = turn
+
+    def reset(self, seed: int | None) -> None:
+        """A reset (again until it is not interrupted); every scalar game starts afresh."""
+        while True:
+            try:
+                turn = self.tables.reset(seed=seed)
+                break
+            except KeyboardInterrupt:
+                self.assert_locked()
+        self.deals.batch = self.tables.batch
+        self.log.keep_latest(self.tables.batch)
+        for table in range(self.num_tables):
+            self.start(table, int(turn.num_players[table]))
+        self.check(turn)
+        self.counts["reset"] += 1
+
+    def assert_locked(self) -> None:
+        with pytest.raises(RuntimeError, match=r"an earlier (step|reset)\(\) raised KeyboardInterrupt: .*call reset"):
+            self.tables.step(np.zeros(self.num_tables, dtype=np.int64))
+        self.counts["failure"] += 1
+
+    def refused(self, actions: Any) -> None:
+        before = batch_snapshot(self.tables)
+        with pytest.raises(ValueError):  # IllegalActionError is one
+            self.tables.step(actions)
+        assert_same_arrays(before, batch_snapshot(self.tables))
+        self.counts["refused"] += 1
+
+    def step(self, actions: np.ndarray) -> None:
+        try:
+            turn = self.tables.step(actions)
+        except KeyboardInterrupt:
+            self.assert_locked()
+            self.reset(seed=None if self.rng.random() < 0.5 else int(self.rng.integers(1000)))
+            return
+        for table, scalar in enumerate(self.scalars):
+            self.deals.table = table
+            scalar.step(int(actions[table]))
+            game = scalar.game
+            assert game is not None
+            names = scalar.possible_agents
+            rewards = [scalar.rewards[name] for name in names]
+            assert turn.rewards[table].tolist() == [*rewards, *[0.0] * (MAX_SEATS - len(names))]
+            assert turn.round_over[table] == scalar.infos[names[0]]["round_over"]
+            assert turn.game_over[table] == game.game_over
+            scores = [*game.scores, *[0] * (MAX_SEATS - len(names))] if game.game_over else [0] * MAX_SEATS
+            assert turn.final_scores[table].tolist() == scores
+            if game.game_over:
+                self.start(table, int(turn.num_players[table]))
+                self.counts["game end"] += 1
+        self.check(turn)
+        self.counts["step"] += 1
+
+
+def fuzz_self_play(
+    log: DealLog, monkeypatch: pytest.MonkeyPatch, seed: int, num_steps: int, num_tables: int, **options: Any
+) -> dict[str, int]:
+    rng = np.random.default_rng(seed)
+    replay = SelfPlayReplay(log, monkeypatch, rng, num_tables, **options)
+    replay.reset(seed=seed)
+    for _ in range(num_steps):
+        assert replay.turn is not None
+        masks = replay.turn.masks
+        legal = random_legal(masks, rng)
+        event = rng.random()
+        if event < 0.1:
+            replay.refused(BAD_ACTIONS[int(rng.integers(len(BAD_ACTIONS)))](legal, masks.shape[1]))
+        elif event < 0.2:
+            table = int(rng.integers(num_tables))
+            illegal = random_illegal(masks[table], rng)
+            if illegal is not None:
+                replay.refused(np.where(np.arange(num_tables) == table, illegal, legal))
+        elif event < 0.21:
+            replay.reset(seed=None if rng.random() < 0.5 else int(rng.integers(1000)))
+        else:
+            replay.step(legal)
+    return replay.counts
+
+
+SELF_PLAY_CASES = [(10, "points", 1, "standard"), (11, "rival", 1, "german"), (12, "win", 1, "standard")]
+
+
+def check_self_play(log: DealLog, monkeypatch: pytest.MonkeyPatch, case: tuple[int, str, int, str], steps: int) -> None:
+    seed, reward, num_rounds, deck = case
+    counts = fuzz_self_play(
+        log, monkeypatch, seed, steps, num_tables=4, reward=reward, num_rounds=num_rounds, deck=deck
+    )
+    assert counts["step"] >= steps // 2 and counts["refused"] >= steps // 10 and counts["game end"] >= steps // 60
+    assert min(counts["reset"], counts["failure"]) >= 1
+
+
+@pytest.mark.parametrize("case", SELF_PLAY_CASES, ids=str)
+def test_self_play_tables_match_scalar_replays_under_random_calls_and_failures(
+    deal_log: DealLog, monkeypatch: pytest.MonkeyPatch, case: tuple[int, str, int, str]
+) -> None:
+    """Random legal, illegal and bad actions, resets and exceptions part-way through a step: every accepted step
+    leaves every table equal to its scalar game, every refused one changes nothing, every failure locks the tables
+    until ``reset``."""
+    check_self_play(deal_log, monkeypatch, case, steps=200)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", SELF_PLAY_CASES, ids=str)
+def test_self_play_tables_match_scalar_replays_over_long_fuzzing(
+    deal_log: DealLog, monkeypatch: pytest.MonkeyPatch, case: tuple[int, str, int, str]
+) -> None:
+    """The same, longer, from other seeds."""
+    check_self_play(deal_log, monkeypatch, (case[0] + 100, *case[1:]), steps=1500)
