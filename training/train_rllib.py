@@ -103,6 +103,7 @@ from ray.rllib.utils.numpy import convert_to_numpy
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 from torch import nn
 
+from friday13_env.core.failures import FailureLatch
 from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday13.aec import REWARD_MODES
 from friday13_env.friday13.agents.policy import (
@@ -113,7 +114,7 @@ from friday13_env.friday13.agents.policy import (
 )
 from friday13_env.friday13.batched import make_batched
 from friday13_env.friday13.batched.encoding import encode_observations
-from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch
+from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, StepResult
 from friday13_env.friday13.batched.selfplay import seat_rewards
 from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.encoding import observation_bounds
@@ -275,6 +276,8 @@ class BatchedTables(VectorMultiAgentEnv):
     game terminates every seat (``__all__``). As RLlib's vectoriser does (``autoreset_mode="next_step"``), the
     step after a game's end returns that table's next game, whose action is ignored. Seating is drawn for each
     new game: the learner at every seat, or (``opponent_share``) at one seat and opponent modules at the others.
+    An exception part-way through ``step`` (after the engine played: an interrupt, say) leaves the tables refusing
+    ``step`` until ``reset``; an action the engine refuses (nothing played) leaves them usable.
     """
 
     def __init__(self, config: dict[str, Any], num_envs: int) -> None:
@@ -305,22 +308,27 @@ class BatchedTables(VectorMultiAgentEnv):
         """Each table's module number per seat in its current game (``module_name``)."""
         self.restarting = np.zeros(num_envs, dtype=bool)
         """Tables whose game ended on the last step: this step starts their next one."""
+        self.latch = FailureLatch("the tables may be left mid-turn, so their games cannot go on: call reset()")
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Deal a new game at every table (the deals and the seating re-seeded when ``seed`` is given)."""
         everyone = np.arange(self.num_envs)
-        if seed is not None or self.batch is None:
-            self.rng = np.random.default_rng(seed)
-            self.batch = GameBatch(
-                self.num_envs, self.players, self.deck, seed=int(self.rng.integers(2**63)), autoreset=True
-            )
-        else:
-            self.batch.reset_games(everyone)
-        self.seat_games(everyone)
-        self.restarting[:] = False
-        return self.observations(everyone), [{} for _ in range(self.num_envs)]
+        fresh = seed is not None or self.batch is None
+        rng = np.random.default_rng(seed) if fresh else self.rng  # a bad seed is refused before anything changes
+        self.latch.clear()
+        with self.latch.guard("reset()"):
+            if fresh:
+                self.rng = rng
+                self.batch = GameBatch(
+                    self.num_envs, self.players, self.deck, seed=int(self.rng.integers(2**63)), autoreset=True
+                )
+            else:
+                self.batch.reset_games(everyone)
+            self.seat_games(everyone)
+            self.restarting[:] = False
+            return self.observations(everyone), [{} for _ in range(self.num_envs)]
 
     def seat_games(self, tables: np.ndarray) -> None:
         """Draw who plays each seat of the new games at ``tables``."""
@@ -347,14 +355,25 @@ class BatchedTables(VectorMultiAgentEnv):
     def step(self, actions: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], ...]:
         """Play the mover's action at every table whose game goes on; start the next game where one ended."""
         assert self.batch is not None
-        n = self.num_envs
+        self.latch.check()
         playing = np.flatnonzero(~self.restarting)
         chosen = np.empty(playing.size, dtype=np.int64)
         for row, table in enumerate(playing.tolist()):
             ((_, chosen[row]),) = actions[table].items()  # exactly the mover's action
         movers = self.batch.current[playing]
         names = self.names[self.roles[playing], np.arange(MAX_SEATS)]  # this game's IDs, before any re-seating
-        result = self.batch.step(chosen, playing)
+        with self.latch.guard("step()", refusals=(ValueError,)):  # GameBatch.step refuses before it plays
+            result = self.batch.step(chosen, playing)
+        with self.latch.guard("step()"):
+            return self.record(result, playing, movers, names)
+
+    def record(
+        self, result: StepResult, playing: np.ndarray, movers: np.ndarray, names: np.ndarray
+    ) -> tuple[list[dict[str, Any]], ...]:
+        """``step``'s returns once the engine played (``playing``: the tables that played, ``movers`` and ``names``:
+        who played and every seat's agent ID there); re-seats the tables whose game ended."""
+        assert self.batch is not None
+        n = self.num_envs
         seat_reward = seat_rewards(result, self.reward_mode)
         observations: list[dict[str, Any]] = [{} for _ in range(n)]
         rewards: list[dict[str, float]] = [{} for _ in range(n)]

@@ -28,14 +28,14 @@ Why it is built the way it is:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, TypeAlias
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from friday13_env.core.failures import FailureLatch
 from friday13_env.core.spaces import LegalDiscrete
 from friday13_env.friday13 import agents
 from friday13_env.friday13.aec import (
@@ -170,8 +170,8 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         self._no_moves = np.zeros(self._legal_space.n, dtype=np.int8)
         self._mask = self._no_moves.copy()
         self._done = False
-        self._failure: str | None = None
-        """Set when an exception left the table mid-turn: ``step`` refuses to go on until ``reset``."""
+        self._latch = FailureLatch("the table may be left mid-turn, so the episode cannot go on: call reset()")
+        """Locked when an exception left the table mid-turn: ``step`` refuses to go on until ``reset``."""
 
     @property
     def game(self) -> GameState:
@@ -228,8 +228,8 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         self._players = [None] * n
         self._labels = {}
         self._done = False
-        self._failure = None
-        with self._guard("reset()"):
+        self._latch.clear()
+        with self._latch.guard("reset()"):
             for offset, spec in enumerate(specs):
                 other = (seat + 1 + offset) % n
                 agent, label = _instantiate(spec, seeds[offset], self.deck)
@@ -259,7 +259,7 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
                 observation, info = self._observe(game, raw.infos[self._agent])
                 return observation, raw.rewards[self._agent], True, False, info
             raise game.illegal_action_error(action)
-        with self._guard("step()"):
+        with self._latch.guard("step()"):
             raw.step(action)
             reward = raw.rewards[self._agent]
             learner_info = raw.infos[self._agent]
@@ -289,15 +289,6 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         return text
 
     # -- internals ---------------------------------------------------------------------------
-    @contextmanager
-    def _guard(self, where: str) -> Iterator[None]:
-        """Any exception inside marks the environment failed (the table may be mid-turn) and propagates."""
-        try:
-            yield
-        except BaseException as error:
-            self._failure = f"an earlier {where} raised {type(error).__name__}: {error}"
-            raise
-
     def _play_opponents(self, raw: raw_env, game: GameState) -> tuple[float, dict[str, Any]]:
         """Let opponents move until the learner is to move or the game is over.
 
@@ -349,10 +340,7 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
     def _require_started(self) -> raw_env:
         if self._raw is None:
             raise RuntimeError("the environment must be reset() before it is used")
-        if self._failure is not None:
-            raise RuntimeError(
-                f"{self._failure}; the table may be left mid-turn, so the episode cannot go on: call reset()"
-            )
+        self._latch.check()
         return self._raw
 
     def _require_game(self, even_if_failed: bool = False) -> GameState:

@@ -4,12 +4,52 @@ scalar game of the same table can be played side by side on the same cards (test
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from collections.abc import Container
 from dataclasses import dataclass
 
 import numpy as np
 
 from friday13_env.friday13 import engine
+from friday13_env.friday13.batched.agents import BatchedCautious
 from friday13_env.friday13.batched.engine import DUMMY_SLOT, GameBatch
+from friday13_env.friday13.batched.selfplay import SelfPlayTables
+from friday13_env.friday13.batched.vector_env import Friday13VectorEnv
+from friday13_env.friday13.cards import Deck, get_deck
+
+BATCH_ARRAYS = (
+    "num_players", "hands", "hand_sizes", "played", "pile_totals", "pile_sizes", "pile_cards",
+    "captured", "scores", "round", "current", "plays_left", "game_over",
+)  # fmt: skip
+"""Every public array of ``GameBatch``: what "changes nothing" compares."""
+
+
+def batch_snapshot(owner: Friday13VectorEnv | SelfPlayTables) -> dict[str, np.ndarray]:
+    """Copies of every public array of the engine behind ``owner``."""
+    return {name: getattr(owner.batch, name).copy() for name in BATCH_ARRAYS}
+
+
+def assert_same_arrays(before: dict[str, np.ndarray], after: dict[str, np.ndarray], rows: object = slice(None)) -> None:
+    """Two ``batch_snapshot`` s agree (in ``rows`` only, when given)."""
+    for name, array in before.items():
+        np.testing.assert_array_equal(array[rows], after[name][rows], err_msg=name)  # type: ignore[index]
+
+
+class FailingOpponent:
+    """A batched ``cautious`` (the same moves) whose ``act_batch`` raises on the calls numbered in ``fail_at``
+    (counted from 1): a user's opponent failing part-way through a step."""
+
+    name = "failing"
+
+    def __init__(self, fail_at: Container[int], deck: Deck | None = None) -> None:
+        self.inner = BatchedCautious(deck or get_deck("standard"))
+        self.fail_at = fail_at
+        self.calls = 0
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        self.calls += 1
+        if self.calls in self.fail_at:
+            raise RuntimeError(f"opponent crashed on call {self.calls}")
+        return self.inner.act_batch(observations, masks, rng)
 
 
 @dataclass(frozen=True)

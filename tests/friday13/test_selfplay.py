@@ -19,17 +19,14 @@ import pytest
 from friday13_env.friday13 import agents, engine
 from friday13_env.friday13.aec import raw_env
 from friday13_env.friday13.agents import Agent, RandomAgent
+from friday13_env.friday13.batched import selfplay
 from friday13_env.friday13.batched.engine import MAX_SEATS
 from friday13_env.friday13.batched.selfplay import SelfPlayTables, Turn
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import observation_layout, state_layout
 from friday13_env.friday13.engine import IllegalActionError
-from tests.friday13.batch_deals import DealLog, ScalarDeals
+from tests.friday13.batch_deals import DealLog, ScalarDeals, assert_same_arrays, batch_snapshot
 
-BATCH_ARRAYS = (
-    "num_players", "hands", "hand_sizes", "played", "pile_totals", "pile_sizes", "pile_cards",
-    "captured", "scores", "round", "current", "plays_left", "game_over",
-)  # fmt: skip
 SEAT_AGENTS = ("cautious", "majority", "random")
 
 
@@ -39,10 +36,6 @@ def scalar_deals(deal_log: DealLog, monkeypatch: pytest.MonkeyPatch) -> ScalarDe
     deals = ScalarDeals(deal_log)
     monkeypatch.setattr(engine, "deal", deals)
     return deals
-
-
-def batch_snapshot(tables: SelfPlayTables) -> dict[str, np.ndarray]:
-    return {name: getattr(tables.batch, name).copy() for name in BATCH_ARRAYS}
 
 
 def assert_same_turns(first: Turn, second: Turn) -> None:
@@ -251,10 +244,32 @@ def test_illegal_actions_raise_and_change_nothing() -> None:
     ]:
         with pytest.raises(error):
             tables.step(bad)
-    after = batch_snapshot(tables)
-    for name, array in before.items():
-        np.testing.assert_array_equal(array, after[name], err_msg=name)
+    assert_same_arrays(before, batch_snapshot(tables))
     assert_same_turns(tables.step(legal), twin.step(legal))
+
+
+def test_an_exception_after_the_engine_played_locks_the_tables_until_reset(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exception part-way through ``step`` (after the cards were played: an interrupt, say) leaves the tables
+    refusing ``step``, naming the failure, until ``reset``; a refused action (nothing played) does not."""
+    tables = SelfPlayTables(4, num_players=[3, 5], seed=14)
+    turn = tables.reset(seed=14)
+    with pytest.raises(IllegalActionError):
+        tables.step(np.full(4, -1))
+    turn = tables.step(np.argmax(turn.masks, axis=1))  # still usable
+    encode = selfplay.encode_observations
+
+    def interrupted(*args: Any, **kwargs: Any) -> np.ndarray:
+        raise KeyboardInterrupt("interrupted mid-step")
+
+    monkeypatch.setattr(selfplay, "encode_observations", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        tables.step(np.argmax(turn.masks, axis=1))
+    monkeypatch.setattr(selfplay, "encode_observations", encode)
+    locked = r"an earlier step\(\) raised KeyboardInterrupt: interrupted mid-step; .*call reset\(\)"
+    with pytest.raises(RuntimeError, match=locked):
+        tables.step(np.argmax(turn.masks, axis=1))
+    turn = tables.reset()
+    tables.step(np.argmax(turn.masks, axis=1))
 
 
 @pytest.mark.parametrize(

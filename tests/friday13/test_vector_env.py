@@ -26,7 +26,7 @@ from friday13_env.friday13.batched.vector_env import NO_OPPONENT, Friday13Vector
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import encode_state, observation_layout
 from friday13_env.friday13.single_agent import Friday13Env
-from tests.friday13.batch_deals import DealLog, ScalarDeals
+from tests.friday13.batch_deals import DealLog, FailingOpponent, ScalarDeals, assert_same_arrays, batch_snapshot
 
 ENV_ID = "friday13_env/Friday13-v0"
 SCALAR_OPTIONS = ("deck", "num_rounds", "reward", "illegal_action")
@@ -34,11 +34,6 @@ SCALAR_OPTIONS = ("deck", "num_rounds", "reward", "illegal_action")
 COMPARED_INFO_KEYS = (
     "round", "round_over", "round_points", "total_points", "winner", "illegal_action", "rank", "num_players",
 )  # fmt: skip
-BATCH_ARRAYS = (
-    "num_players", "hands", "hand_sizes", "played", "pile_totals", "pile_sizes", "pile_cards",
-    "captured", "scores", "round", "current", "plays_left", "game_over",
-)  # fmt: skip
-"""Every public array of ``GameBatch``: what "changes nothing" compares."""
 
 
 def make(num_envs: int = 4, **options: Any) -> Friday13VectorEnv:
@@ -55,16 +50,6 @@ def legal_actions(masks: np.ndarray, rng: np.random.Generator, num_actions: int)
         if mask.any():
             actions[row] = rng.choice(np.flatnonzero(mask))
     return actions
-
-
-def batch_snapshot(env: Friday13VectorEnv) -> dict[str, np.ndarray]:
-    """Copies of every public array of the engine."""
-    return {name: getattr(env.batch, name).copy() for name in BATCH_ARRAYS}
-
-
-def assert_same_arrays(before: dict[str, np.ndarray], after: dict[str, np.ndarray], rows: Any = slice(None)) -> None:
-    for name, array in before.items():
-        np.testing.assert_array_equal(array[rows], after[name][rows], err_msg=name)
 
 
 def assert_infos_match(
@@ -504,6 +489,22 @@ def test_a_restarted_table_carries_nothing_over_from_its_last_game(how: str) -> 
     assert not infos["illegal_action"].any()
 
 
+@pytest.mark.parametrize("autoreset_mode", ["NextStep", "Disabled"])
+def test_a_masked_reset_shows_no_moves_at_finished_tables_it_does_not_restart(autoreset_mode: str) -> None:
+    """A table whose game ended on an illegal action, left out of a masked reset, still offers no action (as the
+    step that ended it said), in the reset's infos and in ``action_masks()``; its infos are kept."""
+    env = make(3, num_players=4, opponents=["cautious", "majority", "cautious"], autoreset_mode=autoreset_mode)
+    _, infos = env.reset(seed=32)
+    actions = infos["action_mask"].argmax(axis=1)
+    actions[1] = np.flatnonzero(infos["action_mask"][1] == 0)[0]
+    _, _, terminated, _, infos = env.step(actions)
+    assert terminated.tolist() == [False, True, False] and not infos["action_mask"][1].any()
+    _, after = env.reset(options={"reset_mask": np.array([True, False, False])})
+    assert not after["action_mask"][1].any() and not env.action_masks()[1].any()
+    for key in ("illegal_action", "total_points", "seat", "round"):
+        assert after[key][1] == infos[key][1], key
+
+
 def test_a_seeded_reset_with_a_mask_is_refused_and_changes_nothing() -> None:
     """A seed re-deals every table, so ``reset(seed=s, options={"reset_mask": m})`` is a ``ValueError`` and the
     tables play on unchanged."""
@@ -571,6 +572,85 @@ def test_illegal_action_raise_names_the_legal_actions_and_changes_nothing() -> N
         infos = results[4]
         for key, value in expected[4].items():
             np.testing.assert_array_equal(infos[key], value, err_msg=key)
+
+
+# -- an exception part-way through a step -----------------------------------------------------------
+LOCKED = r"an earlier {}\(\) raised RuntimeError: opponent crashed on call {}; .*call reset\(\)"
+
+
+def test_after_an_opponent_raises_step_refuses_until_a_full_reset() -> None:
+    """An opponent raising part-way through ``step`` (learners' cards already played) leaves the env refusing
+    ``step``, ``action_masks`` and a masked reset, naming the failure, until a full ``reset()``; the engine stays
+    readable, and a reset starts every table afresh."""
+    failing = FailingOpponent(fail_at={5})
+    env = make(8, num_players=4, seat=0, opponents=[failing, "cautious", "majority"])
+    _, infos = env.reset(seed=24)
+    with pytest.raises(RuntimeError, match="opponent crashed on call 5"):
+        for _ in range(10):
+            _, _, _, _, infos = env.step(infos["action_mask"].argmax(axis=1))
+    assert failing.calls == 5
+    actions = infos["action_mask"].argmax(axis=1)
+    before = batch_snapshot(env)
+    locked = LOCKED.format("step", 5)
+    with pytest.raises(RuntimeError, match=locked):
+        env.step(actions)
+    with pytest.raises(RuntimeError, match=locked):
+        env.action_masks()
+    with pytest.raises(RuntimeError, match=locked + re.escape(" without a reset_mask")):
+        env.reset(options={"reset_mask": np.ones(8, dtype=bool)})
+    assert_same_arrays(before, batch_snapshot(env))
+    assert env.seats.tolist() == [0] * 8
+    _, infos = env.reset()
+    assert (infos["total_points"] == 0).all() and (infos["round"] == 0).all() and infos["action_mask"].any(axis=1).all()
+    np.testing.assert_array_equal(env.action_masks(), infos["action_mask"].astype(bool))
+    env.step(infos["action_mask"].argmax(axis=1))
+
+
+def test_after_an_opponent_raises_during_reset_step_refuses() -> None:
+    """An opponent raising while ``reset`` plays up to the learners' first move locks the env the same way."""
+    env = make(4, num_players=4, seat=3, opponents=[FailingOpponent(fail_at={1}), "cautious", "majority"])
+    with pytest.raises(RuntimeError, match="opponent crashed on call 1"):
+        env.reset(seed=25)
+    with pytest.raises(RuntimeError, match=LOCKED.format("reset", 1)):
+        env.step(np.zeros(4, dtype=np.int64))
+    _, infos = env.reset(seed=25)  # the opponent fails on its first call only
+    env.step(infos["action_mask"].argmax(axis=1))
+
+
+def test_a_refused_step_leaves_the_env_usable() -> None:
+    """Errors raised before anything is played (bad actions, an illegal one under ``illegal_action="raise"``) do not
+    lock the env: the next good step plays as in a twin that never saw them."""
+    options: dict[str, Any] = {"num_players": 4, "opponents": ["cautious", "majority", "cautious"]}
+    env, twin = make(3, illegal_action="raise", **options), make(3, illegal_action="raise", **options)
+    _, infos = env.reset(seed=26)
+    twin.reset(seed=26)
+    legal = infos["action_mask"].argmax(axis=1)
+    illegal = legal.copy()
+    illegal[1] = np.flatnonzero(infos["action_mask"][1] == 0)[0]
+    for bad in (illegal, legal + 0.99, legal[:2], np.full(3, -1)):
+        with pytest.raises(ValueError):
+            env.step(bad)
+    for got, want in zip(env.step(legal)[:4], twin.step(legal)[:4], strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_messages_count_one_table_in_the_singular() -> None:
+    """One table is "1 table", one action "1 integer" (not "1 tables' games are", "1 integers")."""
+    env = make(1, num_players=3, num_rounds=1, opponents=["cautious", "cautious"], autoreset_mode="Disabled")
+    play_until_a_game_ends(env, np.random.default_rng(7), seed=27)
+    with pytest.raises(RuntimeError, match=r"the game is over at 1 table: ") as refused:
+        env.step(np.zeros(1, dtype=np.int64))
+    assert "1 tables" not in str(refused.value)
+    with pytest.raises(ValueError, match=r"actions must be 1 integer \(one per table\)"):
+        env.step(np.zeros(2, dtype=np.int64))
+    two = make(2, num_players=3, num_rounds=1, seat=0, opponents=["cautious", "cautious"], autoreset_mode="Disabled")
+    _, infos = two.reset(seed=28)
+    while True:
+        _, _, terminated, _, infos = two.step(infos["action_mask"].argmax(axis=1))
+        if terminated.all():
+            break
+    with pytest.raises(RuntimeError, match=r"the games are over at 2 tables: "):
+        two.step(np.zeros(2, dtype=np.int64))
 
 
 # -- determinism and self-play pools -----------------------------------------------------------------
@@ -883,12 +963,111 @@ def test_maskable_ppo_learns_on_the_adapter() -> None:
     model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=512, n_epochs=1, seed=0)
     model.learn(2048)
     assert model.num_timesteps >= 2048
+    assert model.ep_info_buffer and all(set(info) == {"r", "l", "t"} for info in model.ep_info_buffer)
     observations = venv.reset()
     for _ in range(20):
         masks = get_action_masks(venv)
         actions, _ = model.predict(observations, action_masks=masks, deterministic=True)
         assert masks[np.arange(16), actions].all()
         observations, _, _, _ = venv.step(actions)
+
+
+ADAPTER_BAD_ACTIONS = {
+    **BAD_ACTIONS,
+    "legal + 0.99": lambda n, a: np.zeros(n) + 0.99,
+    "nan": lambda n, a: np.full(n, np.nan),
+    "list of floats": lambda n, a: [0.5] * n,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADAPTER_BAD_ACTIONS))
+def test_the_adapter_refuses_bad_actions_as_the_vector_env_does(name: str) -> None:
+    """``step_async`` refuses what ``Friday13VectorEnv.step`` refuses, with the same ValueError, before anything is
+    played (no float is truncated into a card, no NaN cast); the next good step plays on."""
+    pytest.importorskip("stable_baselines3", reason="the train extra is not installed")
+    from friday13_env.friday13.batched.sb3 import to_sb3
+
+    env, native = make(4, **SB3_OPTIONS), make(4, **SB3_OPTIONS)
+    venv = to_sb3(env)
+    venv.seed(29)
+    venv.reset()
+    native.reset(seed=29)
+    bad = ADAPTER_BAD_ACTIONS[name](4, env.single_action_space.n)
+    with pytest.raises(ValueError) as refused:
+        native.step(bad)
+    before = batch_snapshot(env)
+    with pytest.raises(ValueError) as adapted:
+        venv.step_async(bad)
+    assert str(adapted.value) == str(refused.value)
+    assert_same_arrays(before, batch_snapshot(env))
+    venv.step(env.action_masks().argmax(axis=1))
+
+
+def test_the_adapter_records_episode_statistics_as_vec_monitor_does() -> None:
+    """Without ``VecMonitor`` the adapter reports each finished game as SB3 expects (``info["episode"]`` with the
+    return ``r``, length ``l`` and time ``t``), with exactly VecMonitor's ``r`` and ``l``; wrapped in VecMonitor,
+    the games are counted once, with the same figures."""
+    pytest.importorskip("stable_baselines3", reason="the train extra is not installed")
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from friday13_env.friday13.batched.sb3 import to_sb3
+
+    options = {**SB3_OPTIONS, "reward": "relative"}  # fractional rewards: the float32 sums must agree too
+    bare, monitored = to_sb3(make(4, **options)), VecMonitor(to_sb3(make(4, **options)))
+    for venv in (bare, monitored):
+        venv.seed(30)
+        venv.reset()
+    rng = np.random.default_rng(8)
+    returns = np.zeros(4, dtype=np.float32)
+    lengths = np.zeros(4, dtype=np.int64)
+    episodes = 0
+    for _ in range(80):
+        actions = legal_actions(np.stack(bare.env_method("action_masks")), rng, bare.action_space.n)
+        _, rewards, dones, infos = bare.step(actions)
+        _, _, monitored_dones, monitored_infos = monitored.step(actions)
+        np.testing.assert_array_equal(dones, monitored_dones)
+        returns += rewards
+        lengths += 1
+        for table, (info, monitored_info) in enumerate(zip(infos, monitored_infos, strict=True)):
+            if not dones[table]:
+                assert "episode" not in info and "episode" not in monitored_info
+                continue
+            episode, monitored_episode = info["episode"], monitored_info["episode"]
+            assert set(episode) == {"r", "l", "t"} and episode["t"] >= 0.0
+            assert (episode["r"], episode["l"]) == (returns[table], lengths[table])
+            assert (monitored_episode["r"], monitored_episode["l"]) == (episode["r"], episode["l"])
+            returns[table], lengths[table] = 0.0, 0
+            episodes += 1
+    assert episodes >= 4
+    assert monitored.episode_count == episodes
+
+
+def test_after_an_opponent_raises_the_adapter_refuses_until_reset() -> None:
+    """An opponent raising inside ``step_wait`` leaves the adapter refusing ``step`` and the masks until
+    ``reset()``, which also restarts the episode statistics."""
+    pytest.importorskip("stable_baselines3", reason="the train extra is not installed")
+    from friday13_env.friday13.batched.sb3 import to_sb3
+
+    options = {**SB3_OPTIONS, "num_players": 4, "opponent_pool": None}
+    env = make(4, **options, seat=0, opponents=[FailingOpponent(fail_at={3}), "cautious", "majority"])
+    venv = to_sb3(env)
+    venv.seed(31)
+    venv.reset()
+    with pytest.raises(RuntimeError, match="opponent crashed on call 3"):
+        for _ in range(10):
+            venv.step(env.action_masks().argmax(axis=1))
+    with pytest.raises(RuntimeError, match=LOCKED.format("step", 3)):
+        venv.step(np.zeros(4, dtype=np.int64))
+    with pytest.raises(RuntimeError, match=LOCKED.format("step", 3)):
+        venv.env_method("action_masks")
+    venv.reset()
+    lengths = np.zeros(4, dtype=np.int64)
+    for _ in range(60):
+        _, _, dones, infos = venv.step(env.action_masks().argmax(axis=1))
+        lengths += 1
+        for table in np.flatnonzero(dones):
+            assert infos[table]["episode"]["l"] == lengths[table]  # counted from the reset on
+            lengths[table] = 0
 
 
 @pytest.mark.parametrize(

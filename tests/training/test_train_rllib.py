@@ -203,6 +203,34 @@ def test_every_seat_is_credited_its_own_points_in_rllibs_episodes(
     assert modules_seen == expected
 
 
+def test_an_exception_mid_step_locks_the_tables_until_reset(train: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exception part-way through ``BatchedTables.step`` (after the cards were played: an interrupt, say) leaves
+    the tables refusing ``step``, naming the failure, until ``reset``; a refused action (nothing played) does not."""
+    config = {"players": [3, 4], "deck": "standard", "reward": "points", "num_opponents": 0, "opponent_share": 0.0}
+    env = train.BatchedTables(config, num_envs=4)
+    observations, _ = env.reset(seed=6)
+
+    def first_legal(observations: list[dict[str, Any]], pick: Any = np.argmax) -> list[dict[str, int]]:
+        return [{agent: int(pick(seen["action_mask"])) for agent, seen in table.items()} for table in observations]
+
+    with pytest.raises(ValueError, match="holds no such card"):
+        env.step(first_legal(observations, pick=np.argmin))  # every hand lacks some card: refused, nothing played
+    observations, *_ = env.step(first_legal(observations))
+    encode = train.encode_observations
+
+    def interrupted(*args: Any, **kwargs: Any) -> np.ndarray:
+        raise KeyboardInterrupt("interrupted mid-step")
+
+    monkeypatch.setattr(train, "encode_observations", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        env.step(first_legal(observations))
+    monkeypatch.setattr(train, "encode_observations", encode)
+    with pytest.raises(RuntimeError, match=r"an earlier step\(\) raised KeyboardInterrupt: .*call reset\(\)"):
+        env.step(first_legal(observations))
+    observations, _ = env.reset()
+    env.step(first_legal(observations))
+
+
 def exported_policy(train: ModuleType, args: Any, path: Path) -> Any:
     """The learner module of ``args`` with random weights (not its near-uniform start), exported to ``path``."""
     module = train.module_specs(args)[train.LEARNER].build()

@@ -10,12 +10,19 @@ masks, so ``MaskablePPO("MlpPolicy", to_sb3(env))`` trains unchanged::
                              opponent_pool=["cautious", "majority"], autoreset_mode="SameStep")
     model = MaskablePPO("MlpPolicy", to_sb3(env), seed=0).learn(100_000)
 
+Each finished game's info carries SB3's episode statistics, ``info["episode"] = {"r": return, "l": length,
+"t": seconds since the adapter was made}``, as ``VecMonitor`` records them (the same float32 sums), so
+``MaskablePPO`` logs ``rollout/ep_rew_mean`` without a wrapper; a ``VecMonitor`` around the adapter replaces
+them with its own identical figures, so nothing is counted twice. Actions are checked as
+``Friday13VectorEnv.step`` checks them (``check_actions``): floats and NaN are refused, never truncated.
+
 Stable-Baselines3 is imported when ``to_sb3`` is first called (the ``train`` extra), so the package
 itself never needs it.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
@@ -23,7 +30,7 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from friday13_env.friday13.batched.vector_env import Friday13VectorEnv
+from friday13_env.friday13.batched.vector_env import Friday13VectorEnv, check_actions
 
 MASKS_METHOD = "action_masks"
 """The method sb3-contrib's ``get_action_masks`` calls on every sub-environment."""
@@ -55,6 +62,9 @@ def _adapter_class() -> type:
         def __init__(self, env: Friday13VectorEnv) -> None:
             self.env = env
             self._actions = np.zeros(env.num_envs, dtype=np.int64)
+            self._returns = np.zeros(env.num_envs, dtype=np.float32)  # VecMonitor's dtypes: the same sums
+            self._lengths = np.zeros(env.num_envs, dtype=np.int64)
+            self._start_time = time.time()
             super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
 
         def reset(self) -> np.ndarray:
@@ -62,19 +72,29 @@ def _adapter_class() -> type:
             observations, infos = self.env.reset(seed=seed)
             self._seeds = [None] * self.num_envs
             self.reset_infos = _info_list(infos, self.num_envs)
+            self._returns[:] = 0.0
+            self._lengths[:] = 0
             return observations
 
         def step_async(self, actions: np.ndarray) -> None:
-            self._actions = np.asarray(actions).reshape(self.num_envs).astype(np.int64)
+            """Take the actions (a ``ValueError`` for what ``Friday13VectorEnv.step`` refuses; nothing played)."""
+            self._actions = check_actions(actions, self.num_envs, self.env.deck.num_actions)
 
         def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
             observations, rewards, terminated, truncated, infos = self.env.step(self._actions)
             done = terminated | truncated
+            rewards = rewards.astype(np.float32)
+            self._returns += rewards
+            self._lengths += 1
             listed = _info_list(infos, self.num_envs)
+            elapsed = round(time.time() - self._start_time, 6)
             for game in np.flatnonzero(done).tolist():
                 listed[game]["terminal_observation"] = infos["final_obs"][game]
                 listed[game]["TimeLimit.truncated"] = bool(truncated[game] and not terminated[game])
-            return observations, rewards.astype(np.float32), done, listed
+                listed[game]["episode"] = {"r": self._returns[game], "l": self._lengths[game], "t": elapsed}
+            self._returns[done] = 0.0
+            self._lengths[done] = 0
+            return observations, rewards, done, listed
 
         def close(self) -> None:
             self.env.close()

@@ -17,6 +17,9 @@ ends), ``relative`` (the table's mean points minus the seat's own), ``rival`` (t
 margin over its best rival) or ``win`` (1 for each seat sharing the lowest total at the game's end). A
 seat's reward arrives on the step that ends the round, whoever played the last card, so a learner credits
 it to that seat's latest move.
+
+An exception part-way through ``step`` or ``reset`` (after the engine began to play: an interrupt, say) leaves the
+tables refusing ``step`` until ``reset``; an action the engine refuses (nothing played) leaves them usable.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from friday13_env.core.failures import FailureLatch
 from friday13_env.friday13.aec import REWARD_MODES, check_choice
 from friday13_env.friday13.batched.encoding import encode_observations, encode_states
 from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, StepResult, check_num_games
@@ -114,28 +118,36 @@ class SelfPlayTables:
             "num_rounds": num_rounds,
         }
         self.batch = GameBatch(**self._options, seed=seed)  # type: ignore[arg-type]
+        self._latch = FailureLatch("the tables may be left mid-turn, so their games cannot go on: call reset()")
 
     @property
     def num_tables(self) -> int:
         return self.batch.num_games
 
     def reset(self, seed: int | None = None) -> Turn:
-        """Deal a new game at every table (re-seeded when ``seed`` is given)."""
-        if seed is not None:
-            self.batch = GameBatch(**self._options, seed=seed)  # type: ignore[arg-type]
-        else:
-            self.batch.reset_games(np.arange(self.num_tables))
-        zeros = np.zeros((self.num_tables, MAX_SEATS))
-        no = np.zeros(self.num_tables, dtype=bool)
-        return self._turn(zeros, no, no, zeros.astype(np.int64))
+        """Deal a new game at every table (re-seeded when ``seed`` is given); unlocks tables an exception left
+        mid-turn."""
+        fresh = None if seed is None else GameBatch(**self._options, seed=seed)  # type: ignore[arg-type]
+        self._latch.clear()
+        with self._latch.guard("reset()"):
+            if fresh is not None:
+                self.batch = fresh
+            else:
+                self.batch.reset_games(np.arange(self.num_tables))
+            zeros = np.zeros((self.num_tables, MAX_SEATS))
+            no = np.zeros(self.num_tables, dtype=bool)
+            return self._turn(zeros, no, no, zeros.astype(np.int64))
 
     def step(self, actions: np.ndarray) -> Turn:
         """Play one card at every table for the player to move (``IllegalActionError`` and nothing played
-        if any is illegal)."""
-        result = self.batch.step(np.asarray(actions))
-        return self._turn(
-            seat_rewards(result, self.reward_mode), result.round_over, result.game_over, result.final_scores
-        )
+        if any is illegal). ``RuntimeError`` after an exception left the tables mid-turn, until ``reset``."""
+        self._latch.check()
+        with self._latch.guard("step()", refusals=(ValueError,)):  # GameBatch.step refuses before it plays
+            result = self.batch.step(np.asarray(actions))
+        with self._latch.guard("step()"):
+            return self._turn(
+                seat_rewards(result, self.reward_mode), result.round_over, result.game_over, result.final_scores
+            )
 
     def states(self) -> np.ndarray:
         """``(N, S)``: every table's global state (all hands), for centralised critics."""

@@ -12,6 +12,11 @@ Autoreset follows Gymnasium 1.x (``autoreset_mode``): ``"NextStep"`` (default: t
 ends starts a new one and ignores its action), ``"SameStep"`` (the new game starts in the same step;
 the final observation and info are in ``infos["final_obs"]`` / ``infos["final_info"]``) or
 ``"Disabled"`` (finished tables wait for ``reset(options={"reset_mask": mask})``).
+
+An exception while the tables are being played (an opponent failing, an interrupt) leaves the environment
+refusing ``step``, ``action_masks`` and a masked reset until a full ``reset()``: some tables may be mid-turn,
+and only re-dealing every table repairs that. A refused call (bad actions, an illegal one under
+``illegal_action="raise"``, a finished table under ``Disabled``) changes nothing and the environment plays on.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from friday13_env.core.failures import FailureLatch
 from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday13.aec import ILLEGAL_ACTION_REWARD, REWARD_MODES, check_choice
 from friday13_env.friday13.batched.agents import BatchedAgent, act, make_batched
@@ -132,6 +138,11 @@ class Friday13VectorEnv(VectorEnv):
         self._round_over = np.zeros(n, dtype=bool)
         self._round_points = np.zeros(n, dtype=np.int64)
         self._mask = np.zeros((n, self.deck.num_actions), dtype=np.int8)
+        self._latch = FailureLatch(
+            "some tables may be left mid-turn, so their games cannot go on: call reset() without a reset_mask "
+            "(only re-dealing every table repairs them)"
+        )
+        """Locked when an exception left tables mid-turn: ``step`` and masked resets refuse until a full reset."""
 
     # -- opponents ---------------------------------------------------------------------------
     def set_opponent_pool(self, specs: Sequence[BatchedOpponentSpec]) -> None:
@@ -160,38 +171,49 @@ class Friday13VectorEnv(VectorEnv):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a game at every table (or, with ``options={"reset_mask": mask}``, at the masked tables only).
 
-        ``seed`` (an int) seeds the one Generator behind deals, table sizes, seats and opponents.
+        ``seed`` (an int) seeds the one Generator behind deals, table sizes, seats and opponents. After an
+        exception left tables mid-turn only a full reset (no ``reset_mask``) is accepted; if this reset raises
+        (an opponent failing before a learner's first move), the environment refuses to go on likewise.
         """
         mask = self._reset_mask(options)
         if mask is not None and seed is not None:
             raise ValueError("a seed re-deals every table: give reset() a seed or a reset_mask, not both")
-        if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-                raise ValueError(
-                    f"seed must be None or a non-negative int (one Generator for every table), got {seed!r}"
-                )
-            self._rng = np.random.default_rng(int(seed))
-        if self._batch is None or seed is not None:
-            self._batch = GameBatch(
-                self.num_envs, self.player_counts, self.deck, self.num_rounds,
-                seed=int(self._rng.integers(2**63)), autoreset=False,
-            )  # fmt: skip
-        games = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
-        self._start(games)
-        return self._observe(np.zeros(self.num_envs, dtype=bool))
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0):
+            raise ValueError(f"seed must be None or a non-negative int (one Generator for every table), got {seed!r}")
+        if mask is not None:
+            self._latch.check()
+        self._latch.clear()
+        with self._latch.guard("reset()"):
+            if seed is not None:
+                self._rng = np.random.default_rng(int(seed))
+            if self._batch is None or seed is not None:
+                self._batch = GameBatch(
+                    self.num_envs, self.player_counts, self.deck, self.num_rounds,
+                    seed=int(self._rng.integers(2**63)), autoreset=False,
+                )  # fmt: skip
+            games = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
+            self._start(games)
+            return self._observe(self._ended.copy())  # tables a masked reset left finished offer no action
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Play each table's learner card, then its opponents' until the learner is to move or the game ends."""
+        """Play each table's learner card, then its opponents' until the learner is to move or the game ends.
+
+        Bad actions (see ``check_actions``), an illegal one under ``illegal_action="raise"`` and, under
+        ``Disabled``, a finished table are refused before anything is played; an exception after that (an
+        opponent failing) leaves the environment refusing to go on until a full ``reset()``.
+        """
         batch = self._require_batch()
-        actions = self._checked_actions(actions)
-        rewards = np.zeros(self.num_envs, dtype=np.float64)
+        self._latch.check()
+        actions = check_actions(actions, self.num_envs, self.deck.num_actions)
         restarting = (
             self._ended.copy() if self.autoreset_mode == AutoresetMode.NEXT_STEP else np.zeros_like(self._ended)
         )
         waiting = self._ended & ~restarting
         if waiting.any() and self.autoreset_mode == AutoresetMode.DISABLED:
+            count = int(waiting.sum())
             raise RuntimeError(
-                f"{int(waiting.sum())} tables' games are over: reset them with reset(options={{'reset_mask': mask}})"
+                f"the {'game is' if count == 1 else 'games are'} over at {_counted(count, 'table')}: "
+                "restart finished tables with reset(options={'reset_mask': mask})"
             )
         playing = np.flatnonzero(~restarting)
         legal = self._mask[playing, actions[playing]] == 1
@@ -201,6 +223,14 @@ class Friday13VectorEnv(VectorEnv):
                 f"illegal action {int(actions[bad])} ({self.deck.action_name(int(actions[bad]))}) at table {bad}; "
                 f"legal actions: {np.flatnonzero(self._mask[bad]).tolist()} (nothing was played)"
             )
+        with self._latch.guard("step()"):
+            return self._play(batch, actions, restarting, playing, legal)
+
+    def _play(
+        self, batch: GameBatch, actions: np.ndarray, restarting: np.ndarray, playing: np.ndarray, legal: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """``step`` once its checks passed: the learners' cards where legal, the opponents', the autoresets."""
+        rewards = np.zeros(self.num_envs, dtype=np.float64)
         self._round_over[:] = False
         self._round_points[:] = 0
         self._illegal[:] = False
@@ -233,6 +263,7 @@ class Friday13VectorEnv(VectorEnv):
     def action_masks(self) -> np.ndarray:
         """``(N, A)`` booleans: each learner's legal actions (none once its game is over)."""
         self._require_batch()
+        self._latch.check()
         return self._mask.astype(bool)
 
     @property
@@ -330,19 +361,6 @@ class Friday13VectorEnv(VectorEnv):
         infos.update({f"_{key}": everyone for key in list(infos)})
         return observations, infos
 
-    def _checked_actions(self, actions: Any) -> np.ndarray:
-        array = np.asarray(actions)
-        if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
-            raise ValueError(
-                f"actions must be {self.num_envs} integers (one per table) in 0..{self.deck.num_actions - 1}, "
-                f"got shape {array.shape} of dtype {array.dtype}"
-            )
-        if array.size and (array.min() < 0 or array.max() >= self.deck.num_actions):
-            raise ValueError(
-                f"actions must be in 0..{self.deck.num_actions - 1}, got values from {array.min()} to {array.max()}"
-            )
-        return array.astype(np.int64)
-
     def _reset_mask(self, options: dict[str, Any] | None) -> np.ndarray | None:
         if not options:
             return None
@@ -362,3 +380,26 @@ class Friday13VectorEnv(VectorEnv):
         if self._batch is None:
             raise RuntimeError("the environment must be reset() before it is used")
         return self._batch
+
+
+def check_actions(actions: Any, num_envs: int, num_actions: int) -> np.ndarray:
+    """``actions`` as ``(num_envs,)`` int64, or a ``ValueError`` naming the allowed shape and range.
+
+    Integer arrays (or lists of ints) only: floats, NaN, bools and strings are refused, never truncated or
+    cast into a card (``legal + 0.99`` is not ``legal``). Shared by ``Friday13VectorEnv.step`` and the SB3
+    adapter's ``step_async``, so both refuse the same actions with the same words.
+    """
+    array = np.asarray(actions)
+    if array.shape != (num_envs,) or array.dtype.kind not in "iu":
+        raise ValueError(
+            f"actions must be {_counted(num_envs, 'integer')} (one per table) in 0..{num_actions - 1}, "
+            f"got shape {array.shape} of dtype {array.dtype}"
+        )
+    if array.size and (array.min() < 0 or array.max() >= num_actions):
+        raise ValueError(f"actions must be in 0..{num_actions - 1}, got values from {array.min()} to {array.max()}")
+    return array.astype(np.int64)
+
+
+def _counted(count: int, noun: str) -> str:
+    """``"1 table"``, ``"3 tables"``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
