@@ -105,6 +105,7 @@ from torch import nn
 
 from friday13_env.core.failures import FailureLatch
 from friday13_env.core.mlp import MLPPolicy
+from friday13_env.core.registry import check_seed
 from friday13_env.friday13.aec import REWARD_MODES
 from friday13_env.friday13.agents.policy import (
     load_policy_agent,
@@ -315,8 +316,9 @@ class BatchedTables(VectorMultiAgentEnv):
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Deal a new game at every table (the deals and the seating re-seeded when ``seed`` is given)."""
         everyone = np.arange(self.num_envs)
+        check_seed(seed)  # a bad seed is refused before anything changes
         fresh = seed is not None or self.batch is None
-        rng = np.random.default_rng(seed) if fresh else self.rng  # a bad seed is refused before anything changes
+        rng = np.random.default_rng(seed) if fresh else self.rng
         self.latch.clear()
         with self.latch.guard("reset()"):
             if fresh:

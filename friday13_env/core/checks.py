@@ -74,3 +74,8 @@ def _format(message: str, action: object, num_actions: int, legal: Callable[[], 
         last=num_actions - 1,
         legal=legal() if legal is not None else "",
     )
+
+
+def counted(count: int, noun: str) -> str:
+    """A count in a message: ``"1 table"``, ``"3 tables"``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -19,7 +19,7 @@ import friday13_env  # noqa: F401  (registers the Gymnasium ids)
 from friday13_env import raw_env
 from friday13_env.friday13.batched.agents import TableBatch
 from friday13_env.friday13.batched.encoding import encode_observations, encode_states
-from friday13_env.friday13.batched.engine import GameBatch
+from friday13_env.friday13.batched.engine import GameBatch, IllegalActionError
 from friday13_env.friday13.batched.selfplay import SelfPlayTables
 from friday13_env.friday13.batched.vector_env import Friday13VectorEnv
 from friday13_env.friday13.engine import MAX_ROUNDS, Rules, new_game
@@ -202,3 +202,16 @@ def test_the_largest_num_rounds_is_accepted_and_defaults_stay_under_it() -> None
     assert Rules(num_rounds=MAX_ROUNDS).num_rounds == MAX_ROUNDS
     assert GameBatch(1, num_rounds=MAX_ROUNDS).num_rounds == MAX_ROUNDS
     assert Rules().num_rounds == 4 <= MAX_ROUNDS
+
+
+def test_refusals_count_in_the_singular_and_the_plural() -> None:
+    batch = GameBatch(2, num_players=4, seed=3, autoreset=False)
+    held = batch.legal_mask(np.array([0]))[0]
+    missing = int(np.flatnonzero(held == 0)[0])
+    legal = int(np.flatnonzero(held)[0])
+    with pytest.raises(IllegalActionError, match=r"\(1 illegal action in all, nothing played\)"):
+        batch.step(np.array([missing, int(np.flatnonzero(batch.legal_mask(np.array([1]))[0])[0])]))
+    while not batch.game_over[0]:
+        batch.step(np.array([int(np.flatnonzero(batch.legal_mask(np.array([0]))[0])[0])]), np.array([0]))
+    with pytest.raises(IllegalActionError, match=r"game 0 is over \(1 of the 1 stepped games is\)"):
+        batch.step(np.array([legal]), np.array([0]))

@@ -353,3 +353,14 @@ def test_bad_flags_are_refused_before_ray_starts(
     assert message in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
     assert not train.ray.is_initialized()
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, True])
+def test_a_bad_seed_is_refused_before_the_tables_change(train: ModuleType, seed: object) -> None:
+    config = {"players": [4], "deck": "standard", "reward": "points", "num_opponents": 0, "opponent_share": 0.0}
+    env = train.BatchedTables(config, num_envs=2)
+    observations, _ = env.reset(seed=6)
+    with pytest.raises(ValueError, match="seed must be None or a non-negative int"):
+        env.reset(seed=seed)
+    again, _ = env.reset(seed=6)
+    assert [sorted(table) for table in again] == [sorted(table) for table in observations]

@@ -24,6 +24,7 @@ from functools import cache
 
 import numpy as np
 
+from friday13_env.core.checks import counted
 from friday13_env.core.registry import check_seed
 from friday13_env.friday13.cards import CAPTURE_LIMIT, NUM_PILES, NUM_TYPES, STANDARD_DECK, Deck
 from friday13_env.friday13.engine import (
@@ -441,7 +442,8 @@ class GameBatch:
         over = np.flatnonzero(self.game_over[games])
         if over.size:
             return IllegalActionError(
-                f"game {games[over[0]]} is over ({over.size} of the stepped games are): reset it before playing"
+                f"game {games[over[0]]} is over ({over.size} of the {games.size} stepped games "
+                f"{'is' if over.size == 1 else 'are'}): reset it before playing"
             )
         bad = int(np.flatnonzero(held == 0)[0])
         game = int(games[bad])
@@ -449,7 +451,7 @@ class GameBatch:
         return IllegalActionError(
             f"illegal action {int(actions[bad])} ({self.deck.action_name(int(actions[bad]))}) in game {game}: "
             f"player_{self.current[game]} holds no such card; legal actions: {legal} "
-            f"({int((held == 0).sum())} illegal actions in all, nothing played)"
+            f"({counted(int((held == 0).sum()), 'illegal action')} in all, nothing played)"
         )
 
     # -- conversions -------------------------------------------------------------------------

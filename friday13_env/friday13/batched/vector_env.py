@@ -29,8 +29,10 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from friday13_env.core.checks import counted
 from friday13_env.core.failures import FailureLatch
 from friday13_env.core.mlp import MLPPolicy
+from friday13_env.core.registry import check_seed
 from friday13_env.friday13.aec import ILLEGAL_ACTION_REWARD, REWARD_MODES, check_choice
 from friday13_env.friday13.batched.agents import BatchedAgent, act, make_batched
 from friday13_env.friday13.batched.encoding import encode_observations
@@ -178,8 +180,7 @@ class Friday13VectorEnv(VectorEnv):
         mask = self._reset_mask(options)
         if mask is not None and seed is not None:
             raise ValueError("a seed re-deals every table: give reset() a seed or a reset_mask, not both")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0):
-            raise ValueError(f"seed must be None or a non-negative int (one Generator for every table), got {seed!r}")
+        check_seed(seed)
         if mask is not None:
             self._latch.check()
         self._latch.clear()
@@ -212,7 +213,7 @@ class Friday13VectorEnv(VectorEnv):
         if waiting.any() and self.autoreset_mode == AutoresetMode.DISABLED:
             count = int(waiting.sum())
             raise RuntimeError(
-                f"the {'game is' if count == 1 else 'games are'} over at {_counted(count, 'table')}: "
+                f"the {'game is' if count == 1 else 'games are'} over at {counted(count, 'table')}: "
                 "restart finished tables with reset(options={'reset_mask': mask})"
             )
         playing = np.flatnonzero(~restarting)
@@ -392,14 +393,9 @@ def check_actions(actions: Any, num_envs: int, num_actions: int) -> np.ndarray:
     array = np.asarray(actions)
     if array.shape != (num_envs,) or array.dtype.kind not in "iu":
         raise ValueError(
-            f"actions must be {_counted(num_envs, 'integer')} (one per table) in 0..{num_actions - 1}, "
+            f"actions must be {counted(num_envs, 'integer')} (one per table) in 0..{num_actions - 1}, "
             f"got shape {array.shape} of dtype {array.dtype}"
         )
     if array.size and (array.min() < 0 or array.max() >= num_actions):
         raise ValueError(f"actions must be in 0..{num_actions - 1}, got values from {array.min()} to {array.max()}")
     return array.astype(np.int64)
-
-
-def _counted(count: int, noun: str) -> str:
-    """``"1 table"``, ``"3 tables"``."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
