@@ -1,0 +1,204 @@
+"""training/train_friday.py stopped from outside: Ctrl-C / SIGTERM save a checkpoint and end with one line, and
+``--resume`` goes on from it; the worker processes never outlive the script (SIGTERM or SIGKILL of the parent)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tests.scripts  # noqa: F401  (puts training/ on sys.path, for its `common` package)
+from tests.scripts import REPOSITORY, TRAINING
+from tests.scripts import load_training_script as load_script
+
+pytest.importorskip("torch", reason="the training extra is not installed")
+from common.runs import Interrupted
+
+TEACHER = "heuristic:samples=2"
+TIMING = {"play_s", "wall_s"}
+
+
+def stage_1_flags(run_dir: Path, *more: str) -> list[str]:
+    """A stage-1 run small enough for a test: two level-1 games per round, a tiny network."""
+    return [
+        "--run-dir", str(run_dir), "--teacher", TEACHER, "--distill-games", "2", "--workers", "1",
+        "--hidden-sizes", "16", "--eval-every", "0", "--no-progress", "--levels", "1", *more,
+    ]  # fmt: skip
+
+
+def rounds_without_timing(run_dir: Path) -> list[dict[str, Any]]:
+    progress = json.loads((run_dir / "progress.json").read_text())
+    return [{key: value for key, value in point.items() if key not in TIMING} for point in progress["distill"]]
+
+
+def raise_on_call(function: Callable[..., Any], call: int) -> Callable[..., Any]:
+    """``function``, except that its ``call``-th call raises ``Interrupted`` (SIGTERM), as the signal would."""
+    calls = [0]
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        calls[0] += 1
+        if calls[0] == call:
+            raise Interrupted(signal.SIGTERM)
+        return function(*args, **kwargs)
+
+    return wrapped
+
+
+def test_sigterm_in_stage_1_keeps_the_finished_rounds_and_resume_ends_as_an_uninterrupted_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    train = load_script("train_friday")
+    train.main(stage_1_flags(tmp_path / "whole", "--distill-iterations", "3"))
+    run_dir = tmp_path / "stopped"
+    with monkeypatch.context() as patch:
+        patch.setattr(train, "fit_actor", raise_on_call(train.fit_actor, 2))  # while fitting round 2
+        with pytest.raises(SystemExit) as stopped:
+            train.main(stage_1_flags(run_dir, "--distill-iterations", "3"))
+    assert stopped.value.code == 128 + signal.SIGTERM
+    message = capsys.readouterr().err.strip().splitlines()[-1]
+    assert message == (
+        f"stopped by SIGTERM: the run after round 1 of 3 is saved in {run_dir} (distill/round.pt, progress.json);"
+        " continue it with --resume"
+    )
+    assert len(rounds_without_timing(run_dir)) == 1
+    train.main(stage_1_flags(run_dir, "--distill-iterations", "3", "--resume"))
+    assert rounds_without_timing(run_dir) == rounds_without_timing(tmp_path / "whole")
+    for name in ("round.npz", "final.npz"):
+        with np.load(run_dir / "distill" / name) as got, np.load(tmp_path / "whole" / "distill" / name) as want:
+            for key in want.files:
+                if key != "metadata":
+                    np.testing.assert_array_equal(got[key], want[key])
+
+
+def test_sigterm_in_stage_2_saves_the_model_where_it_stopped_and_resume_finishes_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("sb3_contrib", reason="the training extra is not installed")
+    train = load_script("train_friday")
+    run_dir = tmp_path / "run"
+    flags = [
+        "--run-dir", str(run_dir), "--distill-iterations", "0", "--total-timesteps", "1024", "--num-envs", "2",
+        "--no-subprocess", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1", "--hidden-sizes", "16",
+        "--eval-every", "0", "--checkpoint-every", "512", "--no-progress", "--levels", "1",
+    ]  # fmt: skip
+    original = train.TrainingCallback._on_step
+
+    def stop_at_700(self: Any) -> bool:
+        if self.num_timesteps >= 700:
+            raise Interrupted(signal.SIGTERM)
+        return original(self)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(train.TrainingCallback, "_on_step", stop_at_700)
+        with pytest.raises(SystemExit) as stopped:
+            train.main(flags)
+    assert stopped.value.code == 128 + signal.SIGTERM
+    progress = json.loads((run_dir / "progress.json").read_text())
+    assert progress["timesteps"] == 700  # saved where it stopped, not at the last periodic checkpoint (512)
+    message = capsys.readouterr().err.strip().splitlines()[-1]
+    assert message == (
+        f"stopped by SIGTERM: the PPO model at 700 timesteps is saved in {run_dir} (last.zip, progress.json);"
+        " continue it with --resume"
+    )
+    from sb3_contrib import MaskablePPO
+
+    assert MaskablePPO.load(run_dir / "last.zip", device="cpu").num_timesteps == 700
+    train.main([*flags, "--resume"])
+    assert json.loads((run_dir / "progress.json").read_text())["timesteps"] >= 1024
+    assert (run_dir / "policy.npz").is_file()
+
+
+def test_sigterm_before_any_round_finished_says_nothing_was_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    train = load_script("train_friday")
+    run_dir = tmp_path / "run"
+    monkeypatch.setattr(train, "fit_actor", raise_on_call(train.fit_actor, 1))
+    with pytest.raises(SystemExit) as stopped:
+        train.main(stage_1_flags(run_dir, "--distill-iterations", "2"))
+    assert stopped.value.code == 128 + signal.SIGTERM
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "stopped by SIGTERM: nothing was saved (no round had finished); start the run again, without --resume"
+    )
+    train.main(stage_1_flags(run_dir, "--distill-iterations", "1"))  # a fresh start is not refused
+
+
+# -- the worker processes ------------------------------------------------------------------------------
+
+
+def children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (read from /proc, no psutil)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie nobody has reaped yet counts as gone)."""
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_until(condition: Callable[[], bool], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()
+
+
+def start_run_with_workers(run_dir: Path) -> tuple[subprocess.Popen[str], set[int]]:
+    """``train_friday.py`` with two workers on a round long enough to be stopped in, once both workers play."""
+    command = [
+        sys.executable, str(TRAINING / "train_friday.py"), *stage_1_flags(run_dir, "--distill-iterations", "1"),
+        "--workers", "2", "--distill-games", "5000",
+    ]  # fmt: skip
+    environment = {**os.environ, "PYTHONPATH": str(REPOSITORY)}
+    process = subprocess.Popen(command, cwd=REPOSITORY, env=environment, stderr=subprocess.PIPE, text=True)
+    # the two workers and multiprocessing's resource tracker
+    assert wait_until(lambda: len(children(process.pid)) >= 3 or process.poll() is not None, 120)
+    time.sleep(1.0)  # the workers are playing
+    workers = children(process.pid)
+    assert process.poll() is None and len(workers) >= 3
+    return process, workers
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_the_workers_exit_with_the_script_on_sigterm_and_sigint(tmp_path: Path, signum: int) -> None:
+    process, workers = start_run_with_workers(tmp_path / "run")
+    process.send_signal(signum)
+    try:
+        process.wait(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 128 + signum
+    assert process.stderr is not None and process.stderr.read().strip().splitlines()[-1].startswith(
+        f"stopped by {signal.Signals(signum).name}: nothing was saved"
+    )
+    assert wait_until(lambda: not any(alive(pid) for pid in workers), 30), [pid for pid in workers if alive(pid)]
+
+
+def test_the_workers_exit_when_the_script_is_killed(tmp_path: Path) -> None:
+    process, workers = start_run_with_workers(tmp_path / "run")
+    process.kill()  # SIGKILL: no handler runs, the workers must notice on their own
+    process.wait(timeout=60)
+    assert wait_until(lambda: not any(alive(pid) for pid in workers), 30), [pid for pid in workers if alive(pid)]
