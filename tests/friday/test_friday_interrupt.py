@@ -202,3 +202,108 @@ def test_the_workers_exit_when_the_script_is_killed(tmp_path: Path) -> None:
     process.kill()  # SIGKILL: no handler runs, the workers must notice on their own
     process.wait(timeout=60)
     assert wait_until(lambda: not any(alive(pid) for pid in workers), 30), [pid for pid in workers if alive(pid)]
+
+
+# -- crash consistency: SIGKILL at any moment, then --resume ---------------------------------------------------
+
+
+def readable(path: Path) -> bool:
+    """Whether a file of the run directory reads back whole (a temporary file of a write cut short is skipped)."""
+    import zipfile
+
+    import torch
+
+    try:
+        if path.suffix == ".json":
+            json.loads(path.read_text())
+        elif path.suffix == ".npz":
+            with np.load(path, allow_pickle=False) as stored:
+                for key in stored.files:
+                    stored[key]
+        elif path.suffix == ".pt":
+            torch.load(path, weights_only=True)
+        elif path.suffix == ".zip":
+            with zipfile.ZipFile(path) as archive:
+                return archive.testzip() is None
+        elif path.suffix == ".csv":
+            path.read_text()
+    except Exception:
+        return False
+    return True
+
+
+def on_disk(run_dir: Path) -> tuple[int, int]:
+    """The rounds and PPO timesteps the run directory holds (what ``--resume`` goes on from)."""
+    try:
+        progress = json.loads((run_dir / "progress.json").read_text())
+    except OSError:
+        return 0, 0
+    return len(progress["distill"]), progress["timesteps"]
+
+
+def writing(run_dir: Path) -> bool:
+    """Whether a checkpoint file is being written (a temporary file of ``atomic_write`` or SB3's save exists)."""
+    return any(
+        ".tmp" in entry.name
+        for folder in (run_dir, run_dir / "distill")
+        if folder.is_dir()
+        for entry in os.scandir(folder)
+    )
+
+
+@pytest.mark.slow
+def test_sigkill_at_random_moments_and_during_checkpoint_writes_then_resume_loses_at_most_a_checkpoint(
+    tmp_path: Path,
+) -> None:
+    """A small two-stage run killed (SIGKILL) six times, at seeded random moments and the moment a checkpoint file
+    is being written: every ``--resume`` starts, every file left reads back, nothing saved is lost (so at most what
+    came after the last checkpoint is), and the finished run's policy plays."""
+    from friday13_env.friday.agents import load
+    from friday13_env.friday.env import FridayEnv
+    from friday13_env.friday.evaluation import play_game
+
+    run_dir = tmp_path / "run"
+    flags = [
+        *stage_1_flags(run_dir, "--distill-iterations", "4", "--hidden-sizes", "256", "256"),
+        "--total-timesteps", "1536", "--checkpoint-every", "256", "--num-envs", "2", "--no-subprocess",
+        "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
+    ]  # fmt: skip
+    environment = {**os.environ, "PYTHONPATH": str(REPOSITORY)}
+    rng = np.random.default_rng(43)
+    saved = (0, 0)
+    caught_writing = 0
+    for attempt in range(6):
+        resume = ["--resume"] if (run_dir / "progress.json").exists() else []
+        log = (tmp_path / f"attempt{attempt}.log").open("w")
+        process = subprocess.Popen(
+            [sys.executable, str(TRAINING / "train_friday.py"), *flags, *resume],
+            cwd=REPOSITORY, env=environment, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        # after the imports, somewhere in the run; every other attempt at the next checkpoint write after that
+        moment = time.monotonic() + 8.0 + rng.uniform(0, 8.0)
+        at_a_write = attempt % 2 == 1
+        deadline = moment + (60.0 if at_a_write else 0.0)
+        while process.poll() is None and time.monotonic() < deadline:
+            if at_a_write and time.monotonic() >= moment and writing(run_dir):
+                caught_writing += 1
+                break
+        process.kill()
+        process.wait(timeout=60)
+        log.close()
+        output = (tmp_path / f"attempt{attempt}.log").read_text()
+        assert process.returncode in (0, -signal.SIGKILL), output  # a resume that fails exits 1 before the kill
+        unreadable = [path for path in run_dir.rglob("*") if path.is_file() and ".tmp" not in path.name]
+        assert [path for path in unreadable if not readable(path)] == []
+        now = on_disk(run_dir)
+        assert now >= saved, f"attempt {attempt}: the run went back from {saved} to {now}"
+        saved = now
+    assert caught_writing >= 2, (caught_writing, saved)
+    resume = ["--resume"] if (run_dir / "progress.json").exists() else []
+    done = subprocess.run(
+        [sys.executable, str(TRAINING / "train_friday.py"), *flags, *resume],
+        cwd=REPOSITORY, env=environment, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    rounds, timesteps = on_disk(run_dir)
+    assert rounds == 4 and timesteps >= 1536
+    assert play_game(FridayEnv(level=1), load(run_dir / "policy.npz"), seed=3)[2] > 0  # legal moves to the end
