@@ -11,13 +11,17 @@ Run: ``python training/sb3_vector_env.py --timesteps 200000``.
 from __future__ import annotations
 
 import argparse
+import io
 from collections.abc import Sequence
 
 import gymnasium as gym
 import numpy as np
+from common.card_agents import checked_specs
+from common.script_args import bounded, output_errors
 from sb3_contrib import MaskablePPO
 
 import friday13_env  # noqa: F401  (registers the Gymnasium ids)
+from friday13_env.core.files import atomic_write_bytes
 from friday13_env.friday13.batched import to_sb3
 from friday13_env.friday13.evaluation import evaluate_agent
 
@@ -37,16 +41,44 @@ class SB3Agent:
         return int(action)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The flags, each checked before any work (bounds, a ``--save`` path that can be written): a bad one
+    exits with argparse's usage message naming it."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--timesteps", type=int, default=200_000, help="learner steps to train (default 200,000)")
-    parser.add_argument("--num-envs", type=int, default=256, help="tables stepped in lockstep (default 256)")
+    parser.add_argument(
+        "--timesteps",
+        type=bounded(int, {"minimum": 1}),
+        default=200_000,
+        help="learner steps to train (default 200,000; at least 1)",
+    )
+    parser.add_argument(
+        "--num-envs",
+        type=bounded(int, {"minimum": 1}),
+        default=256,
+        help="tables stepped in lockstep (default 256; at least 1)",
+    )
     parser.add_argument("--opponents", nargs="+", default=["cautious", "majority"], help="the opponent pool")
-    parser.add_argument("--eval-games", type=int, default=200, help="evaluation games per opponent (0: none)")
+    parser.add_argument(
+        "--eval-games",
+        type=bounded(int, {"minimum": 0}),
+        default=200,
+        help="evaluation games per opponent (0: none)",
+    )
     parser.add_argument("--save", default="runs/sb3_vector_env.zip", help="where to save the SB3 model")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=bounded(int, {"minimum": 0}), default=0)
     args = parser.parse_args(argv)
+    problems = output_errors([("--save", args.save, False)])
+    try:
+        checked_specs(args.opponents, "--opponents", "standard")  # as the evaluation seats them
+    except ValueError as error:
+        problems.append(str(error))
+    if problems:
+        parser.error("; ".join(problems))
+    return args
 
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
     env = gym.make_vec(
         "friday13_env/Friday13-v0",
         num_envs=args.num_envs,
@@ -58,7 +90,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     model = MaskablePPO("MlpPolicy", to_sb3(env), n_steps=64, batch_size=4096, seed=args.seed, verbose=0)
     model.learn(args.timesteps)
-    model.save(args.save)
+    model_zip = io.BytesIO()
+    model.save(model_zip)
+    atomic_write_bytes(args.save, model_zip.getvalue())  # exactly at --save (SB3 adds .zip to a name without it)
     print(f"saved {args.save}")
     if args.eval_games:
         rates = evaluate_agent(SB3Agent(model), args.opponents, args.eval_games, num_players=4, seed=args.seed)

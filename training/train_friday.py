@@ -41,7 +41,7 @@ import multiprocessing
 import os
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,7 +50,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
-from common.friday_dagger import FIELDS, GameTask, LabelledGames, play_labelled_game
+from common.friday_dagger import FIELDS, GameTask, LabelledGames, play_labelled_game, start_worker
 from common.maskable_ppo import (
     ACTIVATIONS,
     RunError,
@@ -63,7 +63,7 @@ from common.maskable_ppo import (
     save_model,
     vectorize,
 )
-from common.runs import parse_run_args, resumed_run_args, run_main
+from common.runs import Interrupted, parse_run_args, resumed_run_args, run_main
 from common.script_args import atomic_write_text, field_errors, option, output_errors
 from common.torch_policy import load_linear_layers, save_linear_layers, sb3_actor_layers
 from sb3_contrib import MaskablePPO
@@ -416,6 +416,27 @@ def per_level(data: LabelledGames, values: np.ndarray, levels: list[int]) -> dic
     }
 
 
+@contextlib.contextmanager
+def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor | None]:
+    """``workers`` spawned processes that play the games (None for one: they are played here), which never outlive
+    the script: when it stops with an exception (``Interrupted`` by Ctrl-C or SIGTERM included) the pending games
+    are dropped and the workers end at once, and a worker whose script was killed ends on its own
+    (``start_worker``)."""
+    if workers <= 1:
+        yield None
+        return
+    context = multiprocessing.get_context("spawn")
+    stop = context.Event()
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=start_worker, initargs=(os.getpid(), stop))
+    try:
+        yield pool
+    except BaseException:
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
 def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
     """DAgger: ``--distill-iterations`` rounds of playing ``--distill-games`` games (the teacher's, then more
     and more the student's), labelling each decision with the teacher's move, and fitting the student to
@@ -429,14 +450,15 @@ def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
     actor = SparseActor(args.hidden_sizes, args.activation)
     optimizer = torch.optim.Adam(actor.parameters(), lr=args.distill_learning_rate)
     record = progress.setdefault("distill", [])
-    parts = [read_games(folder / f"games_{index:02d}.npz") for index in range(len(record))]
+    student = None
     if record:
-        load_round(actor, optimizer, folder / "round.pt", len(record))
-    student = folder / "round.npz" if record else None
+        load_round(actor, optimizer, folder / "round.pt", progress)
+        student = write_student(actor, args, progress, folder / "round.npz")  # round.pt's, whatever a stop left
+        atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))  # with a round load_round added
+    parts = [read_games(folder / f"games_{index:02d}.npz") for index in range(len(record))]
     data: LabelledGames | None = None  # every label so far, once a round of this process has added some
     workers = min(args.workers, args.distill_games)
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=context) if workers > 1 else contextlib.nullcontext() as pool:
+    with worker_pool(workers) as pool:
         for iteration in range(len(record), args.distill_iterations):
             started = time.time()
             new = play_iteration(iteration_tasks(args, iteration, student), pool, args.progress)
@@ -493,25 +515,35 @@ def save_student_state(
     """After a round (``name`` ``round``) or the final passes (``final``): the student's policy ``NAME.npz``,
     evaluated into ``point`` (its record in ``progress``); after a round also its weights and optimiser
     (``round.pt``, for ``--resume``); then ``progress.json``. Returns the policy file."""
-    folder = run_dir / "distill"
-    student = folder / f"{name}.npz"
-    training = {key: progress.get(key) for key in ("distill", "distill_final")}
-    save_student(actor, args, student, {**training, "args": dataclasses.asdict(args)})
+    student = write_student(actor, args, progress, run_dir / "distill" / f"{name}.npz")
     if args.eval_every > 0:
         point["eval"] = evaluate_policy(student, args)
-    if name == "round":
-        state = {"actor": actor.state_dict(), "optimizer": optimizer.state_dict(), "rounds": len(progress["distill"])}
-        torch.save(state, folder / "round.tmp.pt")
-        os.replace(folder / "round.tmp.pt", folder / "round.pt")
     progress["wall_time_s"] += time.time() - started  # unrounded: rounding each round's sum would add up
+    if name == "round":  # with the round's record, so that a stop before progress.json loses nothing
+        state = {
+            "actor": actor.state_dict(),
+            "optimizer": optimizer.state_dict(),
+            "rounds": len(progress["distill"]),
+            "point": point,
+            "wall_time_s": progress["wall_time_s"],
+        }
+        atomic_write(run_dir / "distill" / "round.pt", lambda handle: torch.save(state, handle))
     atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
     return student
 
 
-def load_round(actor: SparseActor, optimizer: torch.optim.Optimizer, path: Path, rounds: int) -> None:
-    """The student and its optimiser after round ``rounds`` (``progress.json``'s count), or a ``RunError``: a
-    missing or damaged file, another network, or the state of another round (a run stopped between writing
-    ``round.pt`` and ``progress.json``)."""
+def write_student(actor: SparseActor, args: Args, progress: dict[str, Any], student: Path) -> Path:
+    """The student as the policy file ``student`` (returned), its metadata the run's rounds so far."""
+    training = {key: progress.get(key) for key in ("distill", "distill_final")}
+    save_student(actor, args, student, {**training, "args": dataclasses.asdict(args)})
+    return student
+
+
+def load_round(actor: SparseActor, optimizer: torch.optim.Optimizer, path: Path, progress: dict[str, Any]) -> None:
+    """The student and its optimiser after the rounds ``progress.json`` records, or a ``RunError``: a missing or
+    damaged file, another network, or the state of another round. A ``round.pt`` one round ahead (the run
+    stopped between writing it and ``progress.json``) carries that round's record, which joins ``progress``."""
+    rounds = len(progress["distill"])
     try:
         state = torch.load(path, weights_only=True)
         actor.load_state_dict(state["actor"])
@@ -520,10 +552,14 @@ def load_round(actor: SparseActor, optimizer: torch.optim.Optimizer, path: Path,
     except Exception as error:  # torch raises whatever unpickling, a missing key or a changed shape raises
         problem = f"{type(error).__name__}: {error}"
         raise RunError(f"--resume: {path} is missing, damaged or of another network ({problem})") from error
-    if saved != rounds:
+    if saved == rounds + 1 and "point" in state:
+        progress["distill"].append(state["point"])
+        progress["wall_time_s"] = max(progress["wall_time_s"], state["wall_time_s"])
+        print(f"note: {path} is a round ahead of progress.json; going on after round {saved}", flush=True)
+    elif saved != rounds:
         raise RunError(
-            f"--resume: {path} holds the student after round {saved}, progress.json records {rounds} rounds: the run"
-            " stopped while saving; start it again"
+            f"--resume: {path} holds the student after round {saved}, progress.json records {rounds} rounds: they"
+            " are not of the same run; restore them or start a new run"
         )
 
 
@@ -641,7 +677,11 @@ def train(args: Args, given: set[str]) -> None:
         if args.distill_iterations > rounds and (run_dir / "last.zip").exists():
             raise RunError("--resume: stage 2 (PPO) has begun, so no more rounds can be added")
     torch.set_num_threads(args.torch_threads)
-    student = distill(args, run_dir, progress) if args.distill_iterations > 0 else None
+    try:
+        student = distill(args, run_dir, progress) if args.distill_iterations > 0 else None
+    except Interrupted as stop:  # every finished round is saved already
+        stop.saved = saved_checkpoint(run_dir, args)
+        raise
     if args.total_timesteps == 0:
         assert student is not None  # checked_args refuses a run with neither stage
         atomic_write(run_dir / "policy.npz", lambda handle: handle.write(student.read_bytes()))
@@ -649,6 +689,8 @@ def train(args: Args, given: set[str]) -> None:
         print(f"done: {len(progress['distill'])} DAgger rounds; run directory {run_dir}", flush=True)
         return
     vec_env = make_vec_env(args)
+    model: MaskablePPO | None = None
+    callback: TrainingCallback | None = None
     try:
         resuming = args.resume and (run_dir / "last.zip").exists()
         model = resume_model(run_dir, vec_env, progress) if resuming else new_maskable_ppo(args, vec_env, run_dir)
@@ -669,10 +711,31 @@ def train(args: Args, given: set[str]) -> None:
         else:
             callback.init_callback(model)
         callback.save(model.num_timesteps)
+    except Interrupted as stop:
+        if model is not None and callback is not None:  # weights and step count are whole between Python steps
+            callback.init_callback(model)  # (before learn() it has no model yet)
+            callback.save(model.num_timesteps)
+        stop.saved = saved_checkpoint(run_dir, args)
+        raise
     finally:
         vec_env.close()
     export_copy(run_dir, args.export)
     print(f"done: {model.num_timesteps:,} timesteps; run directory {run_dir}", flush=True)
+
+
+def saved_checkpoint(run_dir: Path, args: Args) -> str:
+    """What a stopped run leaves for ``--resume`` (read back from the run directory), in one line."""
+    try:
+        progress = json.loads((run_dir / "progress.json").read_text())
+    except OSError:
+        return "nothing was saved (no round had finished); start the run again, without --resume"
+    if (run_dir / "last.zip").is_file():
+        saved = f"the PPO model at {progress['timesteps']:,} timesteps is saved in {run_dir} (last.zip, progress.json)"
+    else:
+        rounds = len(progress["distill"])
+        saved = f"the run after round {rounds} of {args.distill_iterations} is saved in {run_dir}"
+        saved += " (distill/round.pt, progress.json)"
+    return saved + "; continue it with --resume"
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -62,7 +62,6 @@ from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
-import ray
 import torch
 from common.card_agents import evaluation_opponent_errors
 from common.runs import (
@@ -75,32 +74,6 @@ from common.runs import (
 )
 from common.script_args import atomic_write_text, field_errors, option, output_errors
 from common.torch_policy import save_linear_layers
-from ray.rllib.algorithms.algorithm import Algorithm
-from ray.rllib.algorithms.ppo import PPOConfig
-from ray.rllib.connectors.connector_v2 import ConnectorV2
-from ray.rllib.connectors.module_to_env import GetActions
-from ray.rllib.core.columns import Columns
-from ray.rllib.core.models.torch.primitives import TorchMLP
-from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
-from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
-from ray.rllib.core.rl_module.torch import TorchRLModule
-from ray.rllib.env.multi_agent_env import MultiAgentEnv
-from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
-from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
-from ray.rllib.env.vector.vector_multi_agent_env import VectorMultiAgentEnv
-from ray.rllib.utils.metrics import (
-    NUM_AGENT_STEPS_SAMPLED,
-    NUM_AGENT_STEPS_SAMPLED_LIFETIME,
-    NUM_ENV_STEPS_SAMPLED,
-    NUM_ENV_STEPS_SAMPLED_LIFETIME,
-    NUM_EPISODES,
-    NUM_EPISODES_LIFETIME,
-    NUM_MODULE_STEPS_SAMPLED,
-    NUM_MODULE_STEPS_SAMPLED_LIFETIME,
-)
-from ray.rllib.utils.numpy import convert_to_numpy
-from ray.rllib.utils.torch_utils import FLOAT_MIN
 from torch import nn
 
 from friday13_env.core.failures import FailureLatch
@@ -121,6 +94,43 @@ from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.encoding import observation_bounds
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS, Rules
 from friday13_env.friday13.evaluation import evaluate_agent
+
+MISSING_RAY = 'training/train_rllib.py needs Ray RLlib (the rllib extra): pip install "friday13-env[rllib]"'
+"""Why the script cannot run without Ray: one line, for ``--help`` too (every class here builds on RLlib's)."""
+try:
+    import ray
+    from ray.rllib.algorithms.algorithm import Algorithm
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.connectors.connector_v2 import ConnectorV2
+    from ray.rllib.connectors.module_to_env import GetActions
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.models.torch.primitives import TorchMLP
+    from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
+    from ray.rllib.core.rl_module.torch import TorchRLModule
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv
+    from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+    from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
+    from ray.rllib.env.vector.vector_multi_agent_env import VectorMultiAgentEnv
+    from ray.rllib.utils.metrics import (
+        NUM_AGENT_STEPS_SAMPLED,
+        NUM_AGENT_STEPS_SAMPLED_LIFETIME,
+        NUM_ENV_STEPS_SAMPLED,
+        NUM_ENV_STEPS_SAMPLED_LIFETIME,
+        NUM_EPISODES,
+        NUM_EPISODES_LIFETIME,
+        NUM_MODULE_STEPS_SAMPLED,
+        NUM_MODULE_STEPS_SAMPLED_LIFETIME,
+    )
+    from ray.rllib.utils.numpy import convert_to_numpy
+    from ray.rllib.utils.torch_utils import FLOAT_MIN
+except ModuleNotFoundError as missing:
+    if (missing.name or "").partition(".")[0] != "ray":
+        raise
+    if __name__ == "__main__":  # run as a script (even for --help): one line, not a traceback
+        raise SystemExit(f"error: {MISSING_RAY}") from None
+    raise ModuleNotFoundError(MISSING_RAY, name=missing.name) from None
 
 LEARNER = "learner"
 """The RLModule that plays every learner seat and is the only one trained."""

@@ -14,7 +14,10 @@ alias of the same environment).
   (the score floor ``MIN_SCORE`` = -150 for ``reward="score"``, -1 for ``reward="win"``, so it is
   never better than playing on) and ``info["illegal_action"] = True``; ``illegal_action="raise"``
   raises a ``ValueError`` naming the legal actions instead.
-* After any exception inside ``step`` the environment refuses further steps until ``reset``.
+* Misuse of its state is a ``RuntimeError`` (as in the card game): using it before ``reset``, stepping
+  after the episode ended, and stepping after an exception raised while a move was being applied (the
+  environment then refuses every step until ``reset``). A rejected action (a ``ValueError``) changes
+  nothing, and the episode goes on.
 * Observation space: ``Box(-1, 1, (OBS_SIZE,), float32)``; layout and decoder in
   :mod:`friday13_env.friday.encoding`. Agents take ``{"observation": obs, "action_mask": mask}``
   (:func:`observation_dict`).
@@ -125,21 +128,28 @@ class FridayEnv(gym.Env[np.ndarray, int]):
         return encode(self.state), self._info()
 
     def step(self, action: int | np.integer | np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict]:
-        """Apply one action; the reward is non-zero only when the episode ends (see the module doc)."""
+        """Apply one action; the reward is non-zero only when the episode ends (see the module doc).
+
+        A ``RuntimeError`` before ``reset``, after the episode ended and after an exception raised while a
+        move was being applied (the game may be half updated); a rejected action (a ``ValueError``, nothing
+        played) leaves the environment as it was, ready for the next step.
+        """
         if self._failure is not None:
             raise RuntimeError(f"step() refused: an earlier step() raised {self._failure}; call reset() first")
         state = self._require_state()
         if self._ended:
-            raise ValueError("step() called after the episode ended; call reset() first")
+            raise RuntimeError("step() called after the episode ended; call reset() first")
+        move = self._checked_action(state, action)
+        if not self._mask[move] and self.illegal_action == "raise":
+            raise ValueError(f"illegal action {move} in phase {state.phase.name}; {_legal_text(state)}")
         try:
-            return self._step(state, action)
+            return self._step(state, move)
         except Exception as error:
             self._failure = repr(error)
             raise
 
-    def _step(self, state: State, action: object) -> tuple[np.ndarray, float, bool, bool, dict]:
-        move = self._checked_action(state, action)
-        if self.illegal_action == "end" and not self._mask[move]:
+    def _step(self, state: State, move: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        if not self._mask[move]:  # illegal_action="end"
             self._ended = self._illegal = True
             reward = ILLEGAL_ACTION_PENALTY[self.reward]
         else:
@@ -190,9 +200,9 @@ class FridayEnv(gym.Env[np.ndarray, int]):
         return text
 
     def _require_state(self) -> State:
-        """The running game; using the environment before ``reset`` is a usage error."""
+        """The running game; using the environment before ``reset`` is a ``RuntimeError`` (misuse, not a bad value)."""
         if self.state is None:
-            raise ValueError("call reset() before using the environment")
+            raise RuntimeError("the environment must be reset() before it is used")
         return self.state
 
     def _info(self) -> dict[str, Any]:

@@ -214,7 +214,9 @@ def test_a_training_batch_with_shuffled_tables_is_the_reordered_observations_mas
     assert torch.all(masks[torch.arange(len(rows)), actions])
 
 
-def test_a_resume_refuses_changed_hyperparameters_fewer_rounds_and_a_half_saved_round(tmp_path: Path) -> None:
+def test_a_resume_completes_a_half_saved_round_and_refuses_changed_hyperparameters_or_rounds(tmp_path: Path) -> None:
+    import torch
+
     train = load_script("train_friday")
     run_dir = tmp_path / "run"
     flags = small_run_flags(run_dir)
@@ -224,11 +226,16 @@ def test_a_resume_refuses_changed_hyperparameters_fewer_rounds_and_a_half_saved_
     with pytest.raises(SystemExit, match="has played 2 rounds; --distill-iterations cannot be fewer"):
         train.main([*flags, "--distill-iterations", "1", "--resume"])
     progress_file = run_dir / "progress.json"
-    progress = json.loads(progress_file.read_text())
-    progress["distill"] = progress["distill"][:1]  # as if it stopped after round.pt, before progress.json
+    whole = json.loads(progress_file.read_text())
+    progress = {**whole, "distill": whole["distill"][:1]}  # as if it stopped after round.pt, before progress.json
     progress_file.write_text(json.dumps(progress))
-    with pytest.raises(SystemExit, match=r"round.pt holds the student after round 2, progress.json records 1"):
+    train.main([*flags, "--distill-iterations", "2", "--resume"])  # round.pt brings round 2's record back
+    assert json.loads(progress_file.read_text())["distill"] == whole["distill"]
+    round_file = run_dir / "distill" / "round.pt"
+    state = torch.load(round_file, weights_only=True)
+    torch.save({**state, "rounds": 1}, round_file)  # a round behind progress.json: not of the same run
+    with pytest.raises(SystemExit, match=r"round.pt holds the student after round 1, progress.json records 2"):
         train.main([*flags, "--distill-iterations", "3", "--resume"])
-    (run_dir / "distill" / "round.pt").write_bytes(b"not torch")
+    round_file.write_bytes(b"not torch")
     with pytest.raises(SystemExit, match=r"round.pt is missing, damaged or of another network"):
         train.main([*flags, "--distill-iterations", "3", "--resume"])

@@ -109,7 +109,7 @@ def test_reward_is_the_final_score_and_info_reports_the_result():
     rewards, info = play_out(env, seed=3)
     assert all(r == 0 for r in rewards[:-1])
     assert rewards[-1] == info["score"] and isinstance(info["won"], bool) and info["illegal_action"] is False
-    with pytest.raises(ValueError, match="after the episode ended"):
+    with pytest.raises(RuntimeError, match="after the episode ended"):
         env.step(0)
 
 
@@ -184,7 +184,7 @@ def test_an_illegal_action_ends_the_episode_with_the_documented_penalty(reward, 
     assert (value, terminated, truncated) == (penalty, True, False) and ILLEGAL_ACTION_PENALTY[reward] == penalty
     assert info["illegal_action"] is True and info["won"] is False and info["score"] == MIN_SCORE
     assert not info["action_mask"].any() and not env.action_masks().any() and obs in env.observation_space
-    with pytest.raises(ValueError, match=r"after the episode ended; call reset\(\) first"):
+    with pytest.raises(RuntimeError, match=r"after the episode ended; call reset\(\) first"):
         env.step(A.HAZARD_A)
     _, info = env.reset(seed=0)
     assert info["illegal_action"] is False and env.step(A.HAZARD_A)[2] is False
@@ -214,21 +214,29 @@ def test_after_an_exception_in_step_the_env_refuses_to_step_until_reset(monkeypa
     env.reset(seed=0)
     assert env.step(A.HAZARD_A)[2] is False
 
-    for bad in (0.5, A.END_FIGHT):  # a rejected action too: the env is not stepped on after any failure
-        strict = FridayEnv(illegal_action="raise")
-        strict.reset(seed=0)
-        with pytest.raises(ValueError):
-            strict.step(bad)
-        with pytest.raises(RuntimeError, match="call reset"):
-            strict.step(A.HAZARD_A)
+
+@pytest.mark.parametrize("bad", [0.99, "1", None, -1, 129, A.END_FIGHT])
+def test_an_action_rejected_before_any_change_leaves_the_env_usable(bad):
+    env = FridayEnv(illegal_action="raise")
+    env.reset(seed=0)
+    reference = FridayEnv()
+    reference.reset(seed=0)
+    with pytest.raises(ValueError, match=FIRST_LEGAL):
+        env.step(bad)
+    assert not env.action_masks()[A.END_FIGHT] and env.action_masks()[A.HAZARD_A]
+    for action in (A.HAZARD_A, 0, 0):  # the game goes on exactly as if the bad action had never been given
+        observation, reward, terminated, _, info = env.step(action)
+        expected = reference.step(action)
+        assert np.array_equal(observation, expected[0]) and (reward, terminated) == expected[1:3]
+        assert np.array_equal(info["action_mask"], expected[4]["action_mask"])
 
 
-def test_step_and_masks_before_reset_are_errors():
-    env = FridayEnv()
-    with pytest.raises(ValueError, match=r"call reset\(\) before"):
-        env.step(0)
-    with pytest.raises(ValueError, match=r"call reset\(\) before"):
-        env.action_masks()
+@pytest.mark.parametrize("use", ["step", "action_masks", "render"])
+def test_using_the_env_before_reset_is_a_runtime_error(use):
+    env = FridayEnv(render_mode="ansi")
+    call = {"step": lambda: env.step(0), "action_masks": env.action_masks, "render": env.render}[use]
+    with pytest.raises(RuntimeError, match=r"the environment must be reset\(\) before it is used"):
+        call()
 
 
 @pytest.mark.parametrize(

@@ -30,3 +30,42 @@ def test_the_sb3_example_trains_saves_and_evaluates(tmp_path: Path, capsys: pyte
         observation, _, terminated, truncated, _ = env.last()
         env.step(None if terminated or truncated else agent.act(observation))
     assert not env.agents
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--timesteps", "0"], "--timesteps: must be at least 1, got 0"),
+        (["--timesteps", "-5"], "--timesteps: must be at least 1, got -5"),
+        (["--num-envs", "0"], "--num-envs: must be at least 1, got 0"),
+        (["--eval-games", "-1"], "--eval-games: must be at least 0, got -1"),
+        (["--seed", "-1"], "--seed: must be at least 0, got -1"),
+        (["--save", "/proc/x.zip"], "--save: cannot write in /proc"),
+        (["--save", "{tmp}"], "--save: {tmp} is a directory"),
+        (["--opponents", "oracle"], "--opponents: unknown Friday the 13th agent 'oracle'"),
+    ],
+)
+def test_every_flag_is_checked_before_training(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, flags: list[str], message: str
+) -> None:
+    """A bad flag exits with argparse's usage message naming it, before any model is built or trained."""
+    example = load_training_script("sb3_vector_env")
+
+    def no_training(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a model was built before the flags were checked")
+
+    monkeypatch.setattr(example, "MaskablePPO", no_training)
+    flags = [flag.format(tmp=tmp_path) for flag in flags]
+    with pytest.raises(SystemExit) as stopped:
+        example.main(["--save", str(tmp_path / "model.zip"), *flags])
+    assert stopped.value.code == 2
+    assert message.format(tmp=tmp_path) in capsys.readouterr().err
+
+
+def test_the_model_is_saved_exactly_where_save_says(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--save`` without ``.zip`` is written as given (SB3 alone would add the suffix), atomically."""
+    example = load_training_script("sb3_vector_env")
+    path = tmp_path / "runs" / "model"
+    example.main(["--timesteps", "64", "--num-envs", "4", "--eval-games", "0", "--save", str(path)])
+    assert sorted(p.name for p in path.parent.iterdir()) == ["model"]
+    assert MaskablePPO.load(path).num_timesteps >= 64

@@ -14,8 +14,12 @@ Observations are stored sparsely (the column and value of each non-zero entry): 
 from __future__ import annotations
 
 import dataclasses
+import os
+import signal
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from multiprocessing.synchronize import Event
 
 import numpy as np
 
@@ -26,6 +30,22 @@ from friday13_env.friday.env import FridayEnv, observation_dict
 
 MASK_BYTES = (NUM_ACTIONS + 7) // 8
 """Bytes of a bit-packed legal mask."""
+PARENT_POLL_S = 0.5
+"""How often a worker checks that the script that started it still runs."""
+
+
+def start_worker(parent: int, stop: Event) -> None:
+    """Each worker process's first call: Ctrl-C is left to the script (it stops the workers itself), and a
+    watcher thread ends the worker when the script sets ``stop`` or is gone (killed by SIGKILL, no handler ran:
+    the worker would otherwise wait forever on its task queue, whose writing end it holds too)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_watch_parent, args=(parent, stop), daemon=True, name="watch-parent").start()
+
+
+def _watch_parent(parent: int, stop: Event) -> None:
+    while not stop.wait(PARENT_POLL_S) and os.getppid() == parent:
+        pass
+    os._exit(0)  # at once, even mid-game: the script has given up on this worker's results
 
 
 @dataclass(frozen=True, slots=True)
