@@ -452,9 +452,11 @@ def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
     record = progress.setdefault("distill", [])
     student = None
     if record:
+        recorded = len(record)
         load_round(actor, optimizer, folder / "round.pt", progress)
         student = write_student(actor, args, progress, folder / "round.npz")  # round.pt's, whatever a stop left
-        atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))  # with a round load_round added
+        if len(record) > recorded:  # load_round added the round a stop left out of progress.json
+            atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
     parts = [read_games(folder / f"games_{index:02d}.npz") for index in range(len(record))]
     data: LabelledGames | None = None  # every label so far, once a round of this process has added some
     workers = min(args.workers, args.distill_games)
