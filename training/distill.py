@@ -70,6 +70,7 @@ from common.imitation import (
     write_dataset,
     write_outputs,
 )
+from common.runs import RunError
 from common.script_args import dataclass_parser, flag_name, option, output_error
 from common.torch_policy import load_linear_layers, read_matching_policy
 from tqdm import tqdm
@@ -712,7 +713,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         if isinstance(args, SearchArgs):
             return distill_search(args)
         return distill_ensemble(args)
-    except DataError as error:  # a data directory recorded with other settings, a damaged chunk: named, not a traceback
+    except (DataError, RunError) as error:  # a data directory recorded with other settings, a damaged chunk, an
+        # export the loader would refuse: named, not a traceback
         raise SystemExit(f"error: {error}") from None
 
 
