@@ -64,7 +64,7 @@ from common.maskable_ppo import (
     vectorize,
 )
 from common.runs import parse_run_args, resumed_run_args, run_main
-from common.script_args import atomic_write_text, field_errors, option, output_errors
+from common.script_args import atomic_write_text, field_errors, network_errors, option, output_errors
 from common.torch_policy import load_linear_layers, save_checked_policy, save_linear_layers, sb3_actor_layers
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
@@ -158,6 +158,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
 def checked_args(args: Args) -> Args:
     """The checks of a whole configuration, before any work; a ``ValueError`` listing every problem."""
     problems = field_errors(Args, dataclasses.asdict(args))
+    problems += network_errors(args.hidden_sizes, encoding.OBS_SIZE, NUM_ACTIONS)
     if args.distill_iterations == 0 and args.total_timesteps == 0:
         problems.append("nothing to train: give --distill-iterations or --total-timesteps above 0")
     error = hyperparameter_error(args) if args.total_timesteps > 0 else None

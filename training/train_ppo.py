@@ -914,7 +914,8 @@ def train(args: Args, given: set[str]) -> Path:
             if writer is not None:
                 for name, value in stats.items():
                     writer.add_scalar(f"losses/{name}", value, done)
-                writer.add_scalar("charts/steps_per_second", done / (time.perf_counter() - started), done)
+                if (elapsed := time.perf_counter() - started) > 0:  # (a clock may not have moved)
+                    writer.add_scalar("charts/steps_per_second", done / elapsed, done)
             if bar is not None:
                 bar.update(per_rollout)
             if done >= next_snapshot:
@@ -938,7 +939,9 @@ def train(args: Args, given: set[str]) -> Path:
     except Interrupted as stop:
         if saved is None or saved < boundary.timesteps:
             progress = boundary.restore(model, optimizer)
+            progress["timesteps"] = boundary.timesteps
             progress["seconds"] = time.perf_counter() - started
+            progress["clock"] = clock
             save_run(run_dir, model, optimizer, args, progress)
             write_curve(run_dir, progress["curve"], args.eval_opponents)
             saved = boundary.timesteps
