@@ -734,7 +734,10 @@ def save_checkpoint(path: Path, model: ActorCritic, optimizer: torch.optim.Optim
 def recover_checkpoint(run_dir: Path, fresh: dict[str, Any]) -> None:
     """End a checkpoint that a kill interrupted (``save_run``): ``next.pt`` becomes ``last.pt`` if ``progress.json``
     already records its timesteps, else it is dropped (``last.pt`` and the record are still the checkpoint before).
-    A damaged record is left for ``--resume`` to name."""
+    A damaged record is left for ``--resume`` to name. The temporary files of writes a kill cut short go."""
+    for pattern in (".*.tmp", ".*.unchecked", "snapshots/.*.tmp", "snapshots/.*.unchecked"):
+        for leftover in run_dir.glob(pattern):
+            leftover.unlink()
     pending = run_dir / NEXT_CHECKPOINT
     if not pending.is_file():
         return
