@@ -57,8 +57,9 @@ def bounds_text(bounds: dict[str, float | None]) -> str:
 
 
 def number_text(value: float) -> str:
-    """An int in full (a bound such as 4294967295 is not rounded to 4.29497e+09), a float as ``:g`` writes it."""
-    return str(value) if isinstance(value, int) else f"{value:g}"
+    """An int in full, with thousands separators (a bound such as 4,294,967,295 is not rounded to 4.29497e+09), a
+    float as ``:g`` writes it."""
+    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
 
 
 def bound_error(value: float, bounds: dict[str, float | None]) -> str | None:
