@@ -70,7 +70,8 @@ from common.imitation import (
     write_dataset,
     write_outputs,
 )
-from common.script_args import dataclass_parser, flag_name, option, output_error
+from common.runs import RunError
+from common.script_args import dataclass_parser, flag_name, network_errors, option, output_error
 from common.torch_policy import load_linear_layers, read_matching_policy
 from tqdm import tqdm
 
@@ -229,6 +230,9 @@ def checked_args(args: SearchArgs | EnsembleArgs) -> SearchArgs | EnsembleArgs:
         if error:
             raise ValueError(f"{flag}: {error}")
     args = replace(args, eval_opponents=checked_specs(args.eval_opponents, "--eval-opponents", args.deck, unique=True))
+    problems = network_errors(args.hidden_sizes, observation_scale(args.deck).size, get_deck(args.deck).num_actions)
+    if problems:
+        raise ValueError("; ".join(problems))
     if isinstance(args, SearchArgs):
         return replace(args, dagger_opponents=checked_specs(args.dagger_opponents, "--dagger-opponents", args.deck))
     assert isinstance(args, EnsembleArgs)
@@ -713,7 +717,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         if isinstance(args, SearchArgs):
             return distill_search(args)
         return distill_ensemble(args)
-    except DataError as error:  # a data directory recorded with other settings, a damaged chunk: named, not a traceback
+    except (DataError, RunError) as error:  # a data directory recorded with other settings, a damaged chunk, an
+        # export the loader would refuse: named, not a traceback
         raise SystemExit(f"error: {error}") from None
 
 

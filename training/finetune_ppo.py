@@ -72,11 +72,12 @@ from common.maskable_ppo import (
     save_model,
     vectorize,
 )
-from common.runs import parse_run_args, run_main
+from common.runs import MAX_SEED, MAX_TIMESTEPS, parse_run_args, run_main
 from common.script_args import (
     atomic_write_text,
     field_errors,
     flag_name,
+    network_errors,
     option,
     output_error,
 )
@@ -97,7 +98,7 @@ from friday13_env.friday13.agents.policy import (
     policy_metadata,
     read_card_policy,
 )
-from friday13_env.friday13.cards import DECKS
+from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.evaluation import evaluate_agent
 
@@ -109,8 +110,8 @@ class Args:
 
     run_name: str = option("ppo", "name of the run; its directory is runs/<run-name>")
     run_dir: str = option("", "explicit run directory (overrides --run-name)")
-    seed: int = option(0, "seeds the model, the environments and the evaluations", minimum=0)
-    total_timesteps: int = option(500_000, "learner decisions to train for, in all", minimum=1)
+    seed: int = option(0, "seeds the model, the environments and the evaluations", minimum=0, maximum=MAX_SEED)
+    total_timesteps: int = option(500_000, "learner decisions to train for, in all", minimum=1, maximum=MAX_TIMESTEPS)
     players: list[int] = option(
         [3, 4, 5, 6], "table sizes, one drawn per episode", minimum=MIN_PLAYERS, maximum=MAX_PLAYERS
     )
@@ -187,6 +188,9 @@ def checked_args(args: Args) -> Args:
     problem = hyperparameter_error(args)
     if problem:
         raise ValueError(problem)
+    problems = network_errors(args.hidden_sizes, observation_scale(args.deck).size, get_deck(args.deck).num_actions)
+    if problems:
+        raise ValueError("; ".join(problems))
     if not (args.run_name or args.run_dir):
         raise ValueError("--run-name must not be empty (or give --run-dir)")
     problem = output_error(run_directory(args), directory=True)

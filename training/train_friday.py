@@ -64,14 +64,14 @@ from common.maskable_ppo import (
     vectorize,
 )
 from common.runs import Interrupted, parse_run_args, resumed_run_args, run_main
-from common.script_args import atomic_write_text, field_errors, option, output_errors
-from common.torch_policy import load_linear_layers, save_linear_layers, sb3_actor_layers
+from common.script_args import atomic_write_text, field_errors, network_errors, option, output_errors
+from common.torch_policy import load_linear_layers, save_checked_policy, save_linear_layers, sb3_actor_layers
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 from tqdm import tqdm
 
-from friday13_env.core.checkpoint import CheckpointError, save_policy
+from friday13_env.core.checkpoint import CheckpointError
 from friday13_env.core.files import atomic_write
 from friday13_env.core.specs import parse_spec
 from friday13_env.friday import encoding
@@ -158,6 +158,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
 def checked_args(args: Args) -> Args:
     """The checks of a whole configuration, before any work; a ``ValueError`` listing every problem."""
     problems = field_errors(Args, dataclasses.asdict(args))
+    problems += network_errors(args.hidden_sizes, encoding.OBS_SIZE, NUM_ACTIONS)
     if args.distill_iterations == 0 and args.total_timesteps == 0:
         problems.append("nothing to train: give --distill-iterations or --total-timesteps above 0")
     error = hyperparameter_error(args) if args.total_timesteps > 0 else None
@@ -405,7 +406,7 @@ def save_student(actor: SparseActor, args: Args, path: Path, training: dict[str,
     description = f"DAgger distillation of {args.teacher!r}, run {args.run_name!r}, Friday levels {args.levels}"
     metadata = policy_metadata(actor.activation_name, actor.hidden_sizes, description, training)
     weights, biases = actor.weights()
-    save_policy(path, weights, biases, np.ones(encoding.OBS_SIZE, dtype=np.float32), metadata)
+    save_checked_policy(path, weights, biases, np.ones(encoding.OBS_SIZE, dtype=np.float32), metadata)
 
 
 def per_level(data: LabelledGames, values: np.ndarray, levels: list[int]) -> dict[str, float]:

@@ -38,11 +38,14 @@ seed and its timesteps, so it is reproducible, though not identical to an uninte
 
 from __future__ import annotations
 
+import copy
 import csv
 import dataclasses
 import io
 import itertools
 import json
+import math
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -53,19 +56,24 @@ import numpy as np
 import torch
 from common.card_agents import evaluation_opponent_errors
 from common.runs import (
+    MAX_SEED,
+    MAX_TIMESTEPS,
+    Interrupted,
     RunError,
+    check_win_rate_curve,
     export_copy,
     next_multiple,
     open_run,
     parse_run_args,
+    read_progress,
     resumed_run_args,
     run_main,
 )
-from common.script_args import atomic_write_text, field_errors, option, output_errors
+from common.script_args import atomic_write_text, field_errors, network_errors, option, output_errors
+from common.torch_policy import save_checked_policy
 from threadpoolctl import threadpool_limits
 from torch import nn
 
-from friday13_env.core.checkpoint import save_policy
 from friday13_env.core.files import atomic_write_bytes
 from friday13_env.core.mlp import RAW_INPUT, InputFeatures, MLPPolicy, network_inputs
 from friday13_env.friday13.aec import REWARD_MODES
@@ -83,6 +91,13 @@ from friday13_env.friday13.features import INPUT_FEATURES, input_features
 EVAL_SEED = 20_131_313
 """Seed of the periodic evaluations' deals (the same deals at every evaluation of every run)."""
 MAX_SEATS = MAX_PLAYERS
+MAX_TABLES = 1 << 20
+MAX_NUM_STEPS = 1 << 16
+MAX_ROLLOUT_BYTES = 16 << 30
+"""The most memory a rollout's arrays may take (with the copies the update makes of its samples), checked before
+anything is built: ``--num-tables`` x ``--num-steps`` is bounded by it, not by the machine's memory running out."""
+CHECKPOINT, NEXT_CHECKPOINT = "last.pt", "next.pt"
+"""The run's checkpoint, and the new one while a checkpoint is being written (``save_run``)."""
 
 
 # -- hyperparameters -------------------------------------------------------------------------------
@@ -92,15 +107,17 @@ class Args:
 
     run_name: str = option("ppo", "name of the run; its directory is runs/<run-name>")
     run_dir: str = option("", "explicit run directory (overrides --run-name)")
-    seed: int = option(0, "seeds the network, the deals, the opponents and the sampling", minimum=0)
-    total_timesteps: int = option(24_000_000, "card plays to train for (every seat's, learner or not)", minimum=1)
+    seed: int = option(0, "seeds the network, the deals, the opponents and the sampling", minimum=0, maximum=MAX_SEED)
+    total_timesteps: int = option(
+        24_000_000, "card plays to train for (every seat's, learner or not)", minimum=1, maximum=MAX_TIMESTEPS
+    )
     players: list[int] = option(
         [3, 4, 5, 6], "table sizes, one drawn per game", minimum=MIN_PLAYERS, maximum=MAX_PLAYERS
     )
     deck: str = option("standard", "the deck of the tables", choices=sorted(DECKS))
     reward: str = option("relative", "reward mode (see friday13_env.friday13.aec)", choices=sorted(REWARD_MODES))
-    num_tables: int = option(1024, "tables played in lockstep", minimum=1)
-    num_steps: int = option(64, "card plays per table per rollout", minimum=1)
+    num_tables: int = option(1024, "tables played in lockstep", minimum=1, maximum=MAX_TABLES)
+    num_steps: int = option(64, "card plays per table per rollout", minimum=1, maximum=MAX_NUM_STEPS)
     pool_share: float = option(
         0.5, "share of games where the learner holds one seat against the pool", minimum=0, maximum=1
     )
@@ -118,6 +135,7 @@ class Args:
         0,
         "timesteps between frozen snapshots of the learner joining the pool (0 = none: the pool is --opponents)",
         minimum=0,
+        maximum=MAX_TIMESTEPS,
     )
     max_snapshots: int = option(4, "snapshots kept in the pool, the oldest leave first", minimum=1)
     learning_rate: float = option(2.5e-3, "Adam learning rate, annealed linearly to 0", above=0)
@@ -155,12 +173,19 @@ class Args:
         True, "the critic also sees the other hands (training only: the actor, and so the export, sees the observation)"
     )
     activation: str = option("tanh", "activation of the hidden layers", choices=["relu", "tanh"])
-    eval_every: int = option(2_000_000, "timesteps between evaluations against the baselines (0 = never)", minimum=0)
+    eval_every: int = option(
+        2_000_000, "timesteps between evaluations against the baselines (0 = never)", minimum=0, maximum=MAX_TIMESTEPS
+    )
     eval_games: int = option(200, "4-player duplicate-deal games per evaluation opponent", minimum=1)
     eval_opponents: list[str] = option(
         ["cautious", "majority"], "baselines of the periodic evaluation (three copies each): agent specs"
     )
-    checkpoint_every: int = option(2_000_000, "timesteps between checkpoints (0 = only at the end)", minimum=0)
+    checkpoint_every: int = option(
+        2_000_000,
+        "timesteps between checkpoints (0 = only at the end; Ctrl-C or SIGTERM also saves one)",
+        minimum=0,
+        maximum=MAX_TIMESTEPS,
+    )
     export: str = option("", "also copy the final numpy policy here, e.g. my_policy.npz")
     resume: bool = option(False, "continue the run in the run directory from its last checkpoint")
     progress: bool = option(True, "show a progress bar")
@@ -183,6 +208,8 @@ RUN_SETTINGS = (
     "torch_threads", "device",
 )  # fmt: skip
 """What ``--resume`` may change; every other field is a hyperparameter of the run, fixed when it starts."""
+PROGRESS_EXTRA_KEYS = ("clock",)
+"""Keys of ``progress.json`` beyond a fresh run's: a checkpoint adds the seconds each part took."""
 ADDED_LATER = {
     "pool_draw": "seat", "input_features": RAW_INPUT, "ent_anneal": False, "device": "cpu", "actor": "mlp",
 }  # fmt: skip
@@ -219,6 +246,14 @@ def checked_args(args: Args) -> Args:
                 f"(not {args.input_features})"
             )
     deck = get_deck(args.deck)
+    inputs = input_scale(args.deck, args.input_features).size
+    problems += network_errors(args.hidden_sizes, inputs, deck.num_actions)
+    rollout_bytes = rollout_memory(args, inputs, hidden_scale(args).size, deck.num_actions)
+    if rollout_bytes > MAX_ROLLOUT_BYTES:
+        problems.append(
+            f"--num-tables {args.num_tables} x --num-steps {args.num_steps}: {rollout_bytes / (1 << 30):,.1f} GiB of "
+            f"rollout arrays; allowed: at most {MAX_ROLLOUT_BYTES >> 30} GiB (use fewer tables or steps)"
+        )
     if args.device == "cuda" and not torch.cuda.is_available():
         problems.append(f"--device cuda: this torch ({torch.__version__}) sees no CUDA device; use --device cpu")
     if not args.run_name and not args.run_dir:
@@ -233,6 +268,13 @@ def checked_args(args: Args) -> Args:
     if problems:
         raise ValueError("; ".join(problems))
     return args
+
+
+def rollout_memory(args: Args, inputs: int, hidden: int, num_actions: int) -> int:
+    """Bytes of one rollout's arrays (``Rollout``: what the networks and the critic read, the mask, eleven bytes of
+    bookkeeping and 32 of numbers per sample), twice: the update copies the samples it trains on."""
+    per_sample = 4 * inputs + 4 * hidden + num_actions + 43
+    return 2 * (CARRIED + args.num_steps) * args.num_tables * per_sample
 
 
 def run_directory(args: Args) -> Path:
@@ -358,9 +400,9 @@ class ActorCritic(nn.Module):
         return MLPPolicy(weights, biases, self.scale.cpu().numpy().copy(), metadata, self.features)
 
     def export(self, path: Path, args: Args, description: str, training: dict[str, Any]) -> None:
-        """``policy`` written to ``path`` in the package's format, atomically."""
+        """``policy`` written to ``path`` in the package's format, atomically, once the loader has read it back."""
         policy = self.policy(args, description, training)
-        save_policy(path, policy.weights, policy.biases, policy.input_scale, policy.metadata)
+        save_checked_policy(path, policy.weights, policy.biases, policy.input_scale, policy.metadata)
 
 
 # -- the rollout -----------------------------------------------------------------------------------
@@ -664,8 +706,10 @@ def read_snapshot(run_dir: Path, name: str) -> MLPPolicy:
 def save_run(
     run_dir: Path, model: ActorCritic, optimizer: torch.optim.Optimizer, args: Args, progress: dict[str, Any]
 ) -> None:
-    """Checkpoint, exported policy and progress record; the record last, so it never runs ahead of the files."""
-    save_checkpoint(run_dir, model, optimizer)
+    """Checkpoint, exported policy and progress record, so that a kill at any moment leaves a run that resumes as
+    one of its checkpoints: the new checkpoint is written as ``next.pt``, then the policy, then the record, and only
+    then does ``next.pt`` replace ``last.pt`` (``recover_checkpoint`` ends that step if the run died before it)."""
+    save_checkpoint(run_dir / NEXT_CHECKPOINT, model, optimizer, progress["timesteps"])
     training = {
         "command": "python training/train_ppo.py",
         "args": dataclasses.asdict(args),
@@ -673,20 +717,50 @@ def save_run(
     }
     model.export(run_dir / "policy.npz", args, "self-play PPO from scratch (training/train_ppo.py)", training)
     atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
+    os.replace(run_dir / NEXT_CHECKPOINT, run_dir / CHECKPOINT)
     for path in (run_dir / "snapshots").glob("*.npz"):  # snapshots that left the pool
         if path.stem not in progress["snapshots"]:
             path.unlink()
 
 
-def save_checkpoint(run_dir: Path, model: ActorCritic, optimizer: torch.optim.Optimizer) -> None:
-    """``last.pt`` (tensors only, so ``torch.load(weights_only=True)`` reads it), atomically."""
+def save_checkpoint(path: Path, model: ActorCritic, optimizer: torch.optim.Optimizer, timesteps: int) -> None:
+    """Networks, optimizer and their timesteps (tensors and numbers only, so ``torch.load(weights_only=True)`` reads
+    it), atomically."""
     buffer = io.BytesIO()
-    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict()}, buffer)
-    atomic_write_bytes(run_dir / "last.pt", buffer.getvalue())
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "timesteps": timesteps}, buffer)
+    atomic_write_bytes(path, buffer.getvalue())
 
 
-def load_checkpoint(run_dir: Path, model: ActorCritic, optimizer: torch.optim.Optimizer, device: str) -> None:
-    path = run_dir / "last.pt"
+def recover_checkpoint(run_dir: Path, fresh: dict[str, Any]) -> None:
+    """End a checkpoint that a kill interrupted (``save_run``): ``next.pt`` becomes ``last.pt`` if ``progress.json``
+    already records its timesteps, else it is dropped (``last.pt`` and the record are still the checkpoint before).
+    A damaged record is left for ``--resume`` to name. The temporary files of writes a kill cut short go."""
+    for pattern in (".*.tmp", ".*.unchecked", "snapshots/.*.tmp", "snapshots/.*.unchecked"):
+        for leftover in run_dir.glob(pattern):
+            leftover.unlink()
+    pending = run_dir / NEXT_CHECKPOINT
+    if not pending.is_file():
+        return
+    try:
+        recorded = read_progress(run_dir / "progress.json", fresh, PROGRESS_EXTRA_KEYS)["timesteps"]
+    except RunError:
+        return
+    try:
+        timesteps = torch.load(pending, map_location="cpu", weights_only=True).get("timesteps")
+    except Exception:
+        timesteps = None
+    if timesteps == recorded:
+        os.replace(pending, run_dir / CHECKPOINT)
+    else:
+        pending.unlink()
+
+
+def load_checkpoint(
+    run_dir: Path, model: ActorCritic, optimizer: torch.optim.Optimizer, device: str, timesteps: int
+) -> None:
+    """``last.pt`` into the networks and the optimizer: it must be this run's, of the record's ``timesteps`` (files
+    written before the checkpoints held them are taken as they are) and hold finite numbers only."""
+    path = run_dir / CHECKPOINT
     try:
         state = torch.load(path, map_location=device, weights_only=True)
         model.load_state_dict(state["model"])
@@ -696,6 +770,53 @@ def load_checkpoint(run_dir: Path, model: ActorCritic, optimizer: torch.optim.Op
             f"--resume: {path} is damaged or not this run's checkpoint ({type(error).__name__}: {error}); "
             "restore it or start a new run"
         ) from error
+    if state.get("timesteps", timesteps) != timesteps:
+        raise RunError(
+            f"--resume: {path} holds {state['timesteps']!r} timesteps but {run_dir / 'progress.json'} records "
+            f"{timesteps:,}: the two files are not of the same checkpoint; restore them or start a new run"
+        )
+    if not all_finite(state["model"]) or not all_finite(state["optimizer"]):
+        raise RunError(
+            f"--resume: {path} is damaged: it holds non-finite numbers (NaN or inf) in its "
+            f"{'weights' if not all_finite(state['model']) else 'optimizer state'}; restore it or start a new run"
+        )
+
+
+def all_finite(value: Any) -> bool:
+    """Whether every tensor and float in ``value`` (a checkpoint's nested state) is finite."""
+    if isinstance(value, torch.Tensor):
+        return not value.is_floating_point() or bool(torch.isfinite(value).all())
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(all_finite(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return all(all_finite(item) for item in value)
+    return True
+
+
+@dataclass
+class Boundary:
+    """The run at the start of a rollout: what Ctrl-C or SIGTERM saves (the rollout under way is dropped), so that
+    an interrupted run is one of its checkpoints, as if ``--checkpoint-every`` had fallen there."""
+
+    timesteps: int
+    model: dict[str, Any]
+    optimizer: dict[str, Any]
+    progress: dict[str, Any]
+
+    @classmethod
+    def of(
+        cls, timesteps: int, model: ActorCritic, optimizer: torch.optim.Optimizer, progress: dict[str, Any]
+    ) -> Boundary:
+        state = copy.deepcopy((model.state_dict(), optimizer.state_dict(), progress))
+        return cls(timesteps, *state)
+
+    def restore(self, model: ActorCritic, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
+        """The networks and the optimizer as they were; returns the record as it was."""
+        model.load_state_dict(self.model)
+        optimizer.load_state_dict(self.optimizer)
+        return self.progress
 
 
 def tensorboard(run_dir: Path) -> Any:
@@ -731,12 +852,15 @@ def resumed_args(args: Args, given: set[str], progress: dict[str, Any], run_dir:
 
 # -- the run ---------------------------------------------------------------------------------------
 def train(args: Args, given: set[str]) -> Path:
-    """The run ``args`` describes; returns its directory."""
+    """The run ``args`` describes; returns its directory. Ctrl-C or SIGTERM (``Interrupted``) saves the run as it was
+    at the start of the rollout under way, and ``--resume`` goes on from there."""
     run_dir = run_directory(args)
     fresh = {"args": dataclasses.asdict(args), "timesteps": 0, "snapshots": [], "curve": [], "seconds": 0.0}
-    progress = open_run(run_dir, args.resume, fresh, checkpoint="last.pt")
+    recover_checkpoint(run_dir, fresh)
+    progress = open_run(run_dir, args.resume, fresh, checkpoint=CHECKPOINT, extra_keys=PROGRESS_EXTRA_KEYS)
     if args.resume:
         args = resumed_args(args, given, progress, run_dir)
+        check_win_rate_curve(run_dir / "progress.json", progress, args.eval_opponents)
         progress["args"] = dataclasses.asdict(args)
     torch.set_num_threads(args.torch_threads)
     threadpool_limits(args.torch_threads, user_api="blas")  # numpy's matrix products: a busy core stalls extra threads
@@ -750,7 +874,7 @@ def train(args: Args, given: set[str]) -> Path:
     ).to(args.device)  # fmt: skip
     optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
     if args.resume:
-        load_checkpoint(run_dir, model, optimizer, args.device)
+        load_checkpoint(run_dir, model, optimizer, args.device, progress["timesteps"])
     done = progress["timesteps"]
     if done >= args.total_timesteps:
         print(f"{run_dir} is finished: {done:,} timesteps (raise --total-timesteps to go on)", flush=True)
@@ -766,53 +890,92 @@ def train(args: Args, given: set[str]) -> Path:
     next_snapshot = next_multiple(done, args.snapshot_every)
     bar = progress_bar(args, done)
     clock = dict.fromkeys(("collect", "engine", "opponents", "forward", "advantages", "update", "evaluate"), 0.0)
-    started = time.perf_counter() - progress["seconds"]
-    if done == 0 and args.eval_every:
-        record_evaluation(model, args, 0, progress, run_dir, writer, clock)
-    while done < args.total_timesteps:
-        fraction = 1.0 - done / args.total_timesteps
-        for group in optimizer.param_groups:
-            group["lr"] = fraction * args.learning_rate
-        ent_coef = fraction * args.ent_coef if args.ent_anneal else args.ent_coef
-        tick = time.perf_counter()
-        rollout = collect(tables, model, args, generator, clock)
-        clock["collect"] += time.perf_counter() - tick
-        tick = time.perf_counter()
-        gains = advantages(rollout, args.gamma, args.gae_lambda)
-        clock["advantages"] += time.perf_counter() - tick
-        tick = time.perf_counter()
-        stats = update(model, optimizer, rollout, gains, args, generator, ent_coef)
-        clock["update"] += time.perf_counter() - tick
-        done += per_rollout
-        if writer is not None:
-            for name, value in stats.items():
-                writer.add_scalar(f"losses/{name}", value, done)
-            writer.add_scalar("charts/steps_per_second", done / (time.perf_counter() - started), done)
+    session_start, session_done = time.perf_counter(), done
+    started = session_start - progress["seconds"]
+    saved = done if args.resume else None  # the timesteps of the checkpoint on disk
+    boundary = Boundary.of(done, model, optimizer, progress)
+    try:
+        if done == 0 and args.eval_every and not progress["curve"]:  # (a run stopped at 0 may have its first point)
+            record_evaluation(model, args, 0, progress, run_dir, writer, clock)
+        while done < args.total_timesteps:
+            boundary = Boundary.of(done, model, optimizer, progress)
+            fraction = 1.0 - done / args.total_timesteps
+            for group in optimizer.param_groups:
+                group["lr"] = fraction * args.learning_rate
+            ent_coef = fraction * args.ent_coef if args.ent_anneal else args.ent_coef
+            tick = time.perf_counter()
+            rollout = collect(tables, model, args, generator, clock)
+            clock["collect"] += time.perf_counter() - tick
+            tick = time.perf_counter()
+            gains = advantages(rollout, args.gamma, args.gae_lambda)
+            clock["advantages"] += time.perf_counter() - tick
+            tick = time.perf_counter()
+            stats = update(model, optimizer, rollout, gains, args, generator, ent_coef)
+            clock["update"] += time.perf_counter() - tick
+            done += per_rollout
+            check_finite(model, stats, done, saved)
+            if writer is not None:
+                for name, value in stats.items():
+                    writer.add_scalar(f"losses/{name}", value, done)
+                if (elapsed := time.perf_counter() - started) > 0:  # (a clock may not have moved)
+                    writer.add_scalar("charts/steps_per_second", done / elapsed, done)
+            if bar is not None:
+                bar.update(per_rollout)
+            if done >= next_snapshot:
+                next_snapshot = next_multiple(done, args.snapshot_every)
+                add_snapshot(model, args, run_dir, progress, tables, done)
+            if done >= next_eval or (done >= args.total_timesteps and args.eval_every):
+                next_eval = next_multiple(done, args.eval_every)
+                record_evaluation(model, args, done, progress, run_dir, writer, clock)
+            if done >= next_checkpoint or done >= args.total_timesteps:
+                next_checkpoint = next_multiple(done, args.checkpoint_every)
+                progress["timesteps"] = done
+                progress["seconds"] = time.perf_counter() - started
+                progress["clock"] = clock
+                save_run(run_dir, model, optimizer, args, progress)
+                saved = done
         if bar is not None:
-            bar.update(per_rollout)
-        if done >= next_snapshot:
-            next_snapshot = next_multiple(done, args.snapshot_every)
-            add_snapshot(model, args, run_dir, progress, tables, done)
-        if done >= next_eval or (done >= args.total_timesteps and args.eval_every):
-            next_eval = next_multiple(done, args.eval_every)
-            record_evaluation(model, args, done, progress, run_dir, writer, clock)
-        if done >= next_checkpoint or done >= args.total_timesteps:
-            next_checkpoint = next_multiple(done, args.checkpoint_every)
-            progress["timesteps"] = done
+            bar.close()
+        if writer is not None:
+            writer.close()
+        export_copy(run_dir, args.export)
+    except Interrupted as stop:
+        if saved is None or saved < boundary.timesteps:
+            progress = boundary.restore(model, optimizer)
+            progress["timesteps"] = boundary.timesteps
             progress["seconds"] = time.perf_counter() - started
             progress["clock"] = clock
             save_run(run_dir, model, optimizer, args, progress)
-    if bar is not None:
-        bar.close()
-    if writer is not None:
-        writer.close()
-    export_copy(run_dir, args.export)
-    seconds = time.perf_counter() - started
+            write_curve(run_dir, progress["curve"], args.eval_opponents)
+            saved = boundary.timesteps
+        stop.saved = f"the checkpoint at {saved:,} timesteps is in {run_dir}: --resume goes on from it"
+        raise
+    seconds = time.perf_counter() - session_start
     split = ", ".join(f"{name} {value:.0f} s" for name, value in clock.items())  # engine/opponents/forward: of collect
     print(
-        f"done: {done:,} timesteps in {seconds:.0f} s ({done / seconds:,.0f} steps/s; {split}); {run_dir}", flush=True
+        f"done: {done:,} timesteps ({done - session_done:,} in this session in {seconds:.0f} s, "
+        f"{rate(done - session_done, seconds)}; {split}); {run_dir}",
+        flush=True,
     )
     return run_dir
+
+
+def check_finite(model: ActorCritic, stats: dict[str, float], done: int, saved: int | None) -> None:
+    """Stop a run whose update left a NaN or an infinity in its losses or its networks, before anything of it is
+    saved, evaluated or exported (``saved``: the timesteps of the checkpoint kept, None before the first)."""
+    if all(math.isfinite(value) for value in stats.values()) and all_finite(dict(model.state_dict())):
+        return
+    kept = "no checkpoint was saved" if saved is None else f"the checkpoint at {saved:,} timesteps is kept"
+    raise RunError(
+        f"the update at {done:,} timesteps made the losses or the weights non-finite (NaN or inf); {kept} and nothing "
+        "after it is saved (a resume would repeat the same updates): start a new run with a lower --learning-rate or "
+        "--max-grad-norm"
+    )
+
+
+def rate(steps: int, seconds: float) -> str:
+    """Steps per second in words, or that none was measured (no step, or no time on the clock)."""
+    return f"{steps / seconds:,.0f} steps/s" if steps and seconds > 0 else "no rate measured"
 
 
 def main(argv: Sequence[str] | None = None) -> None:

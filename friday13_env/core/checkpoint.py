@@ -233,7 +233,7 @@ def _read_archive(
         raise CheckpointError(f"{path}: {error}") from error
     inputs = metadata.observation_size + (0 if features is None else features.size)
     sizes = [inputs, *metadata.hidden_sizes, metadata.num_actions]
-    parameters = sum((a + 1) * b for a, b in itertools.pairwise(sizes))  # derived inputs widen the first layer
+    parameters = parameter_count(sizes)  # derived inputs widen the first layer
     if parameters > MAX_PARAMETERS:
         raise CheckpointError(f"{path} declares a network of {parameters:,} parameters (at most {MAX_PARAMETERS:,})")
     shapes: dict[str, tuple[int, ...]] = {"input_scale": (inputs,)}
@@ -257,6 +257,12 @@ def _read_archive(
     weights = [arrays[f"w{index}"] for index in range(layers)]
     biases = [arrays[f"b{index}"] for index in range(layers)]
     return MLPPolicy(weights, biases, arrays["input_scale"], metadata, features)
+
+
+def parameter_count(sizes: Sequence[int]) -> int:
+    """Weights and biases of an MLP with these layer widths (inputs, hidden layers, outputs): what ``MAX_PARAMETERS``
+    caps, so that a training run can check its network against the cap before it builds it."""
+    return sum((a + 1) * b for a, b in itertools.pairwise(sizes))
 
 
 def _read_metadata(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> PolicyMetadata:

@@ -121,7 +121,8 @@ def test_a_run_leaves_its_checkpoint_record_policy_and_curve(finished_run: Path)
     assert [row.split(",")[0] for row in rows[1:]] == ["0", "256", "512"]
     assert [float(row.split(",")[1]) for row in rows[1:]] == [point["cautious"] for point in progress["curve"]]
     state = torch.load(finished_run / "last.pt", weights_only=True)  # tensors only
-    assert set(state) == {"model", "optimizer"}
+    assert set(state) == {"model", "optimizer", "timesteps"} and state["timesteps"] == 512  # of the record
+    assert not (finished_run / "next.pt").exists()  # the new checkpoint took last.pt's place
     metadata = read_card_policy(finished_run / "policy.npz").metadata
     assert (metadata.deck, metadata.activation, metadata.hidden_sizes) == ("standard", "tanh", [16, 16])
     assert metadata.training["timesteps"] == 512 and metadata.training["args"] == args
@@ -610,8 +611,8 @@ def test_resume_blames_a_bad_export_on_the_command_line_not_on_the_run(finished_
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (["--num-tables", "0"], "argument --num-tables: must be at least 1, got 0"),
-        (["--num-steps", "0"], "argument --num-steps: must be at least 1, got 0"),
+        (["--num-tables", "0"], "argument --num-tables: must be at least 1 and at most 1,048,576, got 0"),
+        (["--num-steps", "0"], "argument --num-steps: must be at least 1 and at most 65,536, got 0"),
         (["--gamma", "2"], "argument --gamma: must be at least 0 and at most 1, got 2"),
         (["--gae-lambda", "-0.5"], "argument --gae-lambda: must be at least 0 and at most 1, got -0.5"),
         (["--pool-share", "1.5"], "argument --pool-share: must be at least 0 and at most 1, got 1.5"),
@@ -619,10 +620,13 @@ def test_resume_blames_a_bad_export_on_the_command_line_not_on_the_run(finished_
         (["--learning-rate", "nan"], "argument --learning-rate: must be a finite number, got nan"),
         (["--clip-coef", "0"], "argument --clip-coef: must be above 0, got 0"),
         (["--max-snapshots", "0"], "argument --max-snapshots: must be at least 1, got 0"),
-        (["--total-timesteps", "0"], "argument --total-timesteps: must be at least 1, got 0"),
+        (
+            ["--total-timesteps", "0"],
+            "argument --total-timesteps: must be at least 1 and at most 1,000,000,000,000,000, got 0",
+        ),
         (["--hidden-sizes", "0"], "argument --hidden-sizes: must be at least 1, got 0"),
         (["--players", "7"], "argument --players: must be at least 3 and at most 6, got 7"),
-        (["--seed", "-1"], "argument --seed: must be at least 0, got -1"),
+        (["--seed", "-1"], "argument --seed: must be at least 0 and at most 4,294,967,295, got -1"),
         (["--minibatch-size", "1"], "argument --minibatch-size: must be at least 2, got 1"),
         (["--minibatch-size", "4096"], "--minibatch-size 4096 exceeds one rollout (16 x 8)"),
         (["--activation", "gelu"], "argument --activation: invalid choice: 'gelu'"),

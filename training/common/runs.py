@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -22,6 +24,17 @@ from friday13_env.core.signals import Interrupted as Interrupted  # re-exported 
 from friday13_env.core.signals import signals_interrupt as signals_interrupt
 
 RunArgs = TypeVar("RunArgs")
+MAX_TIMESTEPS = 10**15
+"""The most timesteps a run may train for (``--total-timesteps``) or record: beyond any real run, and far inside the
+integers that the seeds derived from it (``--seed`` + timesteps) and JSON's doubles hold exactly."""
+MAX_SEED = 2**32 - 1
+"""The largest ``--seed`` (numpy's legacy seeding, which Stable-Baselines3 uses, takes no more)."""
+MAX_PROGRESS_BYTES = 64 << 20
+"""The largest ``progress.json`` read (checked before it is parsed); a real record is a few kilobytes."""
+MAX_PROGRESS_DEPTH = 16
+"""The deepest nesting of lists and objects in ``progress.json`` (a real record nests 4 deep)."""
+SNAPSHOT_NAME = re.compile(r"snapshot_[0-9]{1,16}")
+"""A recorded snapshot's name: its file is ``snapshots/<name>.npz``, so nothing else (no path) is accepted."""
 
 
 class RunError(Exception):
@@ -29,19 +42,23 @@ class RunError(Exception):
 
 
 def open_run(
-    run_dir: Path, resume: bool, fresh_progress: dict[str, Any], checkpoint: str = "last.zip"
+    run_dir: Path,
+    resume: bool,
+    fresh_progress: dict[str, Any],
+    checkpoint: str = "last.zip",
+    extra_keys: Iterable[str] | None = None,
 ) -> dict[str, Any]:
     """The run's progress record: the stored one with ``resume``, else ``fresh_progress`` for a new run.
 
-    A ``RunError`` when ``--resume`` finds no checkpoint or a damaged ``progress.json`` (it must hold every
-    key of ``fresh_progress``, each of the same type), or when a new run would overwrite one.
+    A ``RunError`` when ``--resume`` finds no checkpoint or a damaged ``progress.json`` (``read_progress``), or when
+    a new run would overwrite one.
     """
     if run_dir.exists() and not run_dir.is_dir():
         raise RunError(f"the run directory {run_dir} is a file")
     if resume:
         if not (run_dir / checkpoint).is_file():
             raise RunError(f"--resume: no checkpoint at {run_dir / checkpoint}; start the run without --resume first")
-        return read_progress(run_dir / "progress.json", fresh_progress)
+        return read_progress(run_dir / "progress.json", fresh_progress, extra_keys)
     if (run_dir / checkpoint).exists():
         raise RunError(f"{run_dir} already holds a run: pass --resume to continue it, or choose another --run-name")
     try:
@@ -51,26 +68,121 @@ def open_run(
     return fresh_progress
 
 
-def read_progress(path: Path, template: dict[str, Any]) -> dict[str, Any]:
-    """``progress.json``, checked against the keys and types of a fresh run's record."""
+def read_progress(path: Path, template: dict[str, Any], extra_keys: Iterable[str] | None = None) -> dict[str, Any]:
+    """``progress.json``, checked against a schema: the keys and types of a fresh run's record (``template``), and
+    the range of every field the scripts share (``progress_problems``); with ``extra_keys`` no key outside the
+    template and those. Its size is bounded before it is parsed, its nesting after; any damage is a ``RunError``
+    ``--resume: <path> is damaged: <what>``."""
+
+    def damaged(what: str) -> RunError:
+        return RunError(f"--resume: {path} is damaged: {what}; restore it or start a new run")
+
     try:
-        progress = json.loads(path.read_text())
+        size = path.stat().st_size
+        if size > MAX_PROGRESS_BYTES:
+            raise damaged(f"{size:,} bytes (a run's record holds at most {MAX_PROGRESS_BYTES:,})")
+        progress = json.loads(path.read_bytes(), parse_constant=_no_constant)
     except FileNotFoundError:
         raise RunError(f"--resume: {path} is missing; the run directory is incomplete") from None
+    except RecursionError:
+        raise damaged(f"nested deeper than {MAX_PROGRESS_DEPTH} levels") from None
     except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise RunError(f"--resume: {path} is damaged ({error}); restore it or start a new run") from error
+        raise damaged(_short(str(error))) from error
     if not isinstance(progress, dict):
-        raise RunError(f"--resume: {path} is damaged (not a JSON object); restore it or start a new run")
+        raise damaged("not a JSON object")
+    if _depth(progress) > MAX_PROGRESS_DEPTH:
+        raise damaged(f"nested deeper than {MAX_PROGRESS_DEPTH} levels")
     for key, fresh in template.items():
         if key not in progress:
-            raise RunError(f"--resume: {path} is damaged: it has no {key!r}")
+            raise damaged(f"it has no {key!r}")
         if fresh is not None and not _same_kind(progress[key], fresh):
-            raise RunError(
-                f"--resume: {path} is damaged: {key!r} should be a {type(fresh).__name__}, found {progress[key]!r}"
-            )
-    if isinstance(progress.get("timesteps"), int) and progress["timesteps"] < 0:
-        raise RunError(f"--resume: {path} is damaged: timesteps {progress['timesteps']}")
+            raise damaged(f"{key!r} should be a {type(fresh).__name__}, found {_short(repr(progress[key]))}")
+    if extra_keys is not None and (unknown := sorted(set(progress) - set(template) - set(extra_keys))):
+        raise damaged(f"unknown fields {_short(repr(unknown))}")
+    problems = progress_problems(progress)
+    if problems:
+        raise damaged("; ".join(problems))
     return progress
+
+
+def progress_problems(progress: dict[str, Any]) -> list[str]:
+    """What is out of range in the fields of a run's record that the scripts share (those it has): timesteps,
+    times, snapshot names, learning-curve points (each a ``timesteps`` and named numbers); one line each."""
+    problems = []
+    if "timesteps" in progress and not _is_count(progress["timesteps"]):
+        problems.append(f"timesteps {_short(repr(progress['timesteps']))} (allowed: 0 to {MAX_TIMESTEPS:,})")
+    for key in ("seconds", "wall_time_s"):
+        if key in progress and not _is_duration(progress[key]):
+            problems.append(f"{key} {_short(repr(progress[key]))} (allowed: a number of seconds, at least 0)")
+    clock = progress.get("clock", {})
+    if not isinstance(clock, dict) or not all(_is_duration(value) for value in clock.values()):
+        problems.append(f"clock {_short(repr(clock))} (allowed: seconds by part, each at least 0)")
+    snapshots = progress.get("snapshots", [])
+    if not isinstance(snapshots, list) or not all(
+        isinstance(name, str) and SNAPSHOT_NAME.fullmatch(name) for name in snapshots
+    ):
+        problems.append(f"snapshots {_short(repr(snapshots))} (allowed: names snapshot_<timesteps>)")
+    curve = progress.get("curve", [])
+    for index, point in enumerate(curve if isinstance(curve, list) else []):
+        if not (
+            isinstance(point, dict)
+            and _is_count(point.get("timesteps"))
+            and all(isinstance(value, int | float) and not isinstance(value, bool) for value in point.values())
+        ):
+            problems.append(f"curve point {index} {_short(repr(point))} (allowed: timesteps and named numbers)")
+            break
+    return problems
+
+
+def check_win_rate_curve(path: Path, progress: dict[str, Any], opponents: Sequence[str]) -> None:
+    """A run's learning curve of win rates against ``opponents`` (its evaluation baselines): each point their rates,
+    between 0 and 1, at timesteps that never go back and are not past the record's; else a ``RunError``."""
+    expected = {"timesteps", *opponents}
+    earlier = 0
+    for index, point in enumerate(progress["curve"]):  # read_progress checked the types
+        if set(point) != expected or not all(0 <= point[name] <= 1 for name in opponents):
+            raise RunError(
+                f"--resume: {path} is damaged: curve point {index} {_short(repr(point))} (allowed: timesteps and a "
+                f"win rate from 0 to 1 against each of {list(opponents)})"
+            )
+        if not earlier <= point["timesteps"] <= progress["timesteps"]:
+            raise RunError(
+                f"--resume: {path} is damaged: curve point {index} at {point['timesteps']:,} timesteps (allowed: "
+                f"from {earlier:,}, the point before, to {progress['timesteps']:,}, the record's)"
+            )
+        earlier = point["timesteps"]
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _depth(value: object) -> int:
+    """How deeply lists and objects nest in ``value`` (a scalar: 0), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth)
+        if depth <= MAX_PROGRESS_DEPTH:
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TIMESTEPS
+
+
+def _is_duration(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+
+
+def _short(text: str, limit: int = 200) -> str:
+    """``text`` cut to ``limit`` characters on one line: an error quotes a damaged value, not all of it."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _same_kind(value: object, like: object) -> bool:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from friday13_env.core.checkpoint import MAX_LAYERS, MAX_PARAMETERS, parameter_count
 from friday13_env.core.files import atomic_write_bytes as atomic_write_bytes  # re-exported for the scripts
 from friday13_env.core.files import atomic_write_text as atomic_write_text
 from friday13_env.core.files import output_problem
@@ -52,7 +53,13 @@ def option(
 def bounds_text(bounds: dict[str, float | None]) -> str:
     """``{"minimum": 1, ...}`` -> ``"at least 1"``, the words of the help text and of the error."""
     words = {"minimum": "at least", "above": "above", "maximum": "at most", "below": "below"}
-    return " and ".join(f"{words[key]} {value:g}" for key, value in bounds.items() if value is not None)
+    return " and ".join(f"{words[key]} {number_text(value)}" for key, value in bounds.items() if value is not None)
+
+
+def number_text(value: float) -> str:
+    """An int in full, with thousands separators (a bound such as 4,294,967,295 is not rounded to 4.29497e+09), a
+    float as ``:g`` writes it."""
+    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
 
 
 def bound_error(value: float, bounds: dict[str, float | None]) -> str | None:
@@ -66,7 +73,7 @@ def bound_error(value: float, bounds: dict[str, float | None]) -> str | None:
         and value <= limits.get("maximum", math.inf)
         and value < limits.get("below", math.inf)
     )
-    return None if ok else f"must be {bounds_text(bounds)}, got {value:g}"
+    return None if ok else f"must be {bounds_text(bounds)}, got {number_text(value)}"
 
 
 def bounded(convert: Callable[[str], Any], bounds: dict[str, float | None]) -> Callable[[str], Any]:
@@ -152,6 +159,25 @@ def dataclass_parser(cls: type, description: str | None, *, suppress_defaults: b
             keywords["choices"] = list(spec.metadata["choices"])
         parser.add_argument(flag, **keywords)
     return parser
+
+
+def network_errors(hidden_sizes: Sequence[int], inputs: int, outputs: int) -> list[str]:
+    """Why the policy loader would refuse the MLP that ``--hidden-sizes`` makes between ``inputs`` and ``outputs``
+    (its caps on hidden layers and on parameters), so that a run refuses it before building or training anything."""
+    widths = " ".join(map(str, hidden_sizes))
+    problems = []
+    if len(hidden_sizes) > MAX_LAYERS - 1:
+        problems.append(
+            f"--hidden-sizes: {len(hidden_sizes)} hidden layers; the policy loader reads at most {MAX_LAYERS - 1} "
+            "hidden layers"
+        )
+    parameters = parameter_count([inputs, *hidden_sizes, outputs])
+    if parameters > MAX_PARAMETERS:
+        problems.append(
+            f"--hidden-sizes {widths}: the policy would have {parameters:,} parameters ({inputs} inputs, "
+            f"{outputs} actions); allowed: at most {MAX_PARAMETERS:,} (the policy loader's cap)"
+        )
+    return problems
 
 
 def given_flags(cls: type, argv: Sequence[str] | None) -> set[str]:

@@ -7,6 +7,7 @@ a run from it, and check that a checkpoint fits a run's network.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from common.runs import RunError
 from friday13_env.core.checkpoint import CheckpointError, read_policy, save_policy
 from friday13_env.core.mlp import RAW_INPUT, MLPPolicy, PolicyMetadata, observation_only
 from friday13_env.friday import policy as friday_policy
@@ -27,13 +29,40 @@ EXPECTED_LAYOUTS = {
 """Per environment version: its layout check and its derived inputs, as ``read_policy`` takes them."""
 
 
+def save_checked_policy(
+    path: str | Path,
+    weights: Sequence[np.ndarray],
+    biases: Sequence[np.ndarray],
+    input_scale: np.ndarray,
+    metadata: PolicyMetadata,
+) -> None:
+    """Export a policy only if ``agents.load`` would play it: every training script's export goes through here.
+
+    The file is written beside ``path``, read back with the loader that plays it (``read_policy`` with the layout of
+    its ``env_version``: caps, layout, finite weights) and only then renamed onto ``path``, so a policy the loader
+    refuses is never reported as exported and an earlier file at ``path`` stays as it was (a ``RunError`` with the
+    loader's reason)."""
+    path = Path(path)
+    unchecked = path.with_name(f".{path.name}.unchecked")
+    try:
+        save_policy(unchecked, weights, biases, input_scale, metadata)
+        read_policy(unchecked, *EXPECTED_LAYOUTS[metadata.env_version])
+        os.replace(unchecked, path)
+    except CheckpointError as error:
+        reason = str(error).replace(str(unchecked), str(path))
+        raise RunError(f"the policy was not exported, the loader would refuse it: {reason}") from error
+    finally:
+        unchecked.unlink(missing_ok=True)
+
+
 def save_linear_layers(
     path: str | Path, layers: Sequence[Any], input_scale: np.ndarray, metadata: PolicyMetadata
 ) -> None:
-    """Save an MLP given as torch ``Linear`` layers, atomically (a temporary file, then a rename)."""
+    """Save an MLP given as torch ``Linear`` layers, atomically, once the loader has read it back
+    (``save_checked_policy``)."""
     weights = [layer.weight.detach().cpu().numpy().T for layer in layers]
     biases = [layer.bias.detach().cpu().numpy() for layer in layers]
-    save_policy(path, weights, biases, input_scale, metadata)
+    save_checked_policy(path, weights, biases, input_scale, metadata)
 
 
 def load_linear_layers(layers: Sequence[Any], policy: MLPPolicy) -> None:
