@@ -12,8 +12,6 @@ from types import ModuleType
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 TRAINING = REPOSITORY / "training"
-if str(TRAINING) not in sys.path:
-    sys.path.insert(0, str(TRAINING))  # the scripts import their shared `common` package, as when run directly
 
 
 def load_training_script(name: str) -> ModuleType:

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-import tests.scripts  # noqa: F401  (puts training/ on sys.path, for its `common` package)
 from friday13_env import agents, raw_env
 from friday13_env.core.checkpoint import CACHE_ENTRIES, CheckpointError, clear_policy_cache, save_policy
 from friday13_env.core.mlp import SPARSE_INPUTS, MLPPolicy, PolicyMetadata
@@ -32,9 +31,9 @@ TEACHERS = sorted(str(path.relative_to(CHECKPOINTS)) for path in CHECKPOINTS.glo
 
 
 def torch_policy() -> ModuleType:
-    """``training/common/torch_policy.py`` (it needs torch: the ``train`` extra)."""
+    """``training/friday13_training/torch_policy.py`` (it needs torch: the ``train`` extra)."""
     pytest.importorskip("torch")
-    return importlib.import_module("common.torch_policy")
+    return importlib.import_module("friday13_training.torch_policy")
 
 
 def tiny_policy(path: Path, deck: str = "standard", **overrides: object) -> Path:

@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import tests.scripts  # noqa: F401  (puts training/ on sys.path, for its `common` package)
 from friday13_env import agents, raw_env
 from friday13_env.core.checkpoint import CheckpointError, save_policy
 from friday13_env.core.mlp import MLPPolicy
@@ -130,7 +129,7 @@ def test_the_fingerprint_names_the_derived_inputs(tmp_path: Path) -> None:
 
 def test_runs_that_read_the_observation_alone_refuse_to_start_from_such_a_policy(tmp_path: Path) -> None:
     pytest.importorskip("torch")
-    read_matching_policy = importlib.import_module("common.torch_policy").read_matching_policy
+    read_matching_policy = importlib.import_module("friday13_training.torch_policy").read_matching_policy
     path = preview_policy(tmp_path / "p.npz")
     with pytest.raises(CheckpointError, match="input_features: policy 'majority_preview' vs run 'observation'"):
         read_matching_policy(path, deck="standard", activation="tanh", hidden_sizes=[HIDDEN])

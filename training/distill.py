@@ -15,7 +15,7 @@ the same data and, on the same machine, the same weights (SHA-256 fingerprint).
 
 Reads top to bottom: the arguments of each teacher, then (1) the teacher's games, recording every
 decision with more than one legal move, (2) a supervised fit of an MLP to them, shared by both
-teachers (``common/imitation.py``: whole games held out, AdamW cosine-annealed, the epoch with the best
+teachers (``friday13_training/imitation.py``: whole games held out, AdamW cosine-annealed, the epoch with the best
 held-out agreement with the teacher kept), (3) export to the safe ``.npz`` format and a quick
 duplicate evaluation against the baselines. Every flag is checked before any game is played (bounds,
 agent specs, readable teachers, writable outputs); every output is written atomically.
@@ -55,8 +55,8 @@ from typing import Any
 
 import numpy as np
 import torch
-from common.card_agents import checked_specs, policy_file
-from common.imitation import (
+from friday13_training.card_agents import checked_specs, policy_file
+from friday13_training.imitation import (
     build_network,
     export_evaluated,
     fit_student,
@@ -70,9 +70,9 @@ from common.imitation import (
     write_dataset,
     write_outputs,
 )
-from common.runs import RunError
-from common.script_args import dataclass_parser, flag_name, network_errors, option, output_error
-from common.torch_policy import load_linear_layers, read_matching_policy
+from friday13_training.runs import RunError
+from friday13_training.script_args import dataclass_parser, flag_name, network_errors, option, output_error
+from friday13_training.torch_policy import load_linear_layers, read_matching_policy
 from tqdm import tqdm
 
 from friday13_env import raw_env

@@ -56,9 +56,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
-from common.card_agents import checked_specs, policy_file
-from common.imitation import EVAL_SEED
-from common.maskable_ppo import (
+from friday13_training.card_agents import checked_specs, policy_file
+from friday13_training.imitation import EVAL_SEED
+from friday13_training.maskable_ppo import (
     ACTIVATIONS,
     RunError,
     changed_hyperparameters,
@@ -72,8 +72,8 @@ from common.maskable_ppo import (
     save_model,
     vectorize,
 )
-from common.runs import MAX_SEED, MAX_TIMESTEPS, parse_run_args, run_main
-from common.script_args import (
+from friday13_training.runs import MAX_SEED, MAX_TIMESTEPS, parse_run_args, run_main
+from friday13_training.script_args import (
     atomic_write_text,
     field_errors,
     flag_name,
@@ -81,7 +81,12 @@ from common.script_args import (
     option,
     output_error,
 )
-from common.torch_policy import load_linear_layers, read_matching_policy, save_linear_layers, sb3_actor_layers
+from friday13_training.torch_policy import (
+    load_linear_layers,
+    read_matching_policy,
+    save_linear_layers,
+    sb3_actor_layers,
+)
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from common.script_args import output_error
+from friday13_training.script_args import output_error
 
 from friday13_env.core.files import atomic_write
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 import gymnasium as gym
 import numpy as np
-from common.card_agents import checked_specs
-from common.script_args import bounded, output_errors
+from friday13_training.card_agents import checked_specs
+from friday13_training.script_args import bounded, output_errors
 from sb3_contrib import MaskablePPO
 
 import friday13_env  # noqa: F401  (registers the Gymnasium ids)

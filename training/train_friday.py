@@ -50,8 +50,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
-from common.friday_dagger import FIELDS, GameTask, LabelledGames, play_labelled_game, start_worker
-from common.maskable_ppo import (
+from friday13_training.friday_dagger import FIELDS, GameTask, LabelledGames, play_labelled_game, start_worker
+from friday13_training.maskable_ppo import (
     ACTIVATIONS,
     RunError,
     export_copy,
@@ -63,9 +63,9 @@ from common.maskable_ppo import (
     save_model,
     vectorize,
 )
-from common.runs import Interrupted, parse_run_args, resumed_run_args, run_main
-from common.script_args import atomic_write_text, field_errors, network_errors, option, output_errors
-from common.torch_policy import load_linear_layers, save_checked_policy, save_linear_layers, sb3_actor_layers
+from friday13_training.runs import Interrupted, parse_run_args, resumed_run_args, run_main
+from friday13_training.script_args import atomic_write_text, field_errors, network_errors, option, output_errors
+from friday13_training.torch_policy import load_linear_layers, save_checked_policy, save_linear_layers, sb3_actor_layers
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv

@@ -54,8 +54,8 @@ from typing import Any
 
 import numpy as np
 import torch
-from common.card_agents import evaluation_opponent_errors
-from common.runs import (
+from friday13_training.card_agents import evaluation_opponent_errors
+from friday13_training.runs import (
     MAX_SEED,
     MAX_TIMESTEPS,
     Interrupted,
@@ -69,8 +69,8 @@ from common.runs import (
     resumed_run_args,
     run_main,
 )
-from common.script_args import atomic_write_text, field_errors, network_errors, option, output_errors
-from common.torch_policy import save_checked_policy
+from friday13_training.script_args import atomic_write_text, field_errors, network_errors, option, output_errors
+from friday13_training.torch_policy import save_checked_policy
 from threadpoolctl import threadpool_limits
 from torch import nn
 

@@ -63,8 +63,8 @@ from typing import Any, cast
 import gymnasium as gym
 import numpy as np
 import torch
-from common.card_agents import evaluation_opponent_errors
-from common.runs import (
+from friday13_training.card_agents import evaluation_opponent_errors
+from friday13_training.runs import (
     export_copy,
     next_multiple,
     open_run,
@@ -72,8 +72,8 @@ from common.runs import (
     resumed_run_args,
     run_main,
 )
-from common.script_args import atomic_write_text, field_errors, option, output_errors
-from common.torch_policy import save_linear_layers
+from friday13_training.script_args import atomic_write_text, field_errors, option, output_errors
+from friday13_training.torch_policy import save_linear_layers
 from torch import nn
 
 from friday13_env.core.failures import FailureLatch

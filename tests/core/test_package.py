@@ -82,3 +82,10 @@ def test_zoo_policies_ship_with_a_model_card() -> None:
     for name in agents.REGISTRY.zoo():
         card = model_card("friday13_env.friday13", name)
         assert card.startswith(f"# `{name}`") and "python training/" in card
+
+
+def test_the_runtime_package_never_imports_the_training_helpers() -> None:
+    result = _run(
+        _blocker(("friday13_training",)), f"import importlib\nfor m in {all_modules()!r}: importlib.import_module(m)"
+    )
+    assert result.returncode == 0, result.stderr

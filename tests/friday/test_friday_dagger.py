@@ -1,4 +1,4 @@
-"""DAgger's labelled games (training/common/friday_dagger.py) and the sparse actor of training/train_friday.py."""
+"""DAgger's labelled games (friday13_training/friday_dagger.py) and the sparse actor of training/train_friday.py."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import tests.scripts  # noqa: F401  (puts training/ on sys.path, for its `common` package)
 from friday13_env.friday.actions import ACTIVATE
 from friday13_env.friday.agents import load, make
 from friday13_env.friday.encoding import encode
@@ -17,7 +16,7 @@ from friday13_env.friday.env import FridayEnv, observation_dict
 from tests.scripts import load_training_script as load_script
 
 pytest.importorskip("torch", reason="the training extra is not installed")
-from common.friday_dagger import GameTask, LabelledGames, play_labelled_game
+from friday13_training.friday_dagger import GameTask, LabelledGames, play_labelled_game
 
 TEACHER = "heuristic:samples=2"
 

@@ -16,12 +16,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-import tests.scripts  # noqa: F401  (puts training/ on sys.path, for its `common` package)
 from tests.scripts import REPOSITORY, TRAINING
 from tests.scripts import load_training_script as load_script
 
 pytest.importorskip("torch", reason="the training extra is not installed")
-from common.runs import Interrupted
+from friday13_training.runs import Interrupted
 
 TEACHER = "heuristic:samples=2"
 TIMING = {"play_s", "wall_s"}

@@ -17,7 +17,7 @@ from friday13_env.friday13.agents.policy import read_card_policy
 from tests.scripts import TRAINING, load_training_script
 
 pytest.importorskip("torch", reason="the training extra is not installed")
-from common import imitation
+from friday13_training import imitation
 
 CHECKPOINTS = TRAINING.parent / "checkpoints"
 SOLO_POLICY = str(next(iter(friday_agents.REGISTRY.zoo().values())))

@@ -402,9 +402,9 @@ def test_a_damaged_run_file_is_a_clear_error_naming_it(finished_run: Path, tmp_p
 
 
 def test_the_run_machinery_raises_instead_of_exiting(tmp_path: Path) -> None:
-    """``common.maskable_ppo`` is a library: its errors are exceptions, which the scripts' main turns into exits."""
+    """``friday13_training.maskable_ppo`` is a library: it raises; the scripts' main turns its errors into exits."""
     load_script()
-    from common.maskable_ppo import RunError, open_run
+    from friday13_training.maskable_ppo import RunError, open_run
 
     with pytest.raises(RunError, match="no checkpoint at"):
         open_run(tmp_path / "none", True, {"timesteps": 0})

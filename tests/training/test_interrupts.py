@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from common.runs import Interrupted, run_main
+from friday13_training.runs import Interrupted, run_main
 
 
 @dataclass

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from common import script_args
-from common.script_args import option
+from friday13_training import script_args
+from friday13_training.script_args import option
 
 
 @dataclass

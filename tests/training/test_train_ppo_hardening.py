@@ -100,13 +100,13 @@ def test_a_run_whose_weights_go_non_finite_stops_and_keeps_its_last_checkpoint(
 
 
 def torch_policy() -> ModuleType:
-    return importlib.import_module("common.torch_policy")
+    return importlib.import_module("friday13_training.torch_policy")
 
 
 def test_an_export_the_loader_would_refuse_is_not_written(tmp_path: Path) -> None:
     """``save_linear_layers`` (every MaskablePPO, distillation and RLlib export goes through it) reads the file back
     with the loader: a NaN weight is refused with the loader's reason, and an earlier file at the path stays."""
-    from common.runs import RunError
+    from friday13_training.runs import RunError
 
     size = observation_scale("standard").size
     num_actions = policy_metadata("standard", "tanh", [8], "").num_actions
@@ -266,7 +266,7 @@ def test_an_interrupt_saves_the_run_at_its_rollouts_start_and_resumes_as_a_check
     """Ctrl-C after the fourth update: the run is saved as it was at 384 timesteps (that update undone), exit status
     130 with one line saying so. It is the same checkpoint as a run that checkpointed at 384 and died after it, and
     both resume to the same policy."""
-    from common.runs import Interrupted
+    from friday13_training.runs import Interrupted
 
     train = load_script()
     interrupting(train, monkeypatch, "update", 4, Interrupted(signal.SIGINT))
@@ -305,7 +305,7 @@ def test_a_run_interrupted_in_its_first_rollout_resumes_as_if_never_stopped(
 ) -> None:
     """SIGTERM in the first rollout of a new run saves it at 0 timesteps (with the first evaluation, made once);
     resumed, it ends with the very weights and curve of an uninterrupted run."""
-    from common.runs import Interrupted
+    from friday13_training.runs import Interrupted
 
     flags = ["--total-timesteps", "256", *TINY, "--eval-every", "128"]
     train = load_script()

@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from common.script_args import atomic_write_bytes, dataclass_parser, field_errors, flag_name, given_flags
 from friday13_env.core.signals import Interrupted as Interrupted  # re-exported for the scripts
 from friday13_env.core.signals import signals_interrupt as signals_interrupt
+from friday13_training.script_args import atomic_write_bytes, dataclass_parser, field_errors, flag_name, given_flags
 
 RunArgs = TypeVar("RunArgs")
 MAX_TIMESTEPS = 10**15

@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from common.runs import RunError
 from friday13_env.core.checkpoint import CheckpointError, read_policy, save_policy
 from friday13_env.core.mlp import RAW_INPUT, MLPPolicy, PolicyMetadata, observation_only
 from friday13_env.friday import policy as friday_policy
 from friday13_env.friday13 import features as card_features
 from friday13_env.friday13.agents import policy as card_policy
+from friday13_training.runs import RunError
 
 EXPECTED_LAYOUTS = {
     card_policy.ENV_VERSION: (card_policy.expected_layout, card_features.features_of),

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from common.script_args import REPOSITORY, repository_path
 from friday13_env.friday13.agents import REGISTRY
 from friday13_env.friday13.agents.seating import DeckMismatchError, make_seated
 from friday13_env.friday13.cards import Deck
+from friday13_training.script_args import REPOSITORY, repository_path
 
 
 def policy_file(name: str | Path, repository: Path = REPOSITORY) -> Path:

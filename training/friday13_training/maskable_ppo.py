@@ -25,7 +25,14 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
-from common.runs import RunError, changed_hyperparameters, export_copy, next_multiple, open_run, read_progress
+from friday13_training.runs import (
+    RunError,
+    changed_hyperparameters,
+    export_copy,
+    next_multiple,
+    open_run,
+    read_progress,
+)
 
 ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
 
