@@ -267,7 +267,8 @@ class SparseActor(torch.nn.Module):
         return weights, biases
 
 
-SLOTS_START, _, (NUM_SLOTS, SLOT_FEATURES) = encoding.OFFSETS["slots"]
+SLOTS_START = encoding.OBSERVATION_LAYOUT.slices["slots"].start
+NUM_SLOTS, SLOT_FEATURES = encoding.OBSERVATION_LAYOUT.shapes["slots"]
 SLOT_ACTIONS = (ACTIVATE, TARGET)
 """The action ranges indexed by table slot: use slot i's ability, target (or destroy) slot i."""
 

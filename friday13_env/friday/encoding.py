@@ -7,47 +7,15 @@ stack is known (after »sort 3 cards« / »below the stack«), the pool the unse
 and the full fight. Derived quantities (current total, hazard value, deficit) are included because
 they are cheap to compute exactly and hard for a network to learn.
 
-Blocks, in order (``LAYOUT`` gives every name and size; :func:`decode` slices them out):
-
-===================  ====================================================================================
-block                content
-===================  ====================================================================================
-life                 life / 22, reserve / 22
-level                one-hot of levels 1-4
-step                 one-hot of green, yellow, red, pirates
-phase                one-hot of :class:`~friday13_env.friday.state.Phase`
-counts               Robinson stack, discard, destroyed / 59; hazard stack, hazard discard / 30;
-                     aging stack / 11, aging cards taken / 11, normal aging cards still in the aging
-                     stack / 8, unseen aging cards in the Robinson stack / 11
-options              2 x hazard card offered: present, knowledge type one-hot (24), free / 5,
-                     value in the current step / 14
-pirates              2 x: pirate one-hot (10), defeated, free cards / 70, hazard value / 200 (as it
-                     would be if its fight started now; fixed once it has started)
-fight                active, vs pirate, hazard knowledge type one-hot (24), pirate ability one-hot (6),
-                     free total / 70, free used / 70, stop showing, buy cost / 2, step -1 uses / 3,
-                     target / 200, total / 150, winning, deficit / 200 (clipped), loss budget / 22
-slots                59 x table slot: present, value / 5, aging, ability one-hot (17), right side,
-                     used, face down, doubled, points after doubling and »highest = 0« / 10,
-                     destroy cost / 2, is the pending ability's source
-pending              pending ability one-hot (17), remaining / 2, optional
-looked               3 x card looked at (sort 3): present, value / 5, aging, ability one-hot (17);
-                     then cards already placed back on top / 3
-top                  3 x known card on top of the Robinson stack (top first), same card features
-bottom               6 x known card at the bottom of the Robinson stack (bottom-most first)
-robinson_counts      known Robinson stack composition per card type / copies (38)
-discard_counts       Robinson discard pile per card type / copies (38)
-destroyed_counts     destroyed cards per card type / copies (38)
-aging_pool           aging cards not yet seen (aging stack + unseen in the Robinson stack) per
-                     aging type / copies (9)
-hazard_stack_counts  hazard stack composition per knowledge type / copies (24)
-hazard_discard       hazard discard pile per knowledge type / copies (24)
-===================  ====================================================================================
+Blocks, in order: ``OBSERVATION_LAYOUT`` names each one, its shape and what it holds; :func:`decode` gives
+named views of an observation.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from friday13_env.core.layout import Block, Layout
 from friday13_env.friday.actions import MAX_SLOTS, SORT_SIZE
 from friday13_env.friday.cards import (
     AGING_TYPES,
@@ -78,48 +46,94 @@ MAX_HAZARD_VALUE = 200.0
 MAX_FREE = 70.0
 MAX_TOTAL = 150.0
 
-LAYOUT: tuple[tuple[str, tuple[int, ...]], ...] = (
-    ("life", (2,)),
-    ("level", (4,)),
-    ("step", (4,)),
-    ("phase", (NUM_PHASES,)),
-    ("counts", (9,)),
-    ("options", (2, OPTION_FEATURES)),
-    ("pirates", (2, PIRATE_FEATURES)),
-    ("fight", (FIGHT_FEATURES,)),
-    ("slots", (MAX_SLOTS, SLOT_FEATURES)),
-    ("pending", (NUM_ABILITIES + 2,)),
-    ("looked", (SORT_SIZE * CARD_FEATURES + 1,)),
-    ("top", (KNOWN_TOP, CARD_FEATURES)),
-    ("bottom", (KNOWN_BOTTOM, CARD_FEATURES)),
-    ("robinson_counts", (NUM_TYPES,)),
-    ("discard_counts", (NUM_TYPES,)),
-    ("destroyed_counts", (NUM_TYPES,)),
-    ("aging_pool", (len(AGING_TYPES),)),
-    ("hazard_stack_counts", (len(KNOWLEDGE_TYPES),)),
-    ("hazard_discard", (len(KNOWLEDGE_TYPES),)),
+OBSERVATION_LAYOUT = Layout(
+    [
+        Block("life", (2,), "life / 22, reserve / 22"),
+        Block("level", (4,), "one-hot of levels 1-4"),
+        Block("step", (4,), "one-hot of green, yellow, red, pirates"),
+        Block("phase", (NUM_PHASES,), "one-hot of :class:`~friday13_env.friday.state.Phase`"),
+        Block(
+            "counts",
+            (9,),
+            (
+                "Robinson stack, discard, destroyed / 59; hazard stack, hazard discard / 30; aging stack / 11, "
+                "aging cards taken / 11, normal aging cards still in the aging stack / 8, unseen aging cards in "
+                "the Robinson stack / 11"
+            ),
+        ),
+        Block(
+            "options",
+            (2, OPTION_FEATURES),
+            "2 x hazard card offered: present, knowledge type one-hot (24), free / 5, value in the current step / 14",
+        ),
+        Block(
+            "pirates",
+            (2, PIRATE_FEATURES),
+            (
+                "2 x: pirate one-hot (10), defeated, free cards / 70, hazard value / 200 (as it would be if its "
+                "fight started now; fixed once it has started)"
+            ),
+        ),
+        Block(
+            "fight",
+            (FIGHT_FEATURES,),
+            (
+                "active, vs pirate, hazard knowledge type one-hot (24), pirate ability one-hot (6), free total / "
+                "70, free used / 70, stop showing, buy cost / 2, step -1 uses / 3, target / 200, total / 150, "
+                "winning, deficit / 200 (clipped), loss budget / 22"
+            ),
+        ),
+        Block(
+            "slots",
+            (MAX_SLOTS, SLOT_FEATURES),
+            (
+                "59 x table slot: present, value / 5, aging, ability one-hot (17), right side, used, face down, "
+                "doubled, points after doubling and »highest = 0« / 10, destroy cost / 2, is the pending "
+                "ability's source"
+            ),
+        ),
+        Block("pending", (NUM_ABILITIES + 2,), "pending ability one-hot (17), remaining / 2, optional"),
+        Block(
+            "looked",
+            (SORT_SIZE * CARD_FEATURES + 1,),
+            (
+                "3 x card looked at (sort 3): present, value / 5, aging, ability one-hot (17); then cards already"
+                " placed back on top / 3"
+            ),
+        ),
+        Block(
+            "top",
+            (KNOWN_TOP, CARD_FEATURES),
+            "3 x known card on top of the Robinson stack (top first), same card features",
+        ),
+        Block(
+            "bottom",
+            (KNOWN_BOTTOM, CARD_FEATURES),
+            "6 x known card at the bottom of the Robinson stack (bottom-most first)",
+        ),
+        Block("robinson_counts", (NUM_TYPES,), "known Robinson stack composition per card type / copies (38)"),
+        Block("discard_counts", (NUM_TYPES,), "Robinson discard pile per card type / copies (38)"),
+        Block("destroyed_counts", (NUM_TYPES,), "destroyed cards per card type / copies (38)"),
+        Block(
+            "aging_pool",
+            (len(AGING_TYPES),),
+            "aging cards not yet seen (aging stack + unseen in the Robinson stack) per aging type / copies (9)",
+        ),
+        Block(
+            "hazard_stack_counts", (len(KNOWLEDGE_TYPES),), "hazard stack composition per knowledge type / copies (24)"
+        ),
+        Block("hazard_discard", (len(KNOWLEDGE_TYPES),), "hazard discard pile per knowledge type / copies (24)"),
+    ]
 )
-
-
-def _offsets() -> dict[str, tuple[int, int, tuple[int, ...]]]:
-    """Start, end and shape of every block."""
-    out, start = {}, 0
-    for name, shape in LAYOUT:
-        size = int(np.prod(shape))
-        out[name] = (start, start + size, shape)
-        start += size
-    return out
-
-
-OFFSETS = _offsets()
-OBS_SIZE = max(end for _, end, _ in OFFSETS.values())
+"""The observation's blocks, in order, with what each holds (``OBSERVATION_LAYOUT.describe()``: a Markdown table)."""
+OBS_SIZE = OBSERVATION_LAYOUT.size
 _KNOWLEDGE_INDEX = {t: i for i, t in enumerate(KNOWLEDGE_TYPES)}
 _COPIES = np.array([t.copies for t in CARD_TYPES], dtype=np.float32)
 
 
 def decode(obs: np.ndarray) -> dict[str, np.ndarray]:
-    """Named views (not copies) of an observation, shaped as in ``LAYOUT``."""
-    return {name: obs[start:end].reshape(shape) for name, (start, end, shape) in OFFSETS.items()}
+    """Named views (not copies) of an observation, shaped as in ``OBSERVATION_LAYOUT``."""
+    return OBSERVATION_LAYOUT.views(obs)
 
 
 def card_features(card: int) -> np.ndarray:

@@ -44,7 +44,7 @@ from friday13_env.core.checks import as_action, check_choice
 from friday13_env.core.spaces import LegalDiscrete
 from friday13_env.friday import engine
 from friday13_env.friday.actions import NUM_ACTIONS, action_name
-from friday13_env.friday.encoding import OBS_SIZE, encode
+from friday13_env.friday.encoding import OBS_SIZE, OBSERVATION_LAYOUT, encode
 from friday13_env.friday.levels import check_level
 from friday13_env.friday.render import render_rgb, render_text
 from friday13_env.friday.state import State
@@ -95,6 +95,8 @@ class FridayEnv(gym.Env[np.ndarray, int]):
         self._legal_space = LegalDiscrete(NUM_ACTIONS)
         self.action_space = self._legal_space  # type: ignore[assignment]  # Space[np.int64]
         self.observation_space = spaces.Box(-1.0, 1.0, shape=(OBS_SIZE,), dtype=np.float32)
+        self.layout = OBSERVATION_LAYOUT
+        """Named views of an observation: ``env.unwrapped.layout.views(observation)``."""
         self.state: State | None = None
         self._ended = False
         """The episode is over: the game ended, or an illegal action ended it."""

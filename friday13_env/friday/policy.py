@@ -23,7 +23,7 @@ ENV_VERSION = "Friday-v0"
 def layout_fields() -> dict[str, Any]:
     return {
         "observation_size": encoding.OBS_SIZE,
-        "observation_blocks": list(encoding.OFFSETS),
+        "observation_blocks": [block.name for block in encoding.OBSERVATION_LAYOUT.blocks],
         "num_actions": actions.NUM_ACTIONS,
         "deck": "",
     }

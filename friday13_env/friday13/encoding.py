@@ -17,51 +17,11 @@ from functools import cache
 
 import numpy as np
 
+from friday13_env.core.layout import Block, Layout
 from friday13_env.friday13.cards import CAPTURE_LIMIT, FRIDAY_POINTS, NUM_PILES, NUM_TYPES, OMEN_POINTS, Deck
 from friday13_env.friday13.engine import MAX_PLAYERS, GameState, Rules, deal_sizes
 
 MAX_SEATS = MAX_PLAYERS
-
-
-@dataclass(frozen=True)
-class Block:
-    """One named, documented slice of a flat vector."""
-
-    name: str
-    shape: tuple[int, ...]
-    doc: str
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape))
-
-
-class Layout:
-    """An ordered list of blocks: offsets, shapes and a decoder for vectors of that layout."""
-
-    def __init__(self, blocks: list[Block]) -> None:
-        self.blocks = tuple(blocks)
-        self.slices: dict[str, slice] = {}
-        offset = 0
-        for block in blocks:
-            self.slices[block.name] = slice(offset, offset + block.size)
-            offset += block.size
-        self.size = offset
-
-    def views(self, vector: np.ndarray) -> dict[str, np.ndarray]:
-        """Named, reshaped, zero-copy views of ``vector`` (which must have this layout's size)."""
-        vector = np.asarray(vector)
-        if vector.shape != (self.size,):
-            raise ValueError(f"expected a vector of shape ({self.size},) for this layout, got {vector.shape}")
-        return {block.name: vector[self.slices[block.name]].reshape(block.shape) for block in self.blocks}
-
-    def describe(self) -> str:
-        """A Markdown table of the layout (used to generate the reference in docs/friday13.md)."""
-        lines = ["| block | offset | shape | meaning |", "|---|---|---|---|"]
-        for block in self.blocks:
-            start = self.slices[block.name].start
-            lines.append(f"| `{block.name}` | {start} | {block.shape} | {block.doc} |")
-        return "\n".join(lines)
 
 
 _PUBLIC_BLOCKS_DOC = {

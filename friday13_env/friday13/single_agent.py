@@ -50,7 +50,7 @@ from friday13_env.friday13.aec import (
 from friday13_env.friday13.agents import Agent
 from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.cards import Deck
-from friday13_env.friday13.encoding import encode_observation, observation_bounds
+from friday13_env.friday13.encoding import encode_observation, observation_bounds, observation_layout
 from friday13_env.friday13.engine import GameState, IllegalActionError, check_player_counts
 from friday13_env.friday13.render import render_state
 from friday13_env.friday13.render_image import TableCanvas, render_rgb
@@ -159,6 +159,8 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         # Same layout at every table size; the bounds (hand sizes) differ, so take the widest.
         high = np.maximum.reduce([observation_bounds(table.rules) for table in self._tables.values()])
         self.observation_space = spaces.Box(0.0, high, dtype=np.float32)
+        self.layout = observation_layout(self.deck)
+        """Named views of an observation: ``env.unwrapped.layout.views(observation)``."""
         self._legal_space = LegalDiscrete(any_table.rules.deck.num_actions)
         self.action_space = self._legal_space
         self._raw: raw_env | None = None

@@ -14,7 +14,7 @@ from gymnasium.utils.env_checker import check_env
 import friday13_env  # noqa: F401  (registers the ids)
 from friday13_env.friday import actions as A
 from friday13_env.friday import engine
-from friday13_env.friday.encoding import LAYOUT, OBS_SIZE, decode, encode
+from friday13_env.friday.encoding import OBS_SIZE, OBSERVATION_LAYOUT, decode, encode
 from friday13_env.friday.engine import MIN_SCORE
 from friday13_env.friday.env import ILLEGAL_ACTION_PENALTY, FridayEnv
 from friday13_env.friday.scenario import build_state, find_card, find_cards
@@ -81,7 +81,7 @@ def test_spaces_and_metadata():
     assert env.metadata == {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4, "name": "FridaySolo-v0"}
     assert env.action_space.n == A.NUM_ACTIONS == 129
     assert env.observation_space.shape == (OBS_SIZE,) and env.observation_space.dtype == np.float32
-    assert sum(int(np.prod(shape)) for _, shape in LAYOUT) == OBS_SIZE
+    assert sum(block.size for block in OBSERVATION_LAYOUT.blocks) == OBS_SIZE
 
 
 @pytest.mark.parametrize(

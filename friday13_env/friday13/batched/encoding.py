@@ -12,9 +12,10 @@ from functools import cache
 
 import numpy as np
 
+from friday13_env.core.layout import Layout
 from friday13_env.friday13.batched.engine import DUMMY_SLOT, HAND_SLOTS, MAX_SEATS, GameBatch
 from friday13_env.friday13.cards import CAPTURE_LIMIT, NUM_PILES, Deck
-from friday13_env.friday13.encoding import Layout, observation_layout, state_layout
+from friday13_env.friday13.encoding import observation_layout, state_layout
 from friday13_env.friday13.engine import DUMMY_PLAYER_COUNT, MAX_PLAYERS
 
 
