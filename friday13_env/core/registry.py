@@ -36,8 +36,6 @@ BatchedFactory = Callable[..., Any]
 the game's batched agents are built for (the card game passes its deck)."""
 PolicyLoader = Callable[..., Agent]
 """``loader(path, seed=..., name=..., **options)``: a game's agent for a policy checkpoint."""
-
-
 ENTRY_POINT = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
 """``package.module:name``, how ``register`` may name a batched form without importing it."""
 
@@ -55,7 +53,7 @@ def constructor_options(factory: Callable[..., Any]) -> list[str]:
 
 
 class Registry:
-    """The agents of one game: registered factories, the game's zoo, and its checkpoint loader."""
+    """The agents of one game: registered factories and their batched forms, the zoo, and the checkpoint loader."""
 
     def __init__(self, game: str, zoo_package: str, load_policy: PolicyLoader) -> None:
         self.game = game
