@@ -9,11 +9,17 @@ One ``Registry`` per game resolves every spec (:mod:`friday13_env.core.specs`) t
 Every place that names an agent (Gymnasium opponents, evaluation tools, the play command, training
 scripts) goes through ``make``, so they all accept exactly the same specs. Unknown names and options
 are ``ValueError``s that list what is allowed, raised before any agent is built.
+
+An agent may be registered with its *batched form* too, one object deciding for many games at once
+(``register("cautious", CautiousAgent, batched=BatchedCautious)``): ``batched_factory(name)`` gives it to
+the game's batched code, so one ``register`` call says everything a name stands for.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -22,11 +28,16 @@ import numpy as np
 
 from friday13_env.core.agent import Agent
 from friday13_env.core.specs import AgentSpec, is_existing_file, parse_spec, shown
-from friday13_env.core.zoo import zoo_files
+from friday13_env.core.zoo import policy_path, zoo_files
 
 AgentFactory = Callable[..., Agent]
+BatchedFactory = Callable[..., Any]
+"""``factory(table, **options)``: an agent's batched form, taking the agent's own options; ``table`` is what
+the game's batched agents are built for (the card game passes its deck)."""
 PolicyLoader = Callable[..., Agent]
 """``loader(path, seed=..., name=..., **options)``: a game's agent for a policy checkpoint."""
+ENTRY_POINT = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
+"""``package.module:name``, how ``register`` may name a batched form without importing it."""
 
 
 class UnknownOptionError(ValueError, TypeError):
@@ -42,21 +53,32 @@ def constructor_options(factory: Callable[..., Any]) -> list[str]:
 
 
 class Registry:
-    """The agents of one game: registered factories, the game's zoo, and its checkpoint loader."""
+    """The agents of one game: registered factories and their batched forms, the zoo, and the checkpoint loader."""
 
     def __init__(self, game: str, zoo_package: str, load_policy: PolicyLoader) -> None:
         self.game = game
         self.zoo_package = zoo_package
         self._load_policy = load_policy
         self._factories: dict[str, AgentFactory] = {}
+        self._batched: dict[str, BatchedFactory | str] = {}
 
-    def register(self, name: str, factory: AgentFactory) -> None:
-        """Make ``factory(seed=..., **options)`` available as ``make(name)``."""
+    def register(self, name: str, factory: AgentFactory, batched: BatchedFactory | str | None = None) -> None:
+        """Make ``factory(seed=..., **options)`` available as ``make(name)``, and ``batched``, the agent's batched
+        form if it has one, as ``batched_factory(name)``.
+
+        ``batched`` may be given as its entry point ``"package.module:name"``, imported on first use (as
+        Gymnasium's entry points are): a game's batched code resolves specs through its registry, so the
+        registry cannot import that code when it is built.
+        """
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"an agent name must be an identifier such as 'my_agent', got {name!r}")
         if name in self._factories or name in self.zoo():
             raise ValueError(f"an agent named {name!r} is already registered")
+        if isinstance(batched, str) and not ENTRY_POINT.match(batched):
+            raise ValueError(f"a batched entry point must read 'package.module:name', got {batched!r}")
         self._factories[name] = factory
+        if batched is not None:
+            self._batched[name] = batched
 
     def zoo(self) -> dict[str, Path]:
         """The game's shipped policies: ``{versioned name: checkpoint path}``."""
@@ -65,6 +87,26 @@ class Registry:
     def names(self) -> list[str]:
         """Every name ``make`` accepts with no options: registered agents and zoo policies, sorted."""
         return sorted([*self._factories, *self.zoo()])
+
+    def batched_names(self) -> list[str]:
+        """The registered agents that have a batched form, sorted (every zoo policy and checkpoint has one too)."""
+        return sorted(self._batched)
+
+    def batched_factory(self, name: str) -> BatchedFactory | None:
+        """The batched form registered with agent ``name``; ``None`` for a name that is not registered (a zoo
+        policy or a checkpoint path, which the game batches from its policy). A registered agent without one
+        is a ``ValueError`` that lists what can be batched."""
+        if name not in self._factories:
+            return None
+        batched = self._batched.get(name)
+        if batched is None:
+            raise ValueError(
+                f"agent {name!r} has no batched version; batched agents: {self.batched_names()}, zoo policies "
+                f"{sorted(self.zoo())}, checkpoint paths and MLPPolicy objects"
+            )
+        if isinstance(batched, str):
+            batched = self._batched[name] = load_entry_point(batched)
+        return batched
 
     def options_of(self, name: str) -> list[str]:
         """The keyword options an agent accepts (besides ``seed``), sorted."""
@@ -122,17 +164,14 @@ class Registry:
         return self._load_policy(path, seed=seed, greedy=greedy)
 
     def policy_path(self, name: str | Path) -> Path:
-        """The checkpoint a zoo name or a path stands for (for agents built on a policy, such as ``endgame``)."""
-        if not isinstance(name, str | Path) or not str(name):
-            raise ValueError(
-                f"a policy must be a zoo name {sorted(self.zoo())} or a checkpoint path, got {shown(name)}"
-            )
-        path = self.zoo().get(str(name))
-        if path is not None:
-            return path
-        if not is_existing_file(name):
-            raise ValueError(f"{shown(str(name))} is neither a zoo policy {sorted(self.zoo())} nor a checkpoint file")
-        return Path(name)
+        """The checkpoint a zoo name of this game or a path stands for (:func:`friday13_env.core.zoo.policy_path`)."""
+        return policy_path(self.zoo_package, name)
+
+
+def load_entry_point(entry_point: str) -> Any:
+    """The object an entry point ``"package.module:name"`` names, importing its module."""
+    module, _, attribute = entry_point.partition(":")
+    return getattr(importlib.import_module(module), attribute)
 
 
 def _looks_like_path(name: str) -> bool:

@@ -13,6 +13,8 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from friday13_env.core.specs import is_existing_file, shown
+
 ZOO_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*-v[0-9]+$")
 
 
@@ -36,3 +38,17 @@ def model_card(package: str, name: str) -> str:
     if path is None:
         raise ValueError(f"no zoo policy {name!r}; the zoo holds {sorted(zoo_files(package))}")
     return path.with_suffix(".md").read_text()
+
+
+def policy_path(package: str, name: str | Path) -> Path:
+    """The checkpoint that a zoo name of ``package`` or a checkpoint path stands for (for agents built on a
+    policy, such as the card game's ``endgame``); a ``ValueError`` naming the zoo for anything else."""
+    zoo = zoo_files(package)
+    if not isinstance(name, str | Path) or not str(name):
+        raise ValueError(f"a policy must be a zoo name {sorted(zoo)} or a checkpoint path, got {shown(name)}")
+    path = zoo.get(str(name))
+    if path is not None:
+        return path
+    if not is_existing_file(name):
+        raise ValueError(f"{shown(str(name))} is neither a zoo policy {sorted(zoo)} nor a checkpoint file")
+    return Path(name)

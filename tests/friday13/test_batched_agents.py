@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from friday13_env.core.mlp import MLPPolicy
+from friday13_env.core.registry import constructor_options
 from friday13_env.friday13 import agents
 from friday13_env.friday13.agents.policy import CardPolicyAgent, read_card_policy
 from friday13_env.friday13.batched.agents import (
@@ -189,7 +190,7 @@ def test_batched_random_plays_only_legal_moves() -> None:
 def test_batched_random_is_uniform_and_seeded() -> None:
     """20,000 draws per mask (with 2, 7 and 12 legal actions) are uniform over the legal actions
     (chi-square), and a seed reproduces them; a row with no legal action is refused."""
-    bot = BatchedRandom()
+    bot = BatchedRandom(STANDARD_DECK)
     layout_size = encode_observations(GameBatch(1, 4, seed=0)).shape[1]
     for legal in ([3, 16], [0, 2, 5, 7, 9, 14, 17], list(range(12))):
         mask = np.zeros((20_000, STANDARD_DECK.num_actions), dtype=bool)
@@ -327,6 +328,15 @@ def test_make_batched_builds_policies_from_every_form() -> None:
     assert isinstance(from_agent, BatchedPolicy) and from_agent.policy is policy and from_agent.name == ZOO
     sampling = make_batched(agents.make(ZOO, greedy=False), STANDARD_DECK)
     assert isinstance(sampling, BatchedPolicy) and not sampling.greedy
+
+
+@pytest.mark.parametrize("name", agents.REGISTRY.batched_names())
+def test_each_batched_form_is_registered_with_its_agent_and_takes_its_options(name: str) -> None:
+    """``register`` names the batched form beside the agent: it takes the deck, then exactly the agent's options."""
+    batched = agents.REGISTRY.batched_factory(name)
+    assert batched is not None and batched.name == name
+    assert set(constructor_options(batched)) == {"deck", *agents.options_of(name)}
+    assert isinstance(batched(STANDARD_DECK), BatchedAgent)
 
 
 @pytest.mark.parametrize("name", ["search", "endgame", "search:budget=100"])

@@ -24,8 +24,9 @@ import numpy as np
 from friday13_env.core.options import count_option, number_option
 from friday13_env.core.registry import check_seed
 from friday13_env.core.specs import shown
+from friday13_env.core.zoo import policy_path
 from friday13_env.friday13.agents.base import Observation, checked
-from friday13_env.friday13.agents.policy import load_policy_agent
+from friday13_env.friday13.agents.policy import ZOO_PACKAGE, load_policy_agent
 from friday13_env.friday13.agents.search import SearchAgent, check_budget, check_objective
 from friday13_env.friday13.cards import Deck
 from friday13_env.friday13.encoding import observation_layout
@@ -80,10 +81,8 @@ class EndgameSearchAgent:
         check_budget(budget, self.name)
         check_objective(objective, self.name)
         check_seed(seed)
-        from friday13_env.friday13.agents.registry import REGISTRY  # here: the registry imports this module
-
         try:
-            path = REGISTRY.policy_path(policy)
+            path = policy_path(ZOO_PACKAGE, policy)
         except ValueError as error:
             raise ValueError(f"endgame option policy: {error}") from error
         policy_seed, search_seed = (

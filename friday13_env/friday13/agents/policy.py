@@ -23,6 +23,8 @@ from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS, Rules
 from friday13_env.friday13.features import features_of, input_features
 
 ENV_VERSION = "friday13_v0"
+ZOO_PACKAGE = "friday13_env.friday13"
+"""The package whose ``zoo/`` folder ships the game's trained policies (:mod:`friday13_env.core.zoo`)."""
 TYPICAL_SCORE = 40.0
 """Scores are scaled by this, not by their theoretical bound (~230), which would squash them."""
 

@@ -9,7 +9,8 @@ over the legal actions. A policy is any :class:`~friday13_env.core.mlp.MLPPolicy
 checkpoint path, or a frozen snapshot in memory) run as one forward pass for the whole batch.
 
 ``make_batched(spec)`` builds one from the same specs as ``agents.make`` (``"majority:open_min=2"``,
-``"ensemble-v1"``, a checkpoint path); the search agents have no batched version.
+``"ensemble-v1"``, a checkpoint path): a registered name gives the batched form registered with it
+(:mod:`friday13_env.friday13.agents.registry`); the search agents have none.
 """
 
 from __future__ import annotations
@@ -33,8 +34,6 @@ from friday13_env.friday13.cards import CAPTURE_LIMIT, FRIDAY_POINTS, NUM_PILES,
 from friday13_env.friday13.encoding import observation_layout
 from friday13_env.friday13.engine import DUMMY_PLAYER_COUNT
 
-BATCHED_NAMES = ("cautious", "majority", "random")
-"""Registered agents with a batched version; every zoo policy and checkpoint has one too."""
 SAFE_FIRST = 1 << 16
 """Added to the keys of safe moves so that they outrank every capture (those keys stay below 2,048)."""
 WANTED_FIRST = 1 << 20
@@ -249,6 +248,9 @@ class BatchedRandom:
 
     name = "random"
 
+    def __init__(self, deck: Deck) -> None:
+        """``deck`` is every batched form's first argument; this one plays any deck (it reads only the masks)."""
+
     def act_batch(self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         masks = np.asarray(masks, dtype=bool)
         if not masks.any(axis=1).all():
@@ -338,23 +340,12 @@ def make_batched(spec: str | os.PathLike[str] | AgentSpec | MLPPolicy | BatchedA
             )
         return spec
     parsed = parse_spec(os.fspath(spec) if isinstance(spec, os.PathLike) else spec)
-    options = dict(parsed.options)
-    if parsed.name == "random":
+    batched = REGISTRY.batched_factory(parsed.name)
+    if batched is not None:
         REGISTRY.check(parsed)
-        return BatchedRandom()
-    if parsed.name == "cautious":
-        REGISTRY.check(parsed)
-        return BatchedCautious(deck)
-    if parsed.name == "majority":
-        REGISTRY.check(parsed)
-        majority = BatchedMajority(deck, **options)  # type: ignore[arg-type]
-        majority.name = parsed.label  # the spec with its options, as the scalar environment labels it
-        return majority
-    if parsed.name in REGISTRY.names() and parsed.name not in REGISTRY.zoo():
-        raise ValueError(
-            f"agent {parsed.name!r} has no batched version; batched agents: {list(BATCHED_NAMES)}, zoo policies "
-            f"{sorted(REGISTRY.zoo())}, checkpoint paths and MLPPolicy objects"
-        )
+        built = batched(deck, **dict(parsed.options))
+        built.name = parsed.label  # the spec with its options, as the scalar environment labels it
+        return built
     agent = REGISTRY.make(parsed)
     assert isinstance(agent, CardPolicyAgent)
     return _checked_deck(BatchedPolicy(agent.policy, parsed.label, greedy=agent.greedy), deck)
