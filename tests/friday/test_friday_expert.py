@@ -10,14 +10,14 @@ import pytest
 from friday13_env.friday import actions as A
 from friday13_env.friday import engine
 from friday13_env.friday.agents import HeuristicAgent, SearchAgent, make
-from friday13_env.friday.belief import redeal, sample_state
+from friday13_env.friday.agents.belief import redeal, sample_state
+from friday13_env.friday.agents.expert import ExpertPolicy
+from friday13_env.friday.agents.value import FEATURE_NAMES, NUM_FEATURES, WinModel, features, shipped_model
+from friday13_env.friday.agents.value_fit import fit_logistic
+from friday13_env.friday.agents.value_fit import main as value_fit_main
 from friday13_env.friday.encoding import encode
-from friday13_env.friday.expert import ExpertPolicy
 from friday13_env.friday.scenario import build_state, find_card
 from friday13_env.friday.state import Phase
-from friday13_env.friday.value import FEATURE_NAMES, NUM_FEATURES, WinModel, features, shipped_model
-from friday13_env.friday.value_fit import fit_logistic
-from friday13_env.friday.value_fit import main as value_fit_main
 from tests.friday.helpers import DISTRACTED, FOCUSED, GENIUS, STUPID, WEAK, WILD, assert_plays_only_legal_moves, play
 
 REALIZATION = find_card("realization", 1)  # 1x destroy

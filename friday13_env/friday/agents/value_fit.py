@@ -1,6 +1,6 @@
-"""Fit the win model of :mod:`friday13_env.friday.value` on games of the rule-based expert.
+"""Fit the win model of :mod:`friday13_env.friday.agents.value` on games of the rule-based expert.
 
-``python -m friday13_env.friday.value_fit --games 2000 --seed 0 [--model FILE]`` plays that many games
+``python -m friday13_env.friday.agents.value_fit --games 2000 --seed 0 [--model FILE]`` plays that many games
 (levels 1-4 in turn, deals disjoint from the evaluation's) with the expert (using the win model in FILE,
 or the hand-set position value without one: fitting on the games of the previous fit's expert is one
 round of policy iteration), records the public features of every position where a
@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from friday13_env.friday import engine
+from friday13_env.friday.agents.expert import ExpertPolicy
+from friday13_env.friday.agents.value import FEATURE_NAMES, NUM_FEATURES, WEIGHTS_FILE, WinModel, features
 from friday13_env.friday.evaluation import game_seed
-from friday13_env.friday.expert import ExpertPolicy
 from friday13_env.friday.state import Phase
-from friday13_env.friday.value import FEATURE_NAMES, NUM_FEATURES, WEIGHTS_FILE, WinModel, features
 
 _CHOICES = (Phase.CHOOSE_HAZARD, Phase.LAST_HAZARD, Phase.CHOOSE_PIRATE)
 

@@ -3,12 +3,12 @@
 It reads only what the player may know: the table, life, piles by composition, the cards whose place on
 the Robinson stack is known. The *order* of the face-down stacks and the identity of the aging cards
 hidden in the Robinson stack are never used, so it plays the same on every determinisation of an
-observation (see :mod:`friday13_env.friday.belief`), except where it samples on purpose.
+observation (see :mod:`friday13_env.friday.agents.belief`), except where it samples on purpose.
 
 How it plays, in short:
 
 * **Position value** (:meth:`ExpertPolicy.value`): the chance to win predicted by the learned win model
-  (:mod:`friday13_env.friday.value`), which the agents always use. Without a model, a hand-set value
+  (:mod:`friday13_env.friday.agents.value`), which the agents always use. Without a model, a hand-set value
   stands in (it only bootstraps the first fit of the model): each owned card is worth its fighting value
   plus its ability minus a reference, times how often it will still be drawn; life has a concave value
   and death is a large loss.
@@ -36,12 +36,12 @@ from friday13_env.friday import actions as A
 from friday13_env.friday import engine
 from friday13_env.friday.abilities import targets
 from friday13_env.friday.actions import NUM_ACTIONS
-from friday13_env.friday.belief import redeal, sample_state
+from friday13_env.friday.agents.belief import redeal, sample_state
+from friday13_env.friday.agents.value import WinModel, shipped_model
 from friday13_env.friday.cards import CARD_TYPES, TYPE_OF, Ability, card_type
 from friday13_env.friday.encoding import OBS_SIZE
 from friday13_env.friday.state import Phase, State
 from friday13_env.friday.strength import aging_life_cost, fight_target, fight_total, slot_values
-from friday13_env.friday.value import WinModel, shipped_model
 
 ABILITY_WORTH: dict[Ability, float] = {
     Ability.NONE: 0.0,

@@ -3,7 +3,7 @@
 Hand-set weights for »how good is this deck, how much is this life point worth« proved hard to balance
 (destroying cards, winning knowledge and keeping life all compete). Instead, one logistic regression
 per step (green, yellow, red, pirates) predicts the final win from simple, public features of the
-position, fitted on games of the rule-based expert (:mod:`friday13_env.friday.value_fit` regenerates
+position, fitted on games of the rule-based expert (:mod:`friday13_env.friday.agents.value_fit` regenerates
 the coefficients in ``value_weights.json``). The expert then picks the hazard (and the fight moves
 searched over) that lead to the positions with the best predicted chance: one step of policy
 improvement over its own play.

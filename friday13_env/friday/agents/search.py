@@ -3,7 +3,7 @@
 At each real decision (which hazard or pirate, skip the last hazard, draw / buy / end in a fight, stop
 destroying after a lost fight) the search compares a few candidate actions: the expert's own choice and
 the strategic alternatives. Each candidate is played on ``budget`` determinisations of the state (the
-unknown orders resampled, :func:`friday13_env.friday.belief.redeal`), continued by the expert until
+unknown orders resampled, :func:`friday13_env.friday.agents.belief.redeal`), continued by the expert until
 ``horizon`` fights are over (1: the current or chosen fight; or the game ends), and scored by the
 expert's position value (the win model's chance to win). All candidates see the same determinisations
 and random draws (common random numbers), and an alternative replaces the expert's move only when its
@@ -20,12 +20,12 @@ from friday13_env.core.registry import check_seed
 from friday13_env.friday import actions as A
 from friday13_env.friday import engine
 from friday13_env.friday.actions import NUM_ACTIONS
-from friday13_env.friday.belief import redeal, sample_state
+from friday13_env.friday.agents.belief import redeal, sample_state
+from friday13_env.friday.agents.expert import ExpertPolicy
+from friday13_env.friday.agents.value import WinModel, shipped_model
 from friday13_env.friday.encoding import OBS_SIZE
-from friday13_env.friday.expert import ExpertPolicy
 from friday13_env.friday.state import Phase, State
 from friday13_env.friday.strength import fight_target, fight_total
-from friday13_env.friday.value import WinModel, shipped_model
 
 _CHOICE_PHASES = (Phase.CHOOSE_HAZARD, Phase.LAST_HAZARD, Phase.CHOOSE_PIRATE)
 _FIGHT_ALTERNATIVES = (A.DRAW_FREE, A.BUY, A.END_FIGHT)

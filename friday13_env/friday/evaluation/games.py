@@ -1,13 +1,12 @@
-"""Evaluate Friday agents: win rate and mean score per level, with 95% confidence intervals.
+"""Play a Friday agent's evaluation games at one level: wins, scores and time per decision, as a
+:class:`LevelResult` with 95% confidence intervals (Wilson for the win rate, Student-t for the mean score, both
+from :mod:`friday13_env.core.stats`; undefined for one game).
 
 Game ``g`` of a run with seed ``s`` resets the environment with seed ``s * 1_000_003 + g`` and plays it
 with an agent built from the spec with the same number as its seed (``make(spec, seed=...)``), so
 results are reproducible and every agent faces the same deals. An agent object instead of a spec plays
 every game; its optional ``reset(seed)`` hook, if it has one, is called with the game's seed.
-Win rates get Wilson score intervals (good at rates near 0 or 1, always inside [0, 1]); mean scores get
-Student-t intervals (both from :mod:`friday13_env.core.stats`), undefined for one game (printed as such, ``null``
-in JSON). Games are played one at a time and only their scores are kept (8 bytes a game), so any ``games`` starts
-at once.
+Games are played one at a time and only their scores are kept (8 bytes a game), so any ``games`` starts at once.
 """
 
 from __future__ import annotations
@@ -15,8 +14,7 @@ from __future__ import annotations
 import time
 from array import array
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 from friday13_env.core import stats
 from friday13_env.core.agent import Agent
@@ -114,34 +112,3 @@ def evaluate(
         steps / games,
         1000.0 * (time.perf_counter() - start) / max(steps, 1),
     )
-
-
-def format_table(results: Sequence[LevelResult]) -> str:
-    """Readable table: one row per agent and level."""
-    width = max([10, *(len(r.agent) for r in results)])
-    header = f"{'agent':<{width}} {'level':>5} {'games':>6} {'win rate (95% CI)':>26} {'mean score (95% CI)':>28}"
-    lines = [header, "-" * len(header)]
-    for r in results:
-        rate, score = r.win_rate.formatted(1, scale=100, unit="%", width=5), r.mean_score.formatted(2, width=7)
-        lines.append(f"{r.agent:<{width}} {r.level:>5} {r.games:>6} {rate:>26} {score:>28}")
-    return "\n".join(lines)
-
-
-def format_markdown(results: Sequence[LevelResult], seed: int) -> str:
-    """The results as a Markdown table (for ``results/*.md`` and the docs)."""
-    lines = [
-        f"Seed {seed}; win rate with a 95% Wilson interval, mean score with a 95% Student-t interval.",
-        "",
-        "| agent | level | games | win rate [95% CI] | mean score [95% CI] | ms / decision |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for r in results:
-        rate, score = r.win_rate.formatted(1, scale=100, unit="%"), r.mean_score.formatted(2)
-        lines.append(f"| {r.agent} | {r.level} | {r.games} | {rate} | {score} | {r.ms_per_decision:.2f} |")
-    return "\n".join(lines)
-
-
-def results_to_json(results: Sequence[LevelResult], seed: int) -> dict[str, Any]:
-    """JSON-serialisable summary of a run (an undefined interval's ends are ``None``: JSON has no NaN)."""
-    rows = [{**asdict(r), "win_rate": r.win_rate.to_dict(), "mean_score": r.mean_score.to_dict()} for r in results]
-    return {"seed": seed, "results": rows}

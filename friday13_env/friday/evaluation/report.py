@@ -1,0 +1,40 @@
+"""Friday evaluation results as a text table, a Markdown table (``results/*.md``, the docs) and JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+from friday13_env.friday.evaluation.games import LevelResult
+
+
+def format_table(results: Sequence[LevelResult]) -> str:
+    """Readable table: one row per agent and level."""
+    width = max([10, *(len(r.agent) for r in results)])
+    header = f"{'agent':<{width}} {'level':>5} {'games':>6} {'win rate (95% CI)':>26} {'mean score (95% CI)':>28}"
+    lines = [header, "-" * len(header)]
+    for r in results:
+        rate, score = r.win_rate.formatted(1, scale=100, unit="%", width=5), r.mean_score.formatted(2, width=7)
+        lines.append(f"{r.agent:<{width}} {r.level:>5} {r.games:>6} {rate:>26} {score:>28}")
+    return "\n".join(lines)
+
+
+def format_markdown(results: Sequence[LevelResult], seed: int) -> str:
+    """The results as a Markdown table (for ``results/*.md`` and the docs)."""
+    lines = [
+        f"Seed {seed}; win rate with a 95% Wilson interval, mean score with a 95% Student-t interval.",
+        "",
+        "| agent | level | games | win rate [95% CI] | mean score [95% CI] | ms / decision |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        rate, score = r.win_rate.formatted(1, scale=100, unit="%"), r.mean_score.formatted(2)
+        lines.append(f"| {r.agent} | {r.level} | {r.games} | {rate} | {score} | {r.ms_per_decision:.2f} |")
+    return "\n".join(lines)
+
+
+def results_to_json(results: Sequence[LevelResult], seed: int) -> dict[str, Any]:
+    """JSON-serialisable summary of a run (an undefined interval's ends are ``None``: JSON has no NaN)."""
+    rows = [{**asdict(r), "win_rate": r.win_rate.to_dict(), "mean_score": r.mean_score.to_dict()} for r in results]
+    return {"seed": seed, "results": rows}
