@@ -9,6 +9,18 @@ The rules are free functions over a ``GameState`` that holds only data (``legal_
 word, ``play``, rather than the solo ``apply_action``, because playing a card never draws (only ``next_round``
 deals), so it takes no rng. Hand-made positions are built by :mod:`friday13_env.friday13.scenario`.
 
+Usage::
+
+    rng = np.random.default_rng(seed)
+    state = new_game(Rules(num_players=4), rng)
+    while True:
+        play(state, some_action_in(legal_actions(state)))
+        if state.round_over:
+            if state.game_over:
+                break
+            next_round(state, rng)
+    winners(state.scores)
+
 Representation, chosen for speed and cheap copies (search agents clone states thousands of times
 per move): hands are plain ``list[int]`` counts per card kind, captured stacks counts per type,
 piles short lists of card kinds in play order, and every field is a builtin. ``GameState.copy`` is therefore a
