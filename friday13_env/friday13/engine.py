@@ -161,7 +161,8 @@ class GameState:
     Seats are absolute here (``0..n-1``, clockwise = increasing index); player-relative views are
     the encoder's job. Captured stacks are kept *by type* (cat, mirror, ladder, Friday), which is
     all that scoring needs, and ``played`` counts every card kind played this round, which is all
-    that a player with perfect memory knows beyond their own hand. Compared by identity, as a game in progress is.
+    that a player with perfect memory knows beyond their own hand. Compared by identity (``eq=False``): a game in
+    progress is one object, changed in place by the rules.
     """
 
     rules: Rules
