@@ -2,7 +2,7 @@
 
 Two comparisons, each measured side by side in one run (interleaved slices, median rate of each):
 
-1. Random legal play in card plays/s: the scalar engine (``GameState.play``, as ``bench_env`` drives
+1. Random legal play in card plays/s: the scalar engine (``engine.play``, as ``bench_env`` drives
    it) against ``GameBatch`` at each batch size, drawing the random legal moves included.
 2. Learner steps/s of ``Friday13-v0`` against scripted opponents (``opponent_pool``), observations and
    masks included, the learner playing uniformly random legal moves: the scalar ``gymnasium.make``

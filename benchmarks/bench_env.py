@@ -19,7 +19,7 @@ import numpy as np
 
 from friday13_env import friday13_v0
 from friday13_env.friday13.cards import get_deck
-from friday13_env.friday13.engine import Rules, new_game
+from friday13_env.friday13.engine import Rules, legal_actions, new_game, next_round, play
 
 
 def aec_steps(make_env: Callable[[], object], seconds: float, seed: int) -> tuple[int, float]:
@@ -54,13 +54,13 @@ def engine_steps(num_players: int, deck: str, seconds: float, seed: int) -> tupl
         state = new_game(rules, rng)
         uniforms = rng.random(rules.cards_per_round * rules.num_rounds).tolist()
         while True:
-            legal = state.legal_actions()
-            state.play(legal[int(uniforms[steps % len(uniforms)] * len(legal))])
+            legal = legal_actions(state)
+            play(state, legal[int(uniforms[steps % len(uniforms)] * len(legal))])
             steps += 1
             if state.round_over:
                 if state.game_over:
                     break
-                state.next_round(rng)
+                next_round(state, rng)
     return steps, time.perf_counter() - start
 
 

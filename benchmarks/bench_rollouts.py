@@ -20,6 +20,7 @@ import numpy as np
 from benchmarks.bench_agents import positions
 from friday13_env.friday13.agents.search import DEFAULT_BUDGET, MAX_WORLDS, WorldSampler, play_out
 from friday13_env.friday13.agents.table import Table
+from friday13_env.friday13.engine import play
 from tests.reference_rollout import rollout
 from tests.test_agents import world_state
 
@@ -36,7 +37,7 @@ def card_by_card(table: Table, hands: np.ndarray) -> None:
         world.hands[1:] = world_hands[1 : table.num_players].tolist()
         for action in table.legal:
             state = world.copy()
-            state.play(action)
+            play(state, action)
             rollout(state)
 
 

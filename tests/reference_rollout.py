@@ -11,7 +11,7 @@ from functools import cache
 
 from friday13_env.friday13.agents.heuristics import CLEAN_KEEP_MIN, CLEAN_OPEN_MIN
 from friday13_env.friday13.cards import CAPTURE_LIMIT, FRIDAY_POINTS, NUM_PILES, OMEN_POINTS, Deck
-from friday13_env.friday13.engine import GameState
+from friday13_env.friday13.engine import GameState, play
 
 
 @cache
@@ -78,7 +78,7 @@ def rollout(state: GameState) -> None:
                     break
         if action < 0:
             action = _cheapest_capture(state, hand)
-        state.play(action)
+        play(state, action)
 
 
 def _top_card(hand: list[int], pile: int, deck: Deck) -> int:

@@ -18,7 +18,8 @@ from friday13_env.friday13.agents.search import TIEBREAK, WorldSampler, play_out
 from friday13_env.friday13.agents.table import Table
 from friday13_env.friday13.cards import DECKS, STANDARD_DECK
 from friday13_env.friday13.encoding import encode_observation, observation_layout
-from friday13_env.friday13.engine import GameState, Rules, from_hands
+from friday13_env.friday13.engine import GameState, Rules, accounting_errors, action_mask, play
+from friday13_env.friday13.scenario import from_hands
 from tests.conftest import action, counts, pile
 from tests.reference_rollout import rollout as reference_rollout
 
@@ -30,7 +31,7 @@ def observe(state: GameState) -> dict[str, np.ndarray]:
     """The observation dict of the player to move, as ``raw_env.observe`` builds it."""
     return {
         "observation": encode_observation(state, state.current),
-        "action_mask": np.array(state.action_mask(), dtype=np.int8),
+        "action_mask": np.array(action_mask(state), dtype=np.int8),
     }
 
 
@@ -112,7 +113,7 @@ def test_sampled_worlds_are_consistent_with_the_observation(num_players: int, de
         table = Table.read(observation)
         for hands in WorldSampler(table).sample(rng, 3):
             world = world_state(table, hands)
-            assert world.accounting_errors() == []
+            assert accounting_errors(world) == []
             assert world.hands[0] == table.hand
             assert [sum(hand) for hand in world.hands] == table.hand_sizes
             np.testing.assert_array_equal(hands.sum(axis=0), np.add(table.hand, table.unseen))
@@ -145,7 +146,7 @@ def test_batched_rollouts_match_the_card_by_card_reference(num_players: int, dec
             world = world_state(table, world_hands)
             for a, move in enumerate(table.legal):
                 state = world.copy()
-                state.play(move)
+                play(state, move)
                 reference_rollout(state)
                 assert state.round_over
                 assert points[:, a, w].tolist() == state.last_round_points

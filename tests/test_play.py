@@ -14,7 +14,8 @@ from friday13_env import agents, cli
 from friday13_env.friday13 import play
 from friday13_env.friday13.agents import RandomAgent
 from friday13_env.friday13.cards import GERMAN_DECK, STANDARD_DECK
-from friday13_env.friday13.engine import Rules, from_hands
+from friday13_env.friday13.engine import Rules
+from friday13_env.friday13.scenario import from_hands
 
 HAND_LINE = re.compile(r"^Hand of player_(\d): (.*)$", re.MULTILINE)
 

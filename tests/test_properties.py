@@ -15,7 +15,19 @@ from hypothesis import strategies as st
 from friday13_env.friday13.aec import raw_env
 from friday13_env.friday13.cards import Deck, get_deck
 from friday13_env.friday13.encoding import encode_observation, observation_layout
-from friday13_env.friday13.engine import GameState, IllegalActionError, Rules, new_game
+from friday13_env.friday13.engine import (
+    GameState,
+    IllegalActionError,
+    Rules,
+    accounting_errors,
+    action_mask,
+    cards_accounted,
+    is_legal,
+    legal_actions,
+    new_game,
+    next_round,
+    play,
+)
 from tests.conftest import choose
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
@@ -64,16 +76,16 @@ class ReferenceTable:
 
 
 def check_mask_is_exactly_the_legal_moves(state: GameState) -> None:
-    mask = state.action_mask()
-    assert state.legal_actions() == np.flatnonzero(mask).tolist()
+    mask = action_mask(state)
+    assert legal_actions(state) == np.flatnonzero(mask).tolist()
     for candidate, allowed in enumerate(mask):
         trial = state.copy()
-        assert trial.is_legal(candidate) == bool(allowed)
+        assert is_legal(trial, candidate) == bool(allowed)
         if allowed:
-            trial.play(candidate)
+            play(trial, candidate)
         else:
             try:
-                trial.play(candidate)
+                play(trial, candidate)
             except IllegalActionError:
                 pass
             else:
@@ -90,8 +102,8 @@ def others_cards(state: GameState, observer: int) -> list[int]:
 
 def check_table(state: GameState, table: ReferenceTable) -> None:
     deck = state.rules.deck
-    assert state.cards_accounted() == list(deck.kind_counts)
-    assert state.accounting_errors() == []
+    assert cards_accounted(state) == list(deck.kind_counts)
+    assert accounting_errors(state) == []
     assert state.piles == table.piles
     assert state.pile_totals == [sum(deck.kind_values[k] for k in pile) for pile in table.piles]
     assert state.captured == [table.by_type(player) for player in range(state.rules.num_players)]
@@ -119,23 +131,23 @@ def test_engine_invariants_hold_after_every_step(seed: int, num_players: int, de
         while not state.round_over:
             check_mask_is_exactly_the_legal_moves(state)
             player = state.current
-            chosen = choose(state.action_mask(), rng)
+            chosen = choose(action_mask(state), rng)
             preview = layout.views(encode_observation(state, player))["capture_preview"]
             table.play(player, chosen)
-            assert state.play(chosen) == preview[chosen]
+            assert play(state, chosen) == preview[chosen]
             check_table(state, table)
             for observer in range(num_players):
                 views = layout.views(encode_observation(state, observer))
                 assert views["hand"].tolist() == state.hands[observer]
                 assert views["unseen"].tolist() == others_cards(state, observer)
-        assert state.action_mask() == [0] * deck.num_actions
+        assert action_mask(state) == [0] * deck.num_actions
         points = table.round_points()
         scores = [a + b for a, b in zip(scores, points, strict=True)]
         assert state.last_round_points == points
         assert state.scores == scores
         if state.game_over:
             return
-        state.next_round(rng)
+        next_round(state, rng)
 
 
 @settings(max_examples=10, deadline=None)
@@ -157,7 +169,7 @@ def test_aec_invariants_hold_after_every_step(seed: int, num_players: int, deck_
         seat = aec.possible_agents.index(agent)
         assert seat == game.current
         check_table(game, table)
-        assert observation["action_mask"].tolist() == game.action_mask()
+        assert observation["action_mask"].tolist() == action_mask(game)
         for observer, name in enumerate(aec.possible_agents):
             views = aec.layout.views(aec.observe(name)["observation"])
             assert views["hand"].tolist() == game.hands[observer]

@@ -20,13 +20,19 @@ from friday13_env.friday13.engine import (
     GameState,
     IllegalActionError,
     Rules,
+    action_mask,
     deal,
     deal_sizes,
-    from_hands,
+    is_legal,
+    legal_actions,
     new_game,
+    next_round,
+    play,
     round_points,
+    start_player,
     winners,
 )
+from friday13_env.friday13.scenario import from_hands
 from tests.conftest import action, choose, counts, kind, pile, play_through
 
 STD = STANDARD_DECK
@@ -43,7 +49,7 @@ def play_random_round(state: GameState, rng: np.random.Generator) -> int:
     """Play the current round to its end with random legal moves; returns the number of plays."""
     plays = 0
     while not state.round_over:
-        state.play(choose(state.action_mask(), rng))
+        play(state, choose(action_mask(state), rng))
         plays += 1
     return plays
 
@@ -56,7 +62,7 @@ def test_pile_reaching_exactly_13_captures_nothing() -> None:
         counts(STD, "ladder 1"),
         piles=[pile(STD, "cat 7", "cat 2"), [], []],
     )
-    assert state.play(action(STD, "cat 4")) == 0
+    assert play(state, action(STD, "cat 4")) == 0
     assert state.piles[0] == pile(STD, "cat 7", "cat 2", "cat 4")
     assert state.pile_totals == [13, 0, 0]
     assert state.captured == [[0, 0, 0, 0]] * 3
@@ -70,7 +76,7 @@ def test_pile_exceeding_13_is_captured_and_restarted_by_the_played_card() -> Non
         counts(STD, "ladder 1"),
         piles=[pile(STD, "cat 5", "f13"), pile(STD, "mirror 7"), []],
     )
-    assert state.play(action(STD, "cat 5")) == 2  # 5 + 4 + 5 = 14 > 13
+    assert play(state, action(STD, "cat 5")) == 2  # 5 + 4 + 5 = 14 > 13
     assert state.captured == [[1, 0, 0, 1], [0, 0, 0, 0], [0, 0, 0, 0]]  # by type: cat, mirror, ladder, f13
     assert state.played == counts(STD, "cat 5", "cat 5", "f13", "mirror 7")
     assert state.piles == [pile(STD, "cat 5"), pile(STD, "mirror 7"), []]
@@ -80,7 +86,7 @@ def test_pile_exceeding_13_is_captured_and_restarted_by_the_played_card() -> Non
 
 def test_friday_card_on_an_empty_pile_starts_it_without_a_fourth_pile() -> None:
     state = three_player_position(counts(STD, "f13"), counts(STD, "cat 1"), counts(STD, "cat 2"))
-    assert state.play(action(STD, "f13 mirror")) == 0
+    assert play(state, action(STD, "f13 mirror")) == 0
     assert state.piles == [[], pile(STD, "f13"), []]
     assert state.pile_totals == [0, 4, 0]
 
@@ -94,7 +100,7 @@ def test_friday_card_on_a_full_pile_of_another_type_captures_it() -> None:
         current=1,
     )
     assert state.pile_totals == [13, 0, 0]
-    assert state.play(action(STD, "f13 cat")) == 3
+    assert play(state, action(STD, "f13 cat")) == 3
     assert state.captured[1] == [2, 0, 0, 1]
     assert state.piles[0] == pile(STD, "f13")
     assert state.pile_totals == [4, 0, 0]
@@ -109,7 +115,7 @@ def test_german_zero_card_on_a_pile_at_13_keeps_it_at_13() -> None:
         [counts(g, "ladder 0"), counts(g, "cat 1"), counts(g, "cat 2")],
         piles=[[], [], pile(g, "ladder 7", "ladder 2", "ladder 4")],
     )
-    assert state.play(action(g, "ladder 0")) == 0
+    assert play(state, action(g, "ladder 0")) == 0
     assert state.pile_totals == [0, 0, 13]
     assert state.piles[2] == pile(g, "ladder 7", "ladder 2", "ladder 4", "ladder 0")
 
@@ -121,19 +127,19 @@ def test_omen_cards_only_go_on_their_own_pile() -> None:
         counts(STD, "cat 1", "cat 2", "cat 4"),
         counts(STD, "cat 1", "cat 2", "cat 4"),
     )
-    assert state.legal_actions() == [kind(STD, "cat 7"), kind(STD, "mirror 1")]
+    assert legal_actions(state) == [kind(STD, "cat 7"), kind(STD, "mirror 1")]
     expected_mask = [0] * STD.num_actions
     expected_mask[action(STD, "cat 7")] = expected_mask[action(STD, "mirror 1")] = 1
-    assert state.action_mask() == expected_mask
+    assert action_mask(state) == expected_mask
 
 
 def test_a_friday_card_adds_all_three_friday_actions() -> None:
     state = three_player_position(
         counts(STD, "ladder 5", "f13"), counts(STD, "cat 1", "cat 2"), counts(STD, "cat 1", "cat 2")
     )
-    assert state.legal_actions() == [13, 15, 16, 17]
-    assert [STD.action_name(a) for a in state.legal_actions()] == ["ladder 5", "f13 cat", "f13 mirror", "f13 ladder"]
-    assert state.action_mask() == [0] * 13 + [1, 0, 1, 1, 1]
+    assert legal_actions(state) == [13, 15, 16, 17]
+    assert [STD.action_name(a) for a in legal_actions(state)] == ["ladder 5", "f13 cat", "f13 mirror", "f13 ladder"]
+    assert action_mask(state) == [0] * 13 + [1, 0, 1, 1, 1]
 
 
 # -- scoring -------------------------------------------------------------------------------------
@@ -228,22 +234,22 @@ def test_start_player_rotates_and_scores_accumulate_over_four_rounds(num_players
     table = DEAL_TABLE[num_players, "standard"]
     for round_index in range(4):
         start = round_index % num_players
-        assert (state.round, state.current, state.start_player) == (round_index, start, start)
+        assert (state.round, state.current, start_player(state)) == (round_index, start, start)
         sizes = [sum(hand) for hand in state.hands]
         assert sizes == [table[(seat - round_index) % num_players] for seat in range(num_players)]
         assert play_random_round(state, rng) == sum(sizes)
-        assert state.legal_actions() == []
-        assert state.action_mask() == [0] * STD.num_actions
+        assert legal_actions(state) == []
+        assert action_mask(state) == [0] * STD.num_actions
         assert state.last_round_points == round_points(state.captured)
         totals = [a + b for a, b in zip(totals, state.last_round_points, strict=True)]
         assert state.scores == totals
         assert state.game_over == (round_index == 3)
         if not state.game_over:
-            state.next_round(rng)
+            next_round(state, rng)
     with pytest.raises(GameOverError, match="no more cards"):
-        state.play(0)
+        play(state, 0)
     with pytest.raises(GameOverError, match="after round 4 of 4"):
-        state.next_round(rng)
+        next_round(state, rng)
 
 
 def test_num_rounds_option_ends_the_game_early() -> None:
@@ -252,11 +258,11 @@ def test_num_rounds_option_ends_the_game_early() -> None:
     play_random_round(state, rng)
     assert not state.game_over
     with pytest.raises(IllegalActionError, match="next_round"):
-        state.play(0)
-    state.next_round(rng)
+        play(state, 0)
+    next_round(state, rng)
     assert (state.round, state.current) == (1, 1)
     with pytest.raises(RuntimeError, match="still being played"):
-        state.next_round(rng)
+        next_round(state, rng)
     play_random_round(state, rng)
     assert state.game_over
 
@@ -267,9 +273,9 @@ def test_round_ends_exactly_when_the_last_hand_empties() -> None:
     )
     moves = ["cat 7", "cat 2", "mirror 7", "cat 1", "f13 cat"]
     for move in moves:
-        state.play(action(STD, move))
+        play(state, action(STD, move))
         assert not state.round_over
-    assert state.play(action(STD, "mirror 7")) == 1  # 7 + 7 = 14: player 2 takes its own mirror 7
+    assert play(state, action(STD, "mirror 7")) == 1  # 7 + 7 = 14: player 2 takes its own mirror 7
     assert state.round_over and not state.game_over
     assert state.last_round_points == [0, 0, 0]  # player 2 alone holds mirrors: discarded
     # cat pile: 7, 2, 1 = 10, then f13 makes 14 > 13: player 1 took the three cats.
@@ -286,12 +292,12 @@ def test_copy_is_independent_of_the_original() -> None:
     rng = np.random.default_rng(5)
     state = new_game(Rules(num_players=3), rng)
     for _ in range(20):
-        state.play(choose(state.action_mask(), rng))
+        play(state, choose(action_mask(state), rng))
     before = snapshot(state)
     copy = state.copy()
     assert snapshot(copy) == before
     play_random_round(copy, rng)
-    copy.next_round(rng)
+    next_round(copy, rng)
     copy.hands[0][0] += 5
     copy.captured[1][2] += 1
     copy.played[3] += 1
@@ -307,12 +313,12 @@ def test_illegal_action_names_the_action_and_the_legal_ones() -> None:
         counts(STD, "cat 7", "mirror 1"), counts(STD, "cat 1", "cat 2"), counts(STD, "cat 1", "cat 2")
     )
     with pytest.raises(IllegalActionError) as error:
-        state.play(action(STD, "cat 4"))
+        play(state, action(STD, "cat 4"))
     message = str(error.value)
     assert "illegal action 2 (cat 4)" in message
     assert "legal actions: [4 (cat 7), 5 (mirror 1)]" in message
     with pytest.raises(IllegalActionError, match=r"17 \(f13 ladder\)"):
-        state.play(17)
+        play(state, 17)
     assert state.hands[0] == counts(STD, "cat 7", "mirror 1")  # nothing was played
 
 
@@ -320,14 +326,14 @@ def test_illegal_action_names_the_action_and_the_legal_ones() -> None:
 def test_out_of_range_actions_are_rejected(bad: int) -> None:
     state = three_player_position(counts(STD, "f13"), counts(STD, "cat 1"), counts(STD, "cat 2"))
     with pytest.raises(IllegalActionError, match=rf"action {bad} is out of range: actions are 0\.\.17"):
-        state.play(bad)
+        play(state, bad)
 
 
 @pytest.mark.parametrize("bad", [1.0, "3", True, None])
 def test_non_integer_actions_are_rejected(bad: object) -> None:
     state = three_player_position(counts(STD, "cat 2"), counts(STD, "cat 1"), counts(STD, "cat 2"))
     with pytest.raises(IllegalActionError, match=r"action must be an int in 0\.\.17"):
-        state.play(bad)  # type: ignore[arg-type]
+        play(state, bad)  # type: ignore[arg-type]
 
 
 def test_is_legal_is_true_exactly_for_what_play_accepts() -> None:
@@ -336,24 +342,24 @@ def test_is_legal_is_true_exactly_for_what_play_accepts() -> None:
     though the player holds a Friday card and a cat 2 (kind 1, so ``True`` would read it)."""
     state = three_player_position(counts(STD, "f13", "cat 2"), counts(STD, "cat 1"), counts(STD, "cat 2"))
     friday = STD.friday_kind
-    assert [int(state.is_legal(a)) for a in range(STD.num_actions)] == state.action_mask()
-    assert state.is_legal(friday + 2) and state.is_legal(np.int64(friday)) and state.is_legal(np.uint8(1))
+    assert [int(is_legal(state, a)) for a in range(STD.num_actions)] == action_mask(state)
+    assert is_legal(state, friday + 2) and is_legal(state, np.int64(friday)) and is_legal(state, np.uint8(1))
     refused = [STD.num_actions, STD.num_actions + 1, -1, -STD.num_actions, 15.0, 16.5, 1.0, True, "15", None]
     for bad in [*refused, np.array(15), np.float64(15.0), np.bool_(True)]:
-        assert state.is_legal(bad) is False, bad  # type: ignore[arg-type]
+        assert is_legal(state, bad) is False, bad  # type: ignore[arg-type]
         with pytest.raises(IllegalActionError):
-            state.copy().play(bad)  # type: ignore[arg-type]
-    state.play(friday)
-    state.play(action(STD, "cat 1"))
-    state.play(action(STD, "cat 2"))
-    state.play(action(STD, "cat 2"))
+            play(state.copy(), bad)  # type: ignore[arg-type]
+    play(state, friday)
+    play(state, action(STD, "cat 1"))
+    play(state, action(STD, "cat 2"))
+    play(state, action(STD, "cat 2"))
     assert state.round_over
-    assert not any(state.is_legal(a) for a in range(-1, STD.num_actions + 2))
+    assert not any(is_legal(state, a) for a in range(-1, STD.num_actions + 2))
 
 
 def test_numpy_integer_actions_are_accepted() -> None:
     state = three_player_position(counts(STD, "cat 2"), counts(STD, "cat 1"), counts(STD, "cat 2"))
-    assert state.play(np.int64(action(STD, "cat 2"))) == 0
+    assert play(state, np.int64(action(STD, "cat 2"))) == 0
     assert state.pile_totals == [2, 0, 0]
 
 
@@ -427,7 +433,7 @@ def test_from_hands_sets_up_a_partial_position() -> None:
         captured=[[0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]],
         scores=[3, 1, 4, 1],
     )
-    assert (state.round, state.current, state.start_player, state.plays_left) == (2, 1, 2, 6)
+    assert (state.round, state.current, start_player(state), state.plays_left) == (2, 1, 2, 6)
     assert state.pile_totals == [9, 0, 7]
     assert state.scores == [3, 1, 4, 1]
     assert state.captured[1] == [0, 1, 0, 0]
@@ -453,7 +459,7 @@ def test_rewards_and_round_infos_match_an_independent_recount(reward: str) -> No
             continue
         chosen = choose(observation["action_mask"], rng)
         after = aec.game.copy()  # type: ignore[union-attr]
-        after.play(chosen)
+        play(after, chosen)
         aec.step(chosen)
         for name, value in aec.rewards.items():
             emitted[name] += value
@@ -532,7 +538,7 @@ def test_win_reward_is_shared_by_players_tied_for_the_lowest_total() -> None:
 def test_raw_env_raises_on_an_illegal_action_naming_the_legal_ones() -> None:
     aec = raw_env(num_players=3)
     aec.reset(seed=4)
-    legal = aec.game.legal_actions()  # type: ignore[union-attr]
+    legal = legal_actions(aec.game)  # type: ignore[arg-type]
     illegal = next(a for a in range(STD.num_actions) if a not in legal)
     with pytest.raises(ValueError, match=re.escape(", ".join(f"{a} ({STD.action_name(a)})" for a in legal))):
         aec.step(illegal)
@@ -655,8 +661,8 @@ def test_capture_preview_counts_the_cards_each_play_would_take() -> None:
         assert preview[action(STD, name)] == taken, name
     assert preview[action(STD, "ladder 7")] == 0
     # Every preview matches what the engine then does, for every legal action of this hand.
-    for legal in state.legal_actions():
-        assert state.copy().play(legal) == preview[legal]
+    for legal in legal_actions(state):
+        assert play(state.copy(), legal) == preview[legal]
 
 
 def test_only_the_agent_to_move_has_a_nonzero_mask() -> None:
@@ -665,7 +671,7 @@ def test_only_the_agent_to_move_has_a_nonzero_mask() -> None:
     for agent, _ in play_through(aec, np.random.default_rng(2)):
         for other in aec.possible_agents:
             mask = aec.observe(other)["action_mask"]
-            expected = aec.game.action_mask() if other == agent else [0] * STD.num_actions  # type: ignore[union-attr]
+            expected = action_mask(aec.game) if other == agent else [0] * STD.num_actions  # type: ignore[arg-type]
             assert mask.dtype == np.int8
             assert mask.tolist() == expected
 
@@ -692,7 +698,7 @@ def encoded_state_of_a_finished_round(round_index: int) -> tuple[GameState, np.n
     hands = [counts(STD, "cat 1", "cat 7"), counts(STD, "cat 2", "f13"), counts(STD, "mirror 7", "mirror 7")]
     state = from_hands(rules, hands, round_index=round_index, current=0, scores=[3, 1, 4])
     for move in ["cat 7", "cat 2", "mirror 7", "cat 1", "f13 cat", "mirror 7"]:
-        state.play(action(STD, move))
+        play(state, action(STD, move))
     assert state.round_over and state.current == 2
     layout = state_layout(STD)
     blocks = {block.name: np.zeros(block.shape, dtype=np.float32) for block in layout.blocks}

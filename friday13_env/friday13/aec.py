@@ -36,7 +36,17 @@ from friday13_env.friday13.encoding import (
     observation_layout,
     state_bounds,
 )
-from friday13_env.friday13.engine import GameState, IllegalActionError, Rules, new_game
+from friday13_env.friday13.engine import (
+    GameState,
+    IllegalActionError,
+    Rules,
+    action_mask,
+    is_legal,
+    legal_actions,
+    new_game,
+    next_round,
+    play,
+)
 from friday13_env.friday13.render import render_state
 from friday13_env.friday13.render_image import TableCanvas, render_rgb
 
@@ -115,7 +125,7 @@ def as_action(action: object, game: GameState) -> int:
         "action {action!r} is not in the action space Discrete({n}): an action is a Python or numpy integer"
         " (or a 0-d integer array) in 0..{last}; legal actions: {legal}",
         "action {action} is not in the action space Discrete({n}): out of range 0..{last}; legal actions: {legal}",
-        legal=game.legal_actions,
+        legal=lambda: legal_actions(game),
         error=IllegalActionError,
     )
 
@@ -198,7 +208,7 @@ class raw_env(AECEnv):
         game = self._require_game()
         seat = self.seat_of(agent)
         if seat == game.current and not game.round_over and not self.terminations.get(agent, True):
-            mask = np.array(game.action_mask(), dtype=np.int8)
+            mask = np.array(action_mask(game), dtype=np.int8)
         else:
             mask = self._no_moves.copy()
         return {"observation": encode_observation(game, seat), "action_mask": mask}
@@ -221,8 +231,8 @@ class raw_env(AECEnv):
             self._remove_done_agent(action)
             return
         if action is None:
-            raise IllegalActionError(f"{agent} is to move and must play a card; legal actions: {game.legal_actions()}")
-        game.play(as_action(action, game))
+            raise IllegalActionError(f"{agent} is to move and must play a card; legal actions: {legal_actions(game)}")
+        play(game, as_action(action, game))
         rewards = dict.fromkeys(self.agents, 0.0)
         infos = self._score_round(game, rewards) if game.round_over else self._infos(game)
         self._cumulative_rewards[agent] = 0.0
@@ -303,7 +313,7 @@ class raw_env(AECEnv):
         if game.game_over:
             self.terminations = dict.fromkeys(self.agents, True)
         else:
-            game.next_round(self._rng)
+            next_round(game, self._rng)
         return infos
 
     def render(self) -> str | np.ndarray | None:
@@ -458,7 +468,7 @@ class CheckedEnv(AECEnv):
             return
         game = raw._require_game()
         action = as_action(action, game)
-        if game.is_legal(action):
+        if is_legal(game, action):
             raw.step(action)
             return
         EnvLogger.warn_on_illegal_move()

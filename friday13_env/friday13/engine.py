@@ -4,6 +4,23 @@ This module knows nothing about PettingZoo or Gymnasium (like ``board.py`` in Pe
 tictactoe): it deals, validates and applies plays, captures piles and scores rounds exactly as the
 rulebook and ``CONVENTIONS.md`` say. Environments, agents and benchmarks are thin layers on top.
 
+The rules are free functions over a ``GameState`` that holds only data (``legal_actions(state)``,
+``play(state, action)``, ``next_round(state, rng)``), the solo game's engine idiom; a move keeps the game's own
+word, ``play``, rather than the solo ``apply_action``, because playing a card never draws (only ``next_round``
+deals), so it takes no rng. Hand-made positions are built by :mod:`friday13_env.friday13.scenario`.
+
+Usage::
+
+    rng = np.random.default_rng(seed)
+    state = new_game(Rules(num_players=4), rng)
+    while True:
+        play(state, some_action_in(legal_actions(state)))
+        if state.round_over:
+            if state.game_over:
+                break
+            next_round(state, rng)
+    winners(state.scores)
+
 Representation, chosen for speed and cheap copies (search agents clone states thousands of times
 per move): hands are plain ``list[int]`` counts per card kind, captured stacks counts per type,
 piles short lists of card kinds in play order, and every field is a builtin. ``GameState.copy`` is therefore a
@@ -12,7 +29,6 @@ handful of list copies.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -138,31 +154,16 @@ def winners(scores: Sequence[int]) -> list[int]:
     return [player for player, score in enumerate(scores) if score == best]
 
 
+@dataclass(slots=True, eq=False)
 class GameState:
-    """The complete state of a game in progress; mutable, with a cheap ``copy``.
+    """The complete state of a game in progress: data only, mutable, with a cheap ``copy``.
 
     Seats are absolute here (``0..n-1``, clockwise = increasing index); player-relative views are
     the encoder's job. Captured stacks are kept *by type* (cat, mirror, ladder, Friday), which is
     all that scoring needs, and ``played`` counts every card kind played this round, which is all
-    that a player with perfect memory knows beyond their own hand.
+    that a player with perfect memory knows beyond their own hand. Compared by identity (``eq=False``): a game in
+    progress is one object, changed in place by the rules.
     """
-
-    __slots__ = (
-        "captured",
-        "current",
-        "dummy",
-        "game_over",
-        "hands",
-        "last_round_points",
-        "pile_totals",
-        "piles",
-        "played",
-        "plays_left",
-        "round",
-        "round_over",
-        "rules",
-        "scores",
-    )
 
     rules: Rules
     round: int
@@ -178,11 +179,6 @@ class GameState:
     last_round_points: list[int] | None
     round_over: bool
     game_over: bool
-
-    @property
-    def start_player(self) -> int:
-        """Round ``r`` is started by ``player_{r mod n}``: the start rotates clockwise."""
-        return self.round % self.rules.num_players
 
     def copy(self) -> GameState:
         """An independent copy; cheap because every field is a builtin or a list of ints."""
@@ -203,150 +199,164 @@ class GameState:
         other.game_over = self.game_over
         return other
 
-    # -- legal moves -------------------------------------------------------------------------
-    def legal_actions(self) -> list[int]:
-        """The playable actions of the player to move, ascending; empty once the round is over."""
-        if self.round_over:
-            return []
-        hand = self.hands[self.current]
-        friday = self.rules.deck.friday_kind
-        actions = [kind for kind in range(friday) if hand[kind]]
-        if hand[friday]:
-            actions.extend((friday, friday + 1, friday + 2))
-        return actions
 
-    def is_legal(self, action: int) -> bool:
-        """Whether ``play(action)`` would play a card: ``False`` for whatever ``play`` refuses, so out of range,
-        floats (``15.0`` is not the Friday action), bools and anything but a Python or numpy integer."""
-        if action.__class__ is not int and (isinstance(action, bool) or not isinstance(action, int | np.integer)):
-            return False
-        if self.round_over or not 0 <= action < self.rules.deck.num_actions:
-            return False
-        friday = self.rules.deck.friday_kind
-        return self.hands[self.current][action if action < friday else friday] > 0
+def start_player(state: GameState) -> int:
+    """Round ``r`` is started by ``player_{r mod n}``: the start rotates clockwise."""
+    return state.round % state.rules.num_players
 
-    def action_mask(self) -> list[int]:
-        """``legal_actions`` as a 0/1 list over the whole action space."""
-        if self.round_over:
-            return [0] * self.rules.deck.num_actions
-        hand = self.hands[self.current]
-        friday = self.rules.deck.friday_kind
-        mask = [1 if count else 0 for count in hand]
-        mask.append(mask[friday])
-        mask.append(mask[friday])
-        return mask
 
-    # -- playing -----------------------------------------------------------------------------
-    def play(self, action: int) -> int:
-        """Play ``action`` for the player to move and return how many cards they captured.
+# -- legal moves -----------------------------------------------------------------------------
+def legal_actions(state: GameState) -> list[int]:
+    """The playable actions of the player to move, ascending; empty once the round is over."""
+    if state.round_over:
+        return []
+    hand = state.hands[state.current]
+    friday = state.rules.deck.friday_kind
+    actions = [kind for kind in range(friday) if hand[kind]]
+    if hand[friday]:
+        actions.extend((friday, friday + 1, friday + 2))
+    return actions
 
-        When the last card of the round is played the round is scored at once
-        (``last_round_points``, ``scores``) and ``round_over`` is set; call ``next_round`` to deal
-        the next one. Raises ``IllegalActionError`` for a card the player does not hold.
-        """
-        if self.round_over:
-            if self.game_over:
-                raise GameOverError("the game is over: no more cards can be played")
-            raise IllegalActionError("the round is over: call next_round() before playing")
-        deck = self.rules.deck
-        friday = deck.friday_kind
-        player = self.current
-        hand = self.hands[player]
-        if action.__class__ is not int:
-            action = _as_action(action, deck.num_actions)
-        if action < friday:
-            if action < 0 or not hand[action]:
-                raise self.illegal_action_error(action)
-            kind = action
-            pile_index = action // deck.num_values
-        else:
-            if action > friday + 2 or not hand[friday]:
-                raise self.illegal_action_error(action)
-            kind = friday
-            pile_index = action - friday
-        hand[kind] -= 1
-        self.played[kind] += 1
-        value = deck.kind_values[kind]
-        total = self.pile_totals[pile_index] + value
-        taken = 0
-        if total > CAPTURE_LIMIT:
-            pile = self.piles[pile_index]
-            stack = self.captured[player]
-            kind_types = deck.kind_types
-            for card in pile:
-                stack[kind_types[card]] += 1
-            taken = len(pile)
-            self.piles[pile_index] = [kind]
-            self.pile_totals[pile_index] = value
-        else:
-            self.piles[pile_index].append(kind)
-            self.pile_totals[pile_index] = total
-        self.plays_left -= 1
-        if self.plays_left:
-            self.current = player + 1 if player + 1 < self.rules.num_players else 0
-        else:
-            self._end_round()
-        return taken
 
-    def illegal_action_error(self, action: int) -> IllegalActionError:
-        """The error ``play(action)`` raises for an action it refuses: what is wrong, and the legal actions."""
-        deck = self.rules.deck
-        if not 0 <= action < deck.num_actions:
-            return IllegalActionError(
-                f"action {action} is out of range: actions are 0..{deck.num_actions - 1} "
-                f"(legal now: {self.legal_actions()})"
-            )
-        legal = self.legal_actions()
-        names = ", ".join(f"{a} ({deck.action_name(a)})" for a in legal)
+def is_legal(state: GameState, action: int) -> bool:
+    """Whether ``play(state, action)`` would play a card: ``False`` for whatever ``play`` refuses, so out of range,
+    floats (``15.0`` is not the Friday action), bools and anything but a Python or numpy integer."""
+    if action.__class__ is not int and (isinstance(action, bool) or not isinstance(action, int | np.integer)):
+        return False
+    if state.round_over or not 0 <= action < state.rules.deck.num_actions:
+        return False
+    friday = state.rules.deck.friday_kind
+    return state.hands[state.current][action if action < friday else friday] > 0
+
+
+def action_mask(state: GameState) -> list[int]:
+    """``legal_actions`` as a 0/1 list over the whole action space."""
+    if state.round_over:
+        return [0] * state.rules.deck.num_actions
+    hand = state.hands[state.current]
+    friday = state.rules.deck.friday_kind
+    mask = [1 if count else 0 for count in hand]
+    mask.append(mask[friday])
+    mask.append(mask[friday])
+    return mask
+
+
+# -- playing ---------------------------------------------------------------------------------
+def play(state: GameState, action: int) -> int:
+    """Play ``action`` for the player to move and return how many cards they captured.
+
+    When the last card of the round is played the round is scored at once
+    (``last_round_points``, ``scores``) and ``round_over`` is set; call ``next_round`` to deal
+    the next one. Raises ``IllegalActionError`` for a card the player does not hold.
+    """
+    if state.round_over:
+        if state.game_over:
+            raise GameOverError("the game is over: no more cards can be played")
+        raise IllegalActionError("the round is over: call next_round() before playing")
+    deck = state.rules.deck
+    friday = deck.friday_kind
+    player = state.current
+    hand = state.hands[player]
+    if action.__class__ is not int:
+        action = _as_action(action, deck.num_actions)
+    if action < friday:
+        if action < 0 or not hand[action]:
+            raise illegal_action_error(state, action)
+        kind = action
+        pile_index = action // deck.num_values
+    else:
+        if action > friday + 2 or not hand[friday]:
+            raise illegal_action_error(state, action)
+        kind = friday
+        pile_index = action - friday
+    hand[kind] -= 1
+    state.played[kind] += 1
+    value = deck.kind_values[kind]
+    total = state.pile_totals[pile_index] + value
+    taken = 0
+    if total > CAPTURE_LIMIT:
+        pile = state.piles[pile_index]
+        stack = state.captured[player]
+        kind_types = deck.kind_types
+        for card in pile:
+            stack[kind_types[card]] += 1
+        taken = len(pile)
+        state.piles[pile_index] = [kind]
+        state.pile_totals[pile_index] = value
+    else:
+        state.piles[pile_index].append(kind)
+        state.pile_totals[pile_index] = total
+    state.plays_left -= 1
+    if state.plays_left:
+        state.current = player + 1 if player + 1 < state.rules.num_players else 0
+    else:
+        _end_round(state)
+    return taken
+
+
+def illegal_action_error(state: GameState, action: int) -> IllegalActionError:
+    """The error ``play(state, action)`` raises for an action it refuses: what is wrong, and the legal actions."""
+    deck = state.rules.deck
+    if not 0 <= action < deck.num_actions:
         return IllegalActionError(
-            f"illegal action {action} ({deck.action_name(action)}): player_{self.current} holds no such card; "
-            f"legal actions: [{names}]"
+            f"action {action} is out of range: actions are 0..{deck.num_actions - 1} "
+            f"(legal now: {legal_actions(state)})"
         )
+    names = ", ".join(f"{a} ({deck.action_name(a)})" for a in legal_actions(state))
+    return IllegalActionError(
+        f"illegal action {action} ({deck.action_name(action)}): player_{state.current} holds no such card; "
+        f"legal actions: [{names}]"
+    )
 
-    def _end_round(self) -> None:
-        points = round_points(self.captured)
-        self.last_round_points = points
-        self.scores = [score + gained for score, gained in zip(self.scores, points, strict=True)]
-        self.round_over = True
-        self.game_over = self.round + 1 >= self.rules.num_rounds
 
-    def next_round(self, rng: np.random.Generator) -> None:
-        """Reshuffle the whole deck and deal the next round (call after ``round_over``)."""
-        if not self.round_over:
-            raise RuntimeError("next_round() called while the round is still being played")
-        if self.game_over:
-            raise GameOverError(f"the game ended after round {self.round + 1} of {self.rules.num_rounds}")
-        _start_round(self, self.round + 1, deal(self.rules, self.round + 1, rng))
+def _end_round(state: GameState) -> None:
+    points = round_points(state.captured)
+    state.last_round_points = points
+    state.scores = [score + gained for score, gained in zip(state.scores, points, strict=True)]
+    state.round_over = True
+    state.game_over = state.round + 1 >= state.rules.num_rounds
 
-    def cards_accounted(self) -> list[int]:
-        """Every card of the deck counted once per kind: in a hand, the dummy, or played.
 
-        Equals ``rules.deck.kind_counts`` in every reachable state; ``accounting_errors`` also
-        checks that the played cards are exactly those in the piles and the captured stacks.
-        """
-        stacks = [*self.hands, self.played] + ([self.dummy] if self.dummy is not None else [])
-        return [sum(column) for column in zip(*stacks, strict=True)]
+def next_round(state: GameState, rng: np.random.Generator) -> None:
+    """Reshuffle the whole deck and deal the next round (call after ``round_over``)."""
+    if not state.round_over:
+        raise RuntimeError("next_round() called while the round is still being played")
+    if state.game_over:
+        raise GameOverError(f"the game ended after round {state.round + 1} of {state.rules.num_rounds}")
+    _start_round(state, state.round + 1, deal(state.rules, state.round + 1, rng))
 
-    def accounting_errors(self) -> list[str]:
-        """Every broken bookkeeping invariant, in words; an empty list for a consistent state."""
-        deck = self.rules.deck
-        errors = []
-        if self.cards_accounted() != list(deck.kind_counts):
-            errors.append(f"cards per kind {self.cards_accounted()} != deck {list(deck.kind_counts)}")
-        played_by_type = [0] * NUM_TYPES
-        for kind, count in enumerate(self.played):
-            played_by_type[deck.kind_types[kind]] += count
-        on_table = [sum(stack[t] for stack in self.captured) for t in range(NUM_TYPES)]
-        for pile in self.piles:
-            for kind in pile:
-                on_table[deck.kind_types[kind]] += 1
-        if on_table != played_by_type:
-            errors.append(f"piles + captured by type {on_table} != played by type {played_by_type}")
-        for index, pile in enumerate(self.piles):
-            total = sum(deck.kind_values[kind] for kind in pile)
-            if total != self.pile_totals[index] or total > CAPTURE_LIMIT:
-                errors.append(f"pile {index} total {self.pile_totals[index]} != its cards' sum {total}, or > 13")
-        return errors
+
+# -- bookkeeping checks ----------------------------------------------------------------------
+def cards_accounted(state: GameState) -> list[int]:
+    """Every card of the deck counted once per kind: in a hand, the dummy, or played.
+
+    Equals ``rules.deck.kind_counts`` in every reachable state; ``accounting_errors`` also
+    checks that the played cards are exactly those in the piles and the captured stacks.
+    """
+    stacks = [*state.hands, state.played] + ([state.dummy] if state.dummy is not None else [])
+    return [sum(column) for column in zip(*stacks, strict=True)]
+
+
+def accounting_errors(state: GameState) -> list[str]:
+    """Every broken bookkeeping invariant, in words; an empty list for a consistent state."""
+    deck = state.rules.deck
+    errors = []
+    if cards_accounted(state) != list(deck.kind_counts):
+        errors.append(f"cards per kind {cards_accounted(state)} != deck {list(deck.kind_counts)}")
+    played_by_type = [0] * NUM_TYPES
+    for kind, count in enumerate(state.played):
+        played_by_type[deck.kind_types[kind]] += count
+    on_table = [sum(stack[t] for stack in state.captured) for t in range(NUM_TYPES)]
+    for pile in state.piles:
+        for kind in pile:
+            on_table[deck.kind_types[kind]] += 1
+    if on_table != played_by_type:
+        errors.append(f"piles + captured by type {on_table} != played by type {played_by_type}")
+    for index, pile in enumerate(state.piles):
+        total = sum(deck.kind_values[kind] for kind in pile)
+        if total != state.pile_totals[index] or total > CAPTURE_LIMIT:
+            errors.append(f"pile {index} total {state.pile_totals[index]} != its cards' sum {total}, or > 13")
+    return errors
 
 
 def _as_action(action: object, num_actions: int) -> int:
@@ -381,6 +391,7 @@ def deal(rules: Rules, round_index: int, rng: np.random.Generator) -> list[list[
 
 
 def _start_round(state: GameState, round_index: int, hands: list[list[int]]) -> None:
+    """Set ``state`` to the start of round ``round_index`` with ``hands`` dealt (scores and rules untouched)."""
     rules = state.rules
     state.round = round_index
     state.hands = [hand[:] for hand in hands[: rules.num_players]]
@@ -397,102 +408,21 @@ def _start_round(state: GameState, round_index: int, hands: list[list[int]]) -> 
 
 def new_game(rules: Rules, rng: np.random.Generator) -> GameState:
     """A fresh game with round 0 dealt from ``rng``."""
-    return from_hands(rules, deal(rules, 0, rng))
+    return dealt_state(rules, deal(rules, 0, rng))
 
 
-def from_hands(
-    rules: Rules,
-    hands: Sequence[Sequence[int]],
-    *,
-    round_index: int = 0,
-    current: int | None = None,
-    piles: Sequence[Sequence[int]] | None = None,
-    captured: Sequence[Sequence[int]] | None = None,
-    played: Sequence[int] | None = None,
-    scores: Sequence[int] | None = None,
+def dealt_state(
+    rules: Rules, hands: list[list[int]], *, round_index: int = 0, scores: Sequence[int] | None = None
 ) -> GameState:
-    """Build a state from given hands (tests, and search agents that sample the unseen cards).
+    """The state at the start of round ``round_index`` with ``hands`` just dealt, before anyone plays.
 
-    ``hands`` holds one count list per seat, plus the dummy hand last with 3 players (it may be
-    omitted, then the dummy holds nothing). ``piles`` are lists of card kinds in play order and
-    ``captured`` per seat the cards taken this round by type (cat, mirror, ladder, Friday).
-    ``played`` (per kind) defaults to the cards in the piles; give it when captured cards matter
-    for bookkeeping. Unlike a real deal the counts need not add up to the whole deck, so partial
-    positions can be set up; every list is validated.
+    ``hands`` holds one count list per seat, plus the dummy hand last with 3 players; ``scores`` are the totals
+    carried in (zero by default). Nothing is validated: ``new_game`` passes a real deal, and
+    ``scenario.from_hands`` checks its inputs first.
     """
-    deck = rules.deck
-    n = rules.num_players
-    expected = (n, n + 1) if rules.has_dummy else (n,)
-    if len(hands) not in expected:
-        raise ValueError(f"expected {' or '.join(map(str, expected))} hands for {n} players, got {len(hands)}")
-    for hand in hands:
-        _check_counts(hand, deck, "hand")
     state = GameState.__new__(GameState)
     state.rules = rules
-    state.scores = [0] * n if scores is None else [int(s) for s in scores]
-    if len(state.scores) != n:
-        raise ValueError(f"expected {n} scores, got {len(state.scores)}")
+    state.scores = [0] * rules.num_players if scores is None else list(scores)
     state.last_round_points = None
-    padded = [list(hand) for hand in hands]
-    if rules.has_dummy and len(padded) == n:
-        padded.append([0] * deck.num_kinds)
-    if not 0 <= round_index < rules.num_rounds:
-        raise ValueError(f"round_index must be in 0..{rules.num_rounds - 1}, got {round_index}")
-    _start_round(state, round_index, padded)
-    if current is not None:
-        if not 0 <= current < n:
-            raise ValueError(f"current must be a seat in 0..{n - 1}, got {current}")
-        state.current = current
-    if piles is not None:
-        if len(piles) != NUM_PILES:
-            raise ValueError(f"expected {NUM_PILES} piles, got {len(piles)}")
-        state.piles = [[int(kind) for kind in pile] for pile in piles]
-        for pile_index, pile in enumerate(state.piles):
-            for kind in pile:
-                if not 0 <= kind < deck.num_kinds:
-                    raise ValueError(f"pile {pile_index} holds unknown card kind {kind}")
-                if kind != deck.friday_kind and deck.kind_types[kind] != pile_index:
-                    raise ValueError(f"{deck.kind_name(kind)} cannot lie on pile {pile_index}")
-        state.pile_totals = [sum(deck.kind_values[kind] for kind in pile) for pile in state.piles]
-        for pile in state.piles:
-            for kind in pile:
-                state.played[kind] += 1
-        if max(state.pile_totals) > CAPTURE_LIMIT:
-            raise ValueError(f"pile totals {state.pile_totals} exceed {CAPTURE_LIMIT}")
-    if captured is not None:
-        if len(captured) != n:
-            raise ValueError(f"expected {n} captured stacks, got {len(captured)}")
-        for stack in captured:
-            if len(stack) != NUM_TYPES or min(stack) < 0:
-                raise ValueError(f"a captured stack needs {NUM_TYPES} non-negative counts by type, got {list(stack)}")
-        state.captured = [list(stack) for stack in captured]
-    if played is not None:
-        _check_counts(played, deck, "played list")
-        state.played = list(played)
-    if state.plays_left == 0:
-        raise ValueError("every hand is empty: there is nothing left to play this round")
-    _check_turn_order(state)
+    _start_round(state, round_index, hands)
     return state
-
-
-def _check_turn_order(state: GameState) -> None:
-    """Hands in turn order must shrink by at most one card from the player to move onwards.
-
-    That is what a real deal produces, and it guarantees that play never reaches an empty hand
-    before the round ends.
-    """
-    n = state.rules.num_players
-    sizes = [sum(state.hands[(state.current + offset) % n]) for offset in range(n)]
-    in_order = all(a >= b for a, b in itertools.pairwise(sizes))
-    if not in_order or sizes[0] - sizes[-1] > 1:
-        raise ValueError(
-            f"hand sizes {sizes} (in turn order from player_{state.current}) cannot occur in play: "
-            "they must not grow and may differ by at most one card"
-        )
-
-
-def _check_counts(counts: Sequence[int], deck: Deck, what: str) -> None:
-    if len(counts) != deck.num_kinds:
-        raise ValueError(f"a {what} needs {deck.num_kinds} counts (one per card kind), got {len(counts)}")
-    if any(count < 0 for count in counts):
-        raise ValueError(f"a {what} cannot hold negative counts: {list(counts)}")

@@ -8,7 +8,7 @@ Opponents are agent specs, exactly as ``friday13_env.agents.make`` takes them: `
 
 The game runs on the engine directly rather than through an environment because a person wants to
 hear about every single play (which card, which pile, the announced total, what was taken) and the
-round results, which ``GameState.play`` and ``last_round_points`` report as they happen. Input is
+round results, which ``engine.play`` and ``last_round_points`` report as they happen. Input is
 read from any text stream so tests can script whole games; bad input is answered and asked again,
 never a crash. At a terminal, lines are read with ``input()`` and the ``readline`` module where Python
 has it, so the arrow keys edit the line and recall earlier moves instead of printing escape codes.
@@ -25,7 +25,7 @@ from typing import TextIO
 import numpy as np
 
 from friday13_env.core.specs import integer_argument, non_negative_argument, shown
-from friday13_env.friday13 import agents
+from friday13_env.friday13 import agents, engine
 from friday13_env.friday13.agents import Agent
 from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.cards import DECKS, OMEN_TYPE_NAMES, OMEN_TYPES, Deck, get_deck
@@ -147,7 +147,7 @@ def _friday_moves() -> str:
 
 def moves_text(state: GameState) -> str:
     """The legal moves of the player to move, as they can be typed."""
-    return ", ".join(state.rules.deck.action_name(action) for action in state.legal_actions())
+    return ", ".join(state.rules.deck.action_name(action) for action in engine.legal_actions(state))
 
 
 class Game:
@@ -192,7 +192,7 @@ class Game:
             if state.game_over:
                 self._report_game()
                 return
-            state.next_round(self.rng)
+            engine.next_round(state, self.rng)
             self._announce_round()
 
     def _ask_move(self, read_line: Callable[[], str]) -> int:
@@ -223,7 +223,7 @@ class Game:
             except ValueError as error:
                 self.say(f"Sorry, {error}. Type 'help' for your legal moves.")
                 continue
-            if state.action_mask()[action]:
+            if engine.action_mask(state)[action]:
                 return action
             self.say(
                 f"Illegal move: you hold no {deck.kind_name(deck.action_kind_and_pile(action)[0])}. "
@@ -236,7 +236,7 @@ class Game:
         seat = state.current
         kind, pile = deck.action_kind_and_pile(action)
         announced = state.pile_totals[pile] + deck.kind_values[kind]
-        taken = state.play(action)
+        taken = engine.play(state, action)
         who, verb, take = ("You", "play", "take") if seat == self.human else (f"player_{seat}", "plays", "takes")
         text = f"{who} {verb} {deck.kind_name(kind)} on {OMEN_TYPE_NAMES[pile]} (total {announced})"
         if taken:
@@ -245,7 +245,9 @@ class Game:
 
     def _announce_round(self) -> None:
         state = self.state
-        self.say(f"\n=== Round {state.round + 1} of {self.rules.num_rounds}: player_{state.start_player} starts ===")
+        self.say(
+            f"\n=== Round {state.round + 1} of {self.rules.num_rounds}: player_{engine.start_player(state)} starts ==="
+        )
 
     def _report_round(self) -> None:
         state = self.state
@@ -277,7 +279,7 @@ def _observation(state: GameState, seat: int) -> dict[str, np.ndarray]:
     """What an agent sees: the same dict as ``raw_env.observe`` for the player to move."""
     return {
         "observation": encode_observation(state, seat),
-        "action_mask": np.array(state.action_mask(), dtype=np.int8),
+        "action_mask": np.array(engine.action_mask(state), dtype=np.int8),
     }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Literal, NamedTuple
 
 from friday13_env.friday13.cards import NUM_PILES, OMEN_TYPE_NAMES, OMEN_TYPES, Deck
-from friday13_env.friday13.engine import GameState
+from friday13_env.friday13.engine import GameState, start_player
 
 Style = Literal["title", "pile", "columns", "seat", "to_move", "hand", "game_over"]
 
@@ -50,7 +50,7 @@ def table_lines(state: GameState, *, show_hand_of: int | None = None) -> list[Li
     """The table as styled lines: round, piles with totals, one row per seat, then one hand or the winners."""
     rules = state.rules
     deck = rules.deck
-    lines = [Line(f"Round {state.round + 1}/{rules.num_rounds}   start: player_{state.start_player}", "title")]
+    lines = [Line(f"Round {state.round + 1}/{rules.num_rounds}   start: player_{start_player(state)}", "title")]
     for pile_index in range(NUM_PILES):
         name = OMEN_TYPE_NAMES[pile_index]
         text = f"  {name:<14} total {state.pile_totals[pile_index]:>2}  [{pile_text(state.piles[pile_index], deck)}]"

@@ -51,7 +51,14 @@ from friday13_env.friday13.agents import Agent
 from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.cards import Deck
 from friday13_env.friday13.encoding import encode_observation, observation_bounds, observation_layout
-from friday13_env.friday13.engine import GameState, IllegalActionError, check_player_counts
+from friday13_env.friday13.engine import (
+    GameState,
+    IllegalActionError,
+    action_mask,
+    check_player_counts,
+    illegal_action_error,
+    is_legal,
+)
 from friday13_env.friday13.render import render_state
 from friday13_env.friday13.render_image import TableCanvas, render_rgb
 
@@ -254,13 +261,13 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
             raise RuntimeError("step() called after the episode ended; call reset() to start a new one")
         game = self._require_game()
         action = as_action(action, game)
-        if not game.is_legal(action):
+        if not is_legal(game, action):
             if self.illegal_action == "end":
                 raw.end_on_illegal_action()
                 self._done = True
                 observation, info = self._observe(game, raw.infos[self._agent])
                 return observation, raw.rewards[self._agent], True, False, info
-            raise game.illegal_action_error(action)
+            raise illegal_action_error(game, action)
         with self._latch.guard("step()"):
             raw.step(action)
             reward = raw.rewards[self._agent]
@@ -318,7 +325,7 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
 
     def _observe(self, game: GameState, learner_info: dict[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:
         """The learner's observation and the full info: its AEC info, the mask and the table."""
-        self._mask = self._no_moves.copy() if self._done else np.array(game.action_mask(), dtype=np.int8)
+        self._mask = self._no_moves.copy() if self._done else np.array(action_mask(game), dtype=np.int8)
         self._legal_space.legal_mask = self._mask
         if self.render_mode == "human":
             self.render()

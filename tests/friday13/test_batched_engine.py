@@ -24,11 +24,15 @@ from friday13_env.friday13.engine import (
     GameState,
     IllegalActionError,
     Rules,
+    action_mask,
     deal_sizes,
-    from_hands,
+    legal_actions,
     new_game,
+    next_round,
+    play,
     round_points,
 )
+from friday13_env.friday13.scenario import from_hands
 from tests.conftest import action, counts, pile
 
 SIZES = [3, 4, 5, 6]
@@ -116,7 +120,7 @@ def assert_same_encodings(batch: GameBatch, states: list[GameState], games: np.n
     np.testing.assert_array_equal(encode_observations(batch, games), every_seat[movers], err_msg="mover")
     global_states = np.array([encode_state(state) for state in chosen])
     np.testing.assert_array_equal(encode_states(batch, games), global_states, err_msg="global state")
-    masks = np.array([state.action_mask() for state in chosen], dtype=bool)
+    masks = np.array([action_mask(state) for state in chosen], dtype=bool)
     np.testing.assert_array_equal(batch.legal_mask(games), masks, err_msg="legal mask")
 
 
@@ -177,7 +181,7 @@ def drive(
         for i, g in enumerate(games.tolist()):
             state = states[g]
             n = state.rules.num_players
-            taken = state.play(int(actions[i]))
+            taken = play(state, int(actions[i]))
             assert int(result.captured[i]) == taken
             tally.plays += 1
             tally.captures += taken > 0
@@ -242,12 +246,12 @@ def scalar_midgame(rules: Rules, rng: np.random.Generator, plays: int) -> GameSt
     """A scalar game after ``plays`` random cards (across rounds), stopped where a card is still to be played."""
     state = new_game(rules, rng)
     for _ in range(plays):
-        legal = state.legal_actions()
-        state.play(legal[int(rng.integers(len(legal)))])
+        legal = legal_actions(state)
+        play(state, legal[int(rng.integers(len(legal)))])
         if state.round_over:
             if state.game_over:
                 return scalar_midgame(rules, rng, plays // 2)
-            state.next_round(rng)
+            next_round(state, rng)
     return state
 
 
@@ -327,7 +331,7 @@ def test_load_states_refuses_states_it_cannot_hold() -> None:
     with pytest.raises(ValueError, match="2 rounds"):
         batch.load_states([new_game(Rules(num_players=4, num_rounds=2), rng)])
     over = from_hands(Rules(num_players=4), [counts(STANDARD_DECK, "cat 1"), [0] * 16, [0] * 16, [0] * 16])
-    over.play(0)
+    play(over, 0)
     with pytest.raises(ValueError, match="round is over"):
         batch.load_states([over])
     with pytest.raises(ValueError, match="one game slot per state"):
@@ -403,14 +407,13 @@ def test_nth_legal_actions_follow_the_scalar_rule(deck: Deck) -> None:
     for uniforms in [*edges, *(rng.random(200) for _ in range(20))]:
         actions = batch.nth_legal_actions(uniforms)
         expected = [
-            state.legal_actions()[int(u * len(state.legal_actions()))]
-            for state, u in zip(states, uniforms, strict=True)
+            legal_actions(state)[int(u * len(legal_actions(state)))] for state, u in zip(states, uniforms, strict=True)
         ]
         assert actions.tolist() == expected
     games = np.array([5, 17, 3])
     subset = batch.nth_legal_actions(np.array([0.9, 0.1, 0.6]), games)
     expected = [
-        states[g].legal_actions()[int(u * len(states[g].legal_actions()))]
+        legal_actions(states[g])[int(u * len(legal_actions(states[g])))]
         for g, u in zip(games, [0.9, 0.1, 0.6], strict=True)
     ]
     assert subset.tolist() == expected
@@ -420,7 +423,7 @@ def test_random_actions_are_uniform_over_the_legal_cards() -> None:
     """20,000 draws for one position hit only its legal actions, each about equally often (chi-square)."""
     rng = np.random.default_rng(51)
     state = new_game(Rules(num_players=6, deck=GERMAN_DECK), rng)
-    legal = state.legal_actions()
+    legal = legal_actions(state)
     assert len(legal) >= 6
     batch = GameBatch(1, 6, deck=GERMAN_DECK, seed=0, autoreset=False)
     batch.load_states([state])
@@ -639,7 +642,7 @@ def test_round_points_of_a_loaded_last_card(case: LastCard, round_index: int) ->
     batch.load_states([state], np.array([1]))
     result = batch.step(np.array([action(D, case.play)]), np.array([1]))
     scalar = state.copy()
-    assert scalar.play(action(D, case.play)) == case.taken
+    assert play(scalar, action(D, case.play)) == case.taken
     assert int(result.captured[0]) == case.taken
     assert result.round_over.tolist() == [True]
     assert result.round_points[0, :4].tolist() == case.points == round_points(scalar.captured)

@@ -32,6 +32,7 @@ from friday13_env.friday13.agents import RandomAgent
 from friday13_env.friday13.agents.seating import check_seated
 from friday13_env.friday13.cards import GERMAN_DECK, STANDARD_DECK
 from friday13_env.friday13.encoding import encode_observation
+from friday13_env.friday13.engine import legal_actions
 from friday13_env.friday13.render import render_state
 from friday13_env.friday13.render_image import BACKGROUND, MARGIN, SCALE, TableCanvas, wrap
 from friday13_env.friday13.single_agent import Friday13Env
@@ -491,7 +492,7 @@ def test_integer_actions_of_every_form_are_accepted(form: Any) -> None:
 def test_other_actions_are_value_errors_naming_the_legal_ones(bad: object) -> None:
     aec = raw_env()
     aec.reset(seed=0)
-    legal = aec.game.legal_actions()
+    legal = legal_actions(aec.game)
     wrapped = env()
     wrapped.reset(seed=0)
     environment, mask = gym_env()

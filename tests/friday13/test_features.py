@@ -8,7 +8,7 @@ import pytest
 from friday13_env.core.mlp import RAW_INPUT
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import MAX_SEATS, encode_observation
-from friday13_env.friday13.engine import GameState, Rules, new_game, round_points
+from friday13_env.friday13.engine import GameState, Rules, legal_actions, new_game, next_round, play, round_points
 from friday13_env.friday13.features import MajorityPreview, input_features, majority_preview
 
 
@@ -26,9 +26,9 @@ def positions(num_players: int, deck_name: str, seed: int) -> list[GameState]:
     seen: list[GameState] = []
     while not state.game_over:
         if state.round_over:
-            state.next_round(rng)
+            next_round(state, rng)
         seen.append(state.copy())
-        state.play(int(rng.choice(state.legal_actions())))
+        play(state, int(rng.choice(legal_actions(state))))
     return seen
 
 
@@ -43,9 +43,9 @@ def test_the_preview_is_the_engines_scoring_now_and_after_every_legal_move(num_p
         features = preview(encode_observation(state, observer))
         now, change = features[:MAX_SEATS], features[MAX_SEATS:].reshape(deck.num_actions, MAX_SEATS)
         np.testing.assert_array_equal(now, relative_points(state, observer))
-        for action in state.legal_actions():
+        for action in legal_actions(state):
             after = state.copy()
-            taken = after.play(action)
+            taken = play(after, action)
             expected = relative_points(after, observer) - now
             np.testing.assert_array_equal(change[action], expected, err_msg=f"action {action}")
             if taken == 0:

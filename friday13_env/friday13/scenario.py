@@ -1,0 +1,109 @@
+"""Build Friday the 13th states directly: hand-made positions for tests, benchmarks and debugging.
+
+A built state is one the engine can play on from: every list is validated, and the hand sizes are ones a real
+deal can reach, though the counts need not add up to the whole deck (partial positions are allowed).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+from friday13_env.friday13.cards import CAPTURE_LIMIT, NUM_PILES, NUM_TYPES, Deck
+from friday13_env.friday13.engine import GameState, Rules, dealt_state
+
+
+def from_hands(
+    rules: Rules,
+    hands: Sequence[Sequence[int]],
+    *,
+    round_index: int = 0,
+    current: int | None = None,
+    piles: Sequence[Sequence[int]] | None = None,
+    captured: Sequence[Sequence[int]] | None = None,
+    played: Sequence[int] | None = None,
+    scores: Sequence[int] | None = None,
+) -> GameState:
+    """Build a state from given hands (tests, and checks of the search agents' sampled worlds).
+
+    ``hands`` holds one count list per seat, plus the dummy hand last with 3 players (it may be
+    omitted, then the dummy holds nothing). ``piles`` are lists of card kinds in play order and
+    ``captured`` per seat the cards taken this round by type (cat, mirror, ladder, Friday).
+    ``played`` (per kind) defaults to the cards in the piles; give it when captured cards matter
+    for bookkeeping. Unlike a real deal the counts need not add up to the whole deck, so partial
+    positions can be set up; every list is validated.
+    """
+    deck = rules.deck
+    n = rules.num_players
+    expected = (n, n + 1) if rules.has_dummy else (n,)
+    if len(hands) not in expected:
+        raise ValueError(f"expected {' or '.join(map(str, expected))} hands for {n} players, got {len(hands)}")
+    for hand in hands:
+        _check_counts(hand, deck, "hand")
+    carried = [0] * n if scores is None else [int(score) for score in scores]
+    if len(carried) != n:
+        raise ValueError(f"expected {n} scores, got {len(carried)}")
+    padded = [list(hand) for hand in hands]
+    if rules.has_dummy and len(padded) == n:
+        padded.append([0] * deck.num_kinds)
+    if not 0 <= round_index < rules.num_rounds:
+        raise ValueError(f"round_index must be in 0..{rules.num_rounds - 1}, got {round_index}")
+    state = dealt_state(rules, padded, round_index=round_index, scores=carried)
+    if current is not None:
+        if not 0 <= current < n:
+            raise ValueError(f"current must be a seat in 0..{n - 1}, got {current}")
+        state.current = current
+    if piles is not None:
+        if len(piles) != NUM_PILES:
+            raise ValueError(f"expected {NUM_PILES} piles, got {len(piles)}")
+        state.piles = [[int(kind) for kind in pile] for pile in piles]
+        for pile_index, pile in enumerate(state.piles):
+            for kind in pile:
+                if not 0 <= kind < deck.num_kinds:
+                    raise ValueError(f"pile {pile_index} holds unknown card kind {kind}")
+                if kind != deck.friday_kind and deck.kind_types[kind] != pile_index:
+                    raise ValueError(f"{deck.kind_name(kind)} cannot lie on pile {pile_index}")
+        state.pile_totals = [sum(deck.kind_values[kind] for kind in pile) for pile in state.piles]
+        for pile in state.piles:
+            for kind in pile:
+                state.played[kind] += 1
+        if max(state.pile_totals) > CAPTURE_LIMIT:
+            raise ValueError(f"pile totals {state.pile_totals} exceed {CAPTURE_LIMIT}")
+    if captured is not None:
+        if len(captured) != n:
+            raise ValueError(f"expected {n} captured stacks, got {len(captured)}")
+        for stack in captured:
+            if len(stack) != NUM_TYPES or min(stack) < 0:
+                raise ValueError(f"a captured stack needs {NUM_TYPES} non-negative counts by type, got {list(stack)}")
+        state.captured = [list(stack) for stack in captured]
+    if played is not None:
+        _check_counts(played, deck, "played list")
+        state.played = list(played)
+    if state.plays_left == 0:
+        raise ValueError("every hand is empty: there is nothing left to play this round")
+    _check_turn_order(state)
+    return state
+
+
+def _check_turn_order(state: GameState) -> None:
+    """Hands in turn order must shrink by at most one card from the player to move onwards.
+
+    That is what a real deal produces, and it guarantees that play never reaches an empty hand
+    before the round ends.
+    """
+    n = state.rules.num_players
+    sizes = [sum(state.hands[(state.current + offset) % n]) for offset in range(n)]
+    in_order = all(a >= b for a, b in itertools.pairwise(sizes))
+    if not in_order or sizes[0] - sizes[-1] > 1:
+        raise ValueError(
+            f"hand sizes {sizes} (in turn order from player_{state.current}) cannot occur in play: "
+            "they must not grow and may differ by at most one card"
+        )
+
+
+def _check_counts(counts: Sequence[int], deck: Deck, what: str) -> None:
+    """A per-kind count list (a hand, or the played cards): one non-negative count per card kind."""
+    if len(counts) != deck.num_kinds:
+        raise ValueError(f"a {what} needs {deck.num_kinds} counts (one per card kind), got {len(counts)}")
+    if any(count < 0 for count in counts):
+        raise ValueError(f"a {what} cannot hold negative counts: {list(counts)}")
