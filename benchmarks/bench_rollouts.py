@@ -21,8 +21,8 @@ from benchmarks.bench_agents import positions
 from friday13_env.friday13.agents.search import DEFAULT_BUDGET, MAX_WORLDS, WorldSampler, play_out
 from friday13_env.friday13.agents.table import Table
 from friday13_env.friday13.engine import play
-from tests.reference_rollout import rollout
-from tests.test_agents import world_state
+from tests.friday13.reference_rollout import rollout
+from tests.friday13.test_agents import world_state
 
 
 def batched(table: Table, hands: np.ndarray) -> None:

@@ -21,7 +21,7 @@ import pytest
 from friday13_env.core.checkpoint import CheckpointError, clear_policy_cache
 from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday13.agents.policy import read_card_policy
-from tests.test_policy import tiny_policy
+from tests.core.test_policy import tiny_policy
 
 Members = dict[str, bytes]
 """Zip member name (``"w0.npy"``) -> the member's bytes."""

@@ -21,7 +21,7 @@ from friday13_env.friday13.encoding import encode_observation, observation_layou
 from friday13_env.friday13.engine import GameState, Rules, accounting_errors, action_mask, play
 from friday13_env.friday13.scenario import from_hands
 from tests.conftest import action, counts, pile
-from tests.reference_rollout import rollout as reference_rollout
+from tests.friday13.reference_rollout import rollout as reference_rollout
 
 SMALL_BUDGET = 300
 """Enough for one world per move: tests check behaviour, not strength."""

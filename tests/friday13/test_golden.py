@@ -1,7 +1,7 @@
 """Golden playthroughs: seeded games must replay step for step exactly as recorded.
 
 Catches any unintended change to dealing, rules, observations, masks or rewards. If a change is
-intended, regenerate with ``python -m tests.make_golden`` and bump the environment version.
+intended, regenerate with ``python -m tests.friday13.make_golden`` and bump the environment version.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from tests.make_golden import GAMES, GOLDEN_PATH, record_game
+from tests.friday13.make_golden import GAMES, GOLDEN_PATH, record_game
 
 HOW_TO_UPDATE = (
     "friday13_v0 no longer replays its golden game. If this behaviour change is intended, regenerate "
-    "tests/data/golden_friday13_v0.json with `python -m tests.make_golden` AND bump the environment "
+    "tests/friday13/golden_friday13_v0.json with `python -m tests.friday13.make_golden` AND bump the environment "
     "version (friday13_v0 -> friday13_v1) so that published results stay comparable; otherwise it is a bug."
 )
 

@@ -2,7 +2,7 @@
 
 Issue 43: ``--games 10**8`` built every unit of work before the first game (gigabytes), ``--workers 100000``
 started that many processes, and a run too short for an interval printed ``0.000 ± nan``. The figures a seed
-gives are pinned in ``tests/data/golden_evaluation.json``, made by this file's ``__main__`` with the code as it was
+gives are pinned in ``tests/friday13/golden_evaluation.json``, made by this file's ``__main__`` with the code as it was
 before work became lazy: the same deals, the same order of aggregation, so the same JSON.
 """
 
@@ -29,7 +29,7 @@ from friday13_env.friday13.evaluation.command import main as evaluate_main
 from friday13_env.friday13.evaluation.report import format_markdown, format_text, write_json
 from tests.scripts import load_training_script
 
-GOLDEN = Path(__file__).parent / "data" / "golden_evaluation.json"
+GOLDEN = Path(__file__).parent / "golden_evaluation.json"
 
 
 def card_figures() -> dict[str, Any]:
@@ -208,5 +208,5 @@ def test_the_solo_evaluation_script_refuses_bad_counts_like_the_card_game(
     assert exited.value.code == 2 and message in capsys.readouterr().err
 
 
-if __name__ == "__main__":  # how tests/data/golden_evaluation.json was made (before the lazy rewrite)
+if __name__ == "__main__":  # how tests/friday13/golden_evaluation.json was made (before the lazy rewrite)
     json.dump({"card": card_figures(), "solo": solo_figures()}, sys.stdout, indent=1)

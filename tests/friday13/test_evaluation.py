@@ -38,7 +38,7 @@ from friday13_env.friday13.evaluation.report import (
 )
 from friday13_env.friday13.evaluation.stats import average_ranks, win_shares
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CLI = REPO / "training" / "evaluate.py"
 needs_baselines = pytest.mark.skipif(
     not {"cautious", "majority"} <= set(agents.names()), reason="the cautious and majority agents are not registered"

@@ -17,7 +17,7 @@ from friday13_env.friday import policy as friday_policy
 from friday13_env.friday13.agents.policy import input_scale, policy_metadata, read_card_policy
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.features import majority_preview
-from tests.test_policy import tiny_policy
+from tests.core.test_policy import tiny_policy
 
 HIDDEN = 8
 

@@ -25,7 +25,7 @@ from friday13_env.friday13.agents.policy import ENV_VERSION, CardPolicyAgent, re
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import observation_layout
 
-CHECKPOINTS = Path(__file__).resolve().parents[1] / "checkpoints"
+CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
 TEACHERS = sorted(str(path.relative_to(CHECKPOINTS)) for path in CHECKPOINTS.glob("**/*.npz"))
 """The checkpoints behind the zoo's ensemble (its teachers), relative to checkpoints/."""
 

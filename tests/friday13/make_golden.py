@@ -1,4 +1,4 @@
-"""Record the golden playthroughs of ``friday13_v0``: ``python -m tests.make_golden``.
+"""Record the golden playthroughs of ``friday13_v0``: ``python -m tests.friday13.make_golden``.
 
 ``tests/test_golden.py`` replays the same seeded games and demands identical steps, so any change
 to dealing, rules, observations, masks or rewards shows up. Regenerate only when such a change is
@@ -20,7 +20,7 @@ import numpy as np
 from friday13_env.friday13.aec import raw_env
 from tests.conftest import choose
 
-GOLDEN_PATH = Path(__file__).parent / "data" / "golden_friday13_v0.json"
+GOLDEN_PATH = Path(__file__).parent / "golden_friday13_v0.json"
 
 GAMES: dict[str, dict[str, Any]] = {
     "4p-standard-points": {"num_players": 4, "deck": "standard", "reward": "points", "seed": 2026},

@@ -392,54 +392,6 @@ def empty() -> list[int]:
     return [0] * STD.num_kinds
 
 
-ONE_EACH = [counts(STD, "cat 1"), counts(STD, "cat 2"), counts(STD, "cat 4")]
-
-
-@pytest.mark.parametrize(
-    ("hands", "options", "message"),
-    [
-        (ONE_EACH[:2], {}, "expected 3 or 4 hands for 3 players, got 2"),
-        ([*ONE_EACH, empty(), empty()], {}, "expected 3 or 4 hands for 3 players, got 5"),
-        ([*ONE_EACH[:2], [1, 0]], {}, r"a hand needs 16 counts \(one per card kind\), got 2"),
-        ([*ONE_EACH[:2], [-1] + [0] * 15], {}, "a hand cannot hold negative counts"),
-        (ONE_EACH, {"scores": [0, 0]}, "expected 3 scores, got 2"),
-        (ONE_EACH, {"round_index": 4}, r"round_index must be in 0\.\.3, got 4"),
-        (ONE_EACH, {"current": 3}, r"current must be a seat in 0\.\.2, got 3"),
-        (ONE_EACH, {"piles": [[], []]}, "expected 3 piles, got 2"),
-        (ONE_EACH, {"piles": [[16], [], []]}, "pile 0 holds unknown card kind 16"),
-        (ONE_EACH, {"piles": [[], [0], []]}, "cat 1 cannot lie on pile 1"),
-        (ONE_EACH, {"piles": [[4, 4], [], []]}, r"pile totals \[14, 0, 0\] exceed 13"),
-        (ONE_EACH, {"captured": [empty()] * 2}, "expected 3 captured stacks, got 2"),
-        (ONE_EACH, {"captured": [[0] * 4, [0] * 4, [1]]}, "a captured stack needs 4 non-negative counts by type"),
-        (ONE_EACH, {"captured": [[0] * 4, [0] * 4, [0, -1, 0, 0]]}, "a captured stack needs 4 non-negative"),
-        (ONE_EACH, {"played": [0] * 15}, r"a played list needs 16 counts \(one per card kind\), got 15"),
-        ([empty()] * 3, {}, "every hand is empty"),
-        ([counts(STD, "cat 1"), counts(STD, "cat 2", "cat 4"), empty()], {}, r"hand sizes \[1, 2, 0\]"),
-        ([counts(STD, "cat 1", "cat 2", "cat 4"), counts(STD, "cat 2"), empty()], {}, "may differ by at most one"),
-    ],
-)
-def test_from_hands_validates_its_input(hands: list[list[int]], options: dict, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
-        from_hands(THREE, hands, **options)
-
-
-def test_from_hands_sets_up_a_partial_position() -> None:
-    state = from_hands(
-        FOUR,
-        [counts(STD, "cat 1"), counts(STD, "cat 2", "cat 4"), counts(STD, "f13", "f13"), counts(STD, "ladder 1")],
-        round_index=2,
-        current=1,
-        piles=[pile(STD, "f13", "cat 5"), [], pile(STD, "ladder 7")],
-        captured=[[0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]],
-        scores=[3, 1, 4, 1],
-    )
-    assert (state.round, state.current, start_player(state), state.plays_left) == (2, 1, 2, 6)
-    assert state.pile_totals == [9, 0, 7]
-    assert state.scores == [3, 1, 4, 1]
-    assert state.captured[1] == [0, 1, 0, 0]
-    assert state.played == counts(STD, "f13", "cat 5", "ladder 7")  # defaults to the cards in the piles
-
-
 # -- the AEC environment -------------------------------------------------------------------------
 @pytest.mark.parametrize("reward", ["points", "win", "relative", "rival"])
 def test_rewards_and_round_infos_match_an_independent_recount(reward: str) -> None:
