@@ -1,6 +1,6 @@
 """Record the golden playthroughs of ``friday13_v0``: ``python -m tests.friday13.make_golden``.
 
-``tests/test_golden.py`` replays the same seeded games and demands identical steps, so any change
+``tests/friday13/test_golden.py`` replays the same seeded games and demands identical steps, so any change
 to dealing, rules, observations, masks or rewards shows up. Regenerate only when such a change is
 intended, and bump the environment version (``friday13_v0`` -> ``v1``) with it, so that published
 results stay comparable.

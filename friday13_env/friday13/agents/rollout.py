@@ -9,7 +9,7 @@ differ between rows.
 
 A pile is kept as what the rules and the rollout policy need of it: its total, its omen cards
 (all of the pile's own type) and its Friday the 13th cards. The rollout policy is ``majority``'s
-rules working on these arrays; ``tests/reference_rollout.py`` plays the same policy card by card
+rules working on these arrays; ``tests/friday13/reference_rollout.py`` plays the same policy card by card
 on the engine, and the tests check that both finish every world with the same captures.
 """
 
