@@ -71,7 +71,7 @@ from friday13_training.maskable_ppo import (
     vectorize,
 )
 from friday13_training.reporting import print_win_rates, write_curve
-from friday13_training.runs import MAX_SEED, MAX_TIMESTEPS, parse_run_args, run_main
+from friday13_training.runs import MAX_SEED, MAX_TIMESTEPS, parse_run_args, run_directory, run_main
 from friday13_training.script_args import (
     atomic_write_text,
     field_errors,
@@ -212,10 +212,6 @@ def checked_args(args: Args) -> Args:
         except CheckpointError as error:
             raise ValueError(f"--init-policy: {error} (--init-policy '' trains from scratch)") from error
     return args
-
-
-def run_directory(args: Args) -> Path:
-    return Path(args.run_dir or Path("runs") / args.run_name)
 
 
 def initial_policy(args: Args) -> MLPPolicy | None:

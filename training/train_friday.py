@@ -62,7 +62,7 @@ from friday13_training.maskable_ppo import (
     vectorize,
 )
 from friday13_training.reporting import write_curve
-from friday13_training.runs import Interrupted, parse_run_args, resumed_run_args, run_main
+from friday13_training.runs import Interrupted, parse_run_args, resumed_run_args, run_directory, run_main
 from friday13_training.script_args import atomic_write_text, field_errors, network_errors, option, output_errors
 from friday13_training.torch_policy import load_linear_layers, save_checked_policy, save_linear_layers, sb3_actor_layers
 from sb3_contrib import MaskablePPO
@@ -176,10 +176,6 @@ def checked_args(args: Args) -> Args:
     if problems:
         raise ValueError("; ".join(problems))
     return args
-
-
-def run_directory(args: Args) -> Path:
-    return Path(args.run_dir or Path("runs") / args.run_name)
 
 
 # -- environments ----------------------------------------------------------------------------------

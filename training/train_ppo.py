@@ -73,6 +73,7 @@ from friday13_training.runs import (
     open_run,
     parse_run_args,
     resumed_run_args,
+    run_directory,
     run_main,
 )
 from friday13_training.script_args import field_errors, network_errors, option, output_errors
@@ -275,10 +276,6 @@ def rollout_memory(args: Args, inputs: int, hidden: int, num_actions: int) -> in
     bookkeeping and 32 of numbers per sample), twice: the update copies the samples it trains on."""
     per_sample = 4 * inputs + 4 * hidden + num_actions + 43
     return 2 * (CARRIED + args.num_steps) * args.num_tables * per_sample
-
-
-def run_directory(args: Args) -> Path:
-    return Path(args.run_dir) if args.run_dir else Path("runs") / args.run_name
 
 
 def resumed_args(args: Args, given: set[str], progress: dict[str, Any], run_dir: Path) -> Args:
