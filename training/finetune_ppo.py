@@ -43,9 +43,7 @@ From scratch: ``python training/finetune_ppo.py
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -72,7 +70,8 @@ from friday13_training.maskable_ppo import (
     save_model,
     vectorize,
 )
-from friday13_training.runs import MAX_SEED, MAX_TIMESTEPS, parse_run_args, run_main
+from friday13_training.reporting import print_win_rates, write_curve
+from friday13_training.runs import MAX_SEED, MAX_TIMESTEPS, parse_run_args, run_directory, run_main
 from friday13_training.script_args import (
     atomic_write_text,
     field_errors,
@@ -213,10 +212,6 @@ def checked_args(args: Args) -> Args:
         except CheckpointError as error:
             raise ValueError(f"--init-policy: {error} (--init-policy '' trains from scratch)") from error
     return args
-
-
-def run_directory(args: Args) -> Path:
-    return Path(args.run_dir or Path("runs") / args.run_name)
 
 
 def initial_policy(args: Args) -> MLPPolicy | None:
@@ -424,13 +419,8 @@ class TrainingCallback(BaseCallback):
             point[opponent] = rate.mean
             self.logger.record(f"eval/win_rate_vs_{opponent}", rate.mean)
         self.progress["curve"].append(point)
-        summary = ", ".join(f"{name} {rate}" for name, rate in rates.items())
-        print(f"[eval @ {steps:,} steps] 4-player win rate vs 3 copies of: {summary}", flush=True)
-        table = io.StringIO()
-        writer = csv.DictWriter(table, fieldnames=["timesteps", *self.args.eval_opponents], lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(self.progress["curve"])
-        atomic_write_text(self.run_dir / "learning_curve.csv", table.getvalue())
+        print_win_rates(steps, rates)
+        write_curve(self.run_dir, self.progress["curve"], ["timesteps", *self.args.eval_opponents])
 
 
 # -- the run ----------------------------------------------------------------------------------------

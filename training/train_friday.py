@@ -32,9 +32,7 @@ then stage 2 from its last checkpoint.
 from __future__ import annotations
 
 import contextlib
-import csv
 import dataclasses
-import io
 import itertools
 import json
 import multiprocessing
@@ -63,7 +61,8 @@ from friday13_training.maskable_ppo import (
     save_model,
     vectorize,
 )
-from friday13_training.runs import Interrupted, parse_run_args, resumed_run_args, run_main
+from friday13_training.reporting import write_curve
+from friday13_training.runs import Interrupted, parse_run_args, resumed_run_args, run_directory, run_main
 from friday13_training.script_args import atomic_write_text, field_errors, network_errors, option, output_errors
 from friday13_training.torch_policy import load_linear_layers, save_checked_policy, save_linear_layers, sb3_actor_layers
 from sb3_contrib import MaskablePPO
@@ -177,10 +176,6 @@ def checked_args(args: Args) -> Args:
     if problems:
         raise ValueError("; ".join(problems))
     return args
-
-
-def run_directory(args: Args) -> Path:
-    return Path(args.run_dir or Path("runs") / args.run_name)
 
 
 # -- environments ----------------------------------------------------------------------------------
@@ -658,11 +653,7 @@ class TrainingCallback(BaseCallback):
             )
         self.progress["curve"].append(point)
         print(f"[eval @ {steps:,} steps, {self.args.eval_games} games] " + "; ".join(summary), flush=True)
-        table = io.StringIO()
-        writer = csv.DictWriter(table, fieldnames=list(point))
-        writer.writeheader()
-        writer.writerows(self.progress["curve"])
-        atomic_write_text(self.run_dir / "learning_curve.csv", table.getvalue())
+        write_curve(self.run_dir, self.progress["curve"], list(point), lineterminator="\r\n")  # csv's default
 
 
 # -- the run ----------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Self-play PPO for Friday the 13th from scratch, on the batched engine (CleanRL-style, one file).
+"""Self-play PPO for Friday the 13th from scratch, on the batched engine (CleanRL-style).
 
 Thousands of tables play in lockstep (:class:`friday13_env.friday13.batched.SelfPlayTables`), each game
 at a table size drawn from ``--players``. At most tables the learner plays every seat (self-play);
@@ -14,12 +14,15 @@ policies scale it, so the actor exports to the package's numpy format (``agents.
 without torch). With ``--input-features`` both networks also read derived inputs computed from the
 observation (:mod:`friday13_env.friday13.features`); the export declares them and computes them itself.
 With ``--actor type-shared`` the actor reads and plays the three interchangeable omen types with the same
-weights (:class:`TypeSharedActor`); it is written out as a plain MLP, so the export format is the same.
+weights (:class:`friday13_training.actor_critic.TypeSharedActor`); it is written out as a plain MLP, so the export
+format is the same.
 With ``--device cuda`` the networks act and learn on an NVIDIA GPU; the engine and the pool stay on the CPU.
 Nothing is learned from search, and nothing starts from a trained network.
 
-Reads top to bottom: hyperparameters (every field of ``Args`` is a ``--flag``; ``--help``), the
-network, the rollout, the advantages, the update, evaluation and checkpoints, then the loop.
+Reads top to bottom: hyperparameters (every field of ``Args`` is a ``--flag``; ``--help``), the rollout,
+the advantages, the update, evaluation and the snapshot pool, then the loop. What is not the algorithm lives in
+:mod:`friday13_training`: the networks (``actor_critic``), the run's checkpoint (``ppo_checkpoint``) and what a run
+shows (``reporting``).
 
 What a run leaves in ``--run-dir`` (default ``runs/<run-name>``), every file written atomically:
   ``last.pt``            actor, critic and optimizer: ``--resume`` continues from it
@@ -38,14 +41,7 @@ seed and its timesteps, so it is reproducible, though not identical to an uninte
 
 from __future__ import annotations
 
-import copy
-import csv
 import dataclasses
-import io
-import itertools
-import json
-import math
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -54,36 +50,45 @@ from typing import Any
 
 import numpy as np
 import torch
+from friday13_training.actor_critic import ActorCritic
 from friday13_training.card_agents import evaluation_opponent_errors
+from friday13_training.ppo_checkpoint import (
+    CHECKPOINT,
+    PROGRESS_EXTRA_KEYS,
+    Boundary,
+    check_finite,
+    load_checkpoint,
+    read_snapshot,
+    recover_checkpoint,
+    save_run,
+)
+from friday13_training.reporting import print_win_rates, progress_bar, steps_per_second, tensorboard, write_curve
 from friday13_training.runs import (
     MAX_SEED,
     MAX_TIMESTEPS,
     Interrupted,
-    RunError,
     check_win_rate_curve,
     export_copy,
     next_multiple,
     open_run,
     parse_run_args,
-    read_progress,
     resumed_run_args,
+    run_directory,
     run_main,
 )
-from friday13_training.script_args import atomic_write_text, field_errors, network_errors, option, output_errors
-from friday13_training.torch_policy import save_checked_policy
+from friday13_training.script_args import field_errors, network_errors, option, output_errors
 from threadpoolctl import threadpool_limits
 from torch import nn
 
-from friday13_env.core.files import atomic_write_bytes
-from friday13_env.core.mlp import RAW_INPUT, InputFeatures, MLPPolicy, network_inputs
+from friday13_env.core.mlp import RAW_INPUT
 from friday13_env.friday13.aec import REWARD_MODES
-from friday13_env.friday13.agents.policy import CardPolicyAgent, input_scale, policy_metadata, read_card_policy
+from friday13_env.friday13.agents.policy import CardPolicyAgent, input_scale
 from friday13_env.friday13.batched import SelfPlayTables, make_batched
 from friday13_env.friday13.batched.agents import BatchedAgent, BatchedPolicy, act
 from friday13_env.friday13.batched.encoding import relative_seats
 from friday13_env.friday13.batched.engine import DUMMY_SLOT, HAND_SLOTS, GameBatch
 from friday13_env.friday13.cards import DECKS, NUM_PILES, get_deck
-from friday13_env.friday13.encoding import OmenTypeGroups, omen_type_groups
+from friday13_env.friday13.encoding import omen_type_groups
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.evaluation import evaluate_agent
 from friday13_env.friday13.features import INPUT_FEATURES, input_features
@@ -96,8 +101,6 @@ MAX_NUM_STEPS = 1 << 16
 MAX_ROLLOUT_BYTES = 16 << 30
 """The most memory a rollout's arrays may take (with the copies the update makes of its samples), checked before
 anything is built: ``--num-tables`` x ``--num-steps`` is bounded by it, not by the machine's memory running out."""
-CHECKPOINT, NEXT_CHECKPOINT = "last.pt", "next.pt"
-"""The run's checkpoint, and the new one while a checkpoint is being written (``save_run``)."""
 
 
 # -- hyperparameters -------------------------------------------------------------------------------
@@ -208,8 +211,6 @@ RUN_SETTINGS = (
     "torch_threads", "device",
 )  # fmt: skip
 """What ``--resume`` may change; every other field is a hyperparameter of the run, fixed when it starts."""
-PROGRESS_EXTRA_KEYS = ("clock",)
-"""Keys of ``progress.json`` beyond a fresh run's: a checkpoint adds the seconds each part took."""
 ADDED_LATER = {
     "pool_draw": "seat", "input_features": RAW_INPUT, "ent_anneal": False, "device": "cpu", "actor": "mlp",
 }  # fmt: skip
@@ -277,132 +278,10 @@ def rollout_memory(args: Args, inputs: int, hidden: int, num_actions: int) -> in
     return 2 * (CARRIED + args.num_steps) * args.num_tables * per_sample
 
 
-def run_directory(args: Args) -> Path:
-    return Path(args.run_dir) if args.run_dir else Path("runs") / args.run_name
-
-
-# -- the network -----------------------------------------------------------------------------------
-def mlp(sizes: Sequence[int], activation: str) -> nn.Sequential:
-    layers: list[nn.Module] = []
-    for index, (inputs, outputs) in enumerate(itertools.pairwise(sizes)):
-        layers.append(nn.Linear(inputs, outputs))
-        if index < len(sizes) - 2:
-            layers.append(nn.Tanh() if activation == "tanh" else nn.ReLU())
-    return nn.Sequential(*layers)
-
-
-class TypeSharedActor(nn.Module):
-    """An actor that reads and plays the three omen types with the same weights (``--actor type-shared``).
-
-    The omen types are interchangeable in the rules (:class:`~friday13_env.friday13.encoding.OmenTypeGroups`), so
-    a plain MLP has to learn every type's play three times. Here each hidden layer holds one block of units per
-    type: a block reads its own type's entries with one matrix, the sum of the other two types' with a second
-    and the entries of no type with a third; a block of the next layer reads its own block and the sum of the
-    others; a type's logits (its omen cards, a Friday card on its pile) come from its block and the others' sum.
-    Relabelling the omen types of an observation relabels the logits the same way. ``dense_layers`` writes the
-    layers out as plain matrices, so the export is the package's ordinary MLP format.
-    """
-
-    def __init__(self, groups: OmenTypeGroups, hidden: Sequence[int], activation: str) -> None:
-        super().__init__()
-        self.register_buffer("own", torch.as_tensor(groups.own))
-        self.register_buffer("shared", torch.as_tensor(groups.shared))
-        self.register_buffer("action_order", torch.as_tensor(np.argsort(groups.actions.reshape(-1))))
-        self.groups, self.activation = groups, activation
-        blocks = [groups.own.shape[1]] + [width // NUM_PILES for width in hidden] + [groups.actions.shape[1]]
-        self.own_weights = nn.ParameterList()
-        self.other_weights = nn.ParameterList()
-        self.biases = nn.ParameterList()
-        for index, (inputs, outputs) in enumerate(itertools.pairwise(blocks)):
-            gain = 0.01 if index == len(blocks) - 2 else np.sqrt(2)  # near-uniform first moves, as CleanRL starts
-            self.own_weights.append(nn.Parameter(nn.init.orthogonal_(torch.empty(inputs, outputs), gain)))
-            self.other_weights.append(nn.Parameter(nn.init.orthogonal_(torch.empty(inputs, outputs), gain / 2)))
-            self.biases.append(nn.Parameter(torch.zeros(outputs)))
-        self.shared_weights = nn.Parameter(nn.init.orthogonal_(torch.empty(groups.shared.size, blocks[1]), np.sqrt(2)))
-
-    def forward(self, inputs: torch.Tensor) -> torch.Tensor:
-        blocks = inputs[:, self.own]  # (batch, type, entries)
-        common = (inputs[:, self.shared] @ self.shared_weights).unsqueeze(1)
-        last = len(self.own_weights) - 1
-        for index, (own, other, bias) in enumerate(zip(self.own_weights, self.other_weights, self.biases, strict=True)):
-            others = blocks.sum(dim=1, keepdim=True) - blocks
-            blocks = blocks @ own + others @ other + bias + (common if index == 0 else 0)
-            if index < last:
-                blocks = torch.tanh(blocks) if self.activation == "tanh" else torch.relu(blocks)
-        return blocks.flatten(1)[:, self.action_order]
-
-    def dense_layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The same network as plain ``(weights (inputs, outputs), biases)`` layers over the observation."""
-        eye, groups = np.eye(NUM_PILES), self.groups
-        layers = []
-        for index, parameters in enumerate(zip(self.own_weights, self.other_weights, self.biases, strict=True)):
-            own, other, bias = (parameter.detach().cpu().numpy() for parameter in parameters)
-            weights = np.kron(eye, own) + np.kron(1 - eye, other)  # block (t, u): own if t == u, else other
-            if index == 0:  # rows: the observation's entries (type-major blocks, shared ones, unused ones)
-                rows = np.zeros((groups.own.size + groups.shared.size + groups.unused.size, weights.shape[1]))
-                rows[groups.own.reshape(-1)] = weights
-                rows[groups.shared] = np.tile(self.shared_weights.detach().cpu().numpy(), (1, NUM_PILES))
-                weights = rows
-            layers.append((weights, np.tile(bias, NUM_PILES)))
-        order = self.action_order.cpu().numpy()  # type-major columns back to the action order
-        layers[-1] = (layers[-1][0][:, order], layers[-1][1][order])
-        return [(weights.astype(np.float32), biases.astype(np.float32)) for weights, biases in layers]
-
-
-class ActorCritic(nn.Module):
-    """Separate actor and critic MLPs over the scaled inputs (the observation, then ``features`` of it if any);
-    illegal actions get no probability."""
-
-    def __init__(
-        self, scale: np.ndarray, hidden_scale: np.ndarray, num_actions: int, hidden: Sequence[int], activation: str,
-        features: InputFeatures | None = None, type_groups: OmenTypeGroups | None = None,
-    ) -> None:  # fmt: skip
-        super().__init__()
-        self.features = features
-        self.register_buffer("scale", torch.as_tensor(scale))
-        self.register_buffer("hidden_scale", torch.as_tensor(hidden_scale))
-        self.actor: nn.Module = (
-            mlp([scale.size, *hidden, num_actions], activation)
-            if type_groups is None
-            else TypeSharedActor(type_groups, hidden, activation)
-        )
-        self.critic = mlp([scale.size + hidden_scale.size, *hidden, 1], activation)
-        if isinstance(self.actor, nn.Sequential):  # after the critic: the draws of the runs before --actor
-            for layer in self.actor:
-                if isinstance(layer, nn.Linear):
-                    nn.init.orthogonal_(layer.weight, np.sqrt(2))
-                    nn.init.zeros_(layer.bias)
-            nn.init.orthogonal_(self.actor[-1].weight, 0.01)  # near-uniform first moves, as CleanRL starts
-
-    def inputs(self, observations: np.ndarray) -> np.ndarray:
-        """What the networks read for these observations: the observations, then their derived inputs if any."""
-        return network_inputs(observations, self.features)
-
-    def logits(self, observations: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
-        return self.actor(observations * self.scale).masked_fill(~masks, -1e9)
-
-    def value(self, observations: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:
-        """The critic's value; ``hidden`` is what only the critic sees (``hidden_cards``; empty without it)."""
-        return self.critic(torch.cat([observations * self.scale, hidden * self.hidden_scale], dim=1)).squeeze(-1)
-
-    def policy(self, args: Args, description: str, training: dict[str, Any]) -> MLPPolicy:
-        """The actor as the package's numpy policy (greedy by default when played through ``agents.load``)."""
-        if isinstance(self.actor, TypeSharedActor):
-            layers = self.actor.dense_layers()
-        else:
-            linear = [layer for layer in self.actor if isinstance(layer, nn.Linear)]
-            layers = [(layer.weight.detach().cpu().numpy().T.copy(), layer.bias.detach().cpu().numpy().copy())
-                      for layer in linear]  # fmt: skip
-        metadata = policy_metadata(
-            args.deck, args.activation, args.hidden_sizes, description, training, args.input_features
-        )
-        weights, biases = [weights for weights, _ in layers], [biases for _, biases in layers]
-        return MLPPolicy(weights, biases, self.scale.cpu().numpy().copy(), metadata, self.features)
-
-    def export(self, path: Path, args: Args, description: str, training: dict[str, Any]) -> None:
-        """``policy`` written to ``path`` in the package's format, atomically, once the loader has read it back."""
-        policy = self.policy(args, description, training)
-        save_checked_policy(path, policy.weights, policy.biases, policy.input_scale, policy.metadata)
+def resumed_args(args: Args, given: set[str], progress: dict[str, Any], run_dir: Path) -> Args:
+    """The run's recorded arguments, with the run settings this command line gives; changed hyperparameters
+    are refused, each one listed."""
+    return resumed_run_args(Args, args, given, progress, run_dir, RUN_SETTINGS, checked_args, ADDED_LATER)
 
 
 # -- the rollout -----------------------------------------------------------------------------------
@@ -659,7 +538,7 @@ def update(
     return {name: float(np.mean(values)) if values else 0.0 for name, values in stats.items()}
 
 
-# -- evaluation and checkpoints --------------------------------------------------------------------
+# -- evaluation and the snapshot pool --------------------------------------------------------------
 def record_evaluation(
     model: ActorCritic, args: Args, steps: int, progress: dict[str, Any], run_dir: Path, writer: Any,
     clock: dict[str, float],
@@ -670,12 +549,11 @@ def record_evaluation(
     agent = CardPolicyAgent(model.policy(args, "evaluation", {"timesteps": steps}), name="learner")
     rates = evaluate_agent(agent, args.eval_opponents, args.eval_games, num_players=4, seed=EVAL_SEED, deck=args.deck)
     progress["curve"].append({"timesteps": steps, **{name: rate.mean for name, rate in rates.items()}})
-    write_curve(run_dir, progress["curve"], args.eval_opponents)
+    write_curve(run_dir, progress["curve"], ["timesteps", *args.eval_opponents])
     if writer is not None:
         for name, rate in rates.items():
             writer.add_scalar(f"eval/win_rate_vs_{name}", rate.mean, steps)
-    summary = ", ".join(f"{name} {rate}" for name, rate in rates.items())
-    print(f"[eval @ {steps:,} steps] 4-player win rate vs 3 copies of: {summary}", flush=True)
+    print_win_rates(steps, rates)
     clock["evaluate"] += time.perf_counter() - tick
 
 
@@ -693,161 +571,6 @@ def add_snapshot(
         *fixed,
         *(BatchedPolicy(read_snapshot(run_dir, kept), kept, greedy=False) for kept in progress["snapshots"]),
     ]
-
-
-def read_snapshot(run_dir: Path, name: str) -> MLPPolicy:
-    path = run_dir / "snapshots" / f"{name}.npz"
-    try:
-        return read_card_policy(path)
-    except (OSError, ValueError) as error:
-        raise RunError(f"--resume: the snapshot {path} is missing or damaged ({error})") from error
-
-
-def save_run(
-    run_dir: Path, model: ActorCritic, optimizer: torch.optim.Optimizer, args: Args, progress: dict[str, Any]
-) -> None:
-    """Checkpoint, exported policy and progress record, so that a kill at any moment leaves a run that resumes as
-    one of its checkpoints: the new checkpoint is written as ``next.pt``, then the policy, then the record, and only
-    then does ``next.pt`` replace ``last.pt`` (``recover_checkpoint`` ends that step if the run died before it)."""
-    save_checkpoint(run_dir / NEXT_CHECKPOINT, model, optimizer, progress["timesteps"])
-    training = {
-        "command": "python training/train_ppo.py",
-        "args": dataclasses.asdict(args),
-        "timesteps": progress["timesteps"],
-    }
-    model.export(run_dir / "policy.npz", args, "self-play PPO from scratch (training/train_ppo.py)", training)
-    atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
-    os.replace(run_dir / NEXT_CHECKPOINT, run_dir / CHECKPOINT)
-    for path in (run_dir / "snapshots").glob("*.npz"):  # snapshots that left the pool
-        if path.stem not in progress["snapshots"]:
-            path.unlink()
-
-
-def save_checkpoint(path: Path, model: ActorCritic, optimizer: torch.optim.Optimizer, timesteps: int) -> None:
-    """Networks, optimizer and their timesteps (tensors and numbers only, so ``torch.load(weights_only=True)`` reads
-    it), atomically."""
-    buffer = io.BytesIO()
-    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "timesteps": timesteps}, buffer)
-    atomic_write_bytes(path, buffer.getvalue())
-
-
-def recover_checkpoint(run_dir: Path, fresh: dict[str, Any]) -> None:
-    """End a checkpoint that a kill interrupted (``save_run``): ``next.pt`` becomes ``last.pt`` if ``progress.json``
-    already records its timesteps, else it is dropped (``last.pt`` and the record are still the checkpoint before).
-    A damaged record is left for ``--resume`` to name. The temporary files of writes a kill cut short go."""
-    for pattern in (".*.tmp", ".*.unchecked", "snapshots/.*.tmp", "snapshots/.*.unchecked"):
-        for leftover in run_dir.glob(pattern):
-            leftover.unlink()
-    pending = run_dir / NEXT_CHECKPOINT
-    if not pending.is_file():
-        return
-    try:
-        recorded = read_progress(run_dir / "progress.json", fresh, PROGRESS_EXTRA_KEYS)["timesteps"]
-    except RunError:
-        return
-    try:
-        timesteps = torch.load(pending, map_location="cpu", weights_only=True).get("timesteps")
-    except Exception:
-        timesteps = None
-    if timesteps == recorded:
-        os.replace(pending, run_dir / CHECKPOINT)
-    else:
-        pending.unlink()
-
-
-def load_checkpoint(
-    run_dir: Path, model: ActorCritic, optimizer: torch.optim.Optimizer, device: str, timesteps: int
-) -> None:
-    """``last.pt`` into the networks and the optimizer: it must be this run's, of the record's ``timesteps`` (files
-    written before the checkpoints held them are taken as they are) and hold finite numbers only."""
-    path = run_dir / CHECKPOINT
-    try:
-        state = torch.load(path, map_location=device, weights_only=True)
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-    except Exception as error:  # unpickling, a missing key or a changed shape: all say the file is not this run's
-        raise RunError(
-            f"--resume: {path} is damaged or not this run's checkpoint ({type(error).__name__}: {error}); "
-            "restore it or start a new run"
-        ) from error
-    if state.get("timesteps", timesteps) != timesteps:
-        raise RunError(
-            f"--resume: {path} holds {state['timesteps']!r} timesteps but {run_dir / 'progress.json'} records "
-            f"{timesteps:,}: the two files are not of the same checkpoint; restore them or start a new run"
-        )
-    if not all_finite(state["model"]) or not all_finite(state["optimizer"]):
-        raise RunError(
-            f"--resume: {path} is damaged: it holds non-finite numbers (NaN or inf) in its "
-            f"{'weights' if not all_finite(state['model']) else 'optimizer state'}; restore it or start a new run"
-        )
-
-
-def all_finite(value: Any) -> bool:
-    """Whether every tensor and float in ``value`` (a checkpoint's nested state) is finite."""
-    if isinstance(value, torch.Tensor):
-        return not value.is_floating_point() or bool(torch.isfinite(value).all())
-    if isinstance(value, float):
-        return math.isfinite(value)
-    if isinstance(value, dict):
-        return all(all_finite(item) for item in value.values())
-    if isinstance(value, list | tuple):
-        return all(all_finite(item) for item in value)
-    return True
-
-
-@dataclass
-class Boundary:
-    """The run at the start of a rollout: what Ctrl-C or SIGTERM saves (the rollout under way is dropped), so that
-    an interrupted run is one of its checkpoints, as if ``--checkpoint-every`` had fallen there."""
-
-    timesteps: int
-    model: dict[str, Any]
-    optimizer: dict[str, Any]
-    progress: dict[str, Any]
-
-    @classmethod
-    def of(
-        cls, timesteps: int, model: ActorCritic, optimizer: torch.optim.Optimizer, progress: dict[str, Any]
-    ) -> Boundary:
-        state = copy.deepcopy((model.state_dict(), optimizer.state_dict(), progress))
-        return cls(timesteps, *state)
-
-    def restore(self, model: ActorCritic, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
-        """The networks and the optimizer as they were; returns the record as it was."""
-        model.load_state_dict(self.model)
-        optimizer.load_state_dict(self.optimizer)
-        return self.progress
-
-
-def tensorboard(run_dir: Path) -> Any:
-    """A TensorBoard writer in ``run_dir/tb``, or None when tensorboard is not installed."""
-    try:
-        from torch.utils.tensorboard import SummaryWriter
-    except ImportError:
-        return None
-    return SummaryWriter(str(run_dir / "tb"))
-
-
-def progress_bar(args: Args, done: int) -> Any:
-    if not args.progress:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=args.total_timesteps, initial=done, unit="step", unit_scale=True, smoothing=0.1)
-
-
-def write_curve(run_dir: Path, curve: list[dict[str, Any]], opponents: Sequence[str]) -> None:
-    table = io.StringIO()
-    writer = csv.DictWriter(table, fieldnames=["timesteps", *opponents], lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(curve)
-    atomic_write_text(run_dir / "learning_curve.csv", table.getvalue())
-
-
-def resumed_args(args: Args, given: set[str], progress: dict[str, Any], run_dir: Path) -> Args:
-    """The run's recorded arguments, with the run settings this command line gives; changed hyperparameters
-    are refused, each one listed."""
-    return resumed_run_args(Args, args, given, progress, run_dir, RUN_SETTINGS, checked_args, ADDED_LATER)
 
 
 # -- the run ---------------------------------------------------------------------------------------
@@ -888,7 +611,7 @@ def train(args: Args, given: set[str]) -> Path:
     next_eval = next_multiple(done, args.eval_every)
     next_checkpoint = next_multiple(done, args.checkpoint_every)
     next_snapshot = next_multiple(done, args.snapshot_every)
-    bar = progress_bar(args, done)
+    bar = progress_bar(args.progress, args.total_timesteps, done)
     clock = dict.fromkeys(("collect", "engine", "opponents", "forward", "advantages", "update", "evaluate"), 0.0)
     session_start, session_done = time.perf_counter(), done
     started = session_start - progress["seconds"]
@@ -946,7 +669,7 @@ def train(args: Args, given: set[str]) -> Path:
             progress["seconds"] = time.perf_counter() - started
             progress["clock"] = clock
             save_run(run_dir, model, optimizer, args, progress)
-            write_curve(run_dir, progress["curve"], args.eval_opponents)
+            write_curve(run_dir, progress["curve"], ["timesteps", *args.eval_opponents])
             saved = boundary.timesteps
         stop.saved = f"the checkpoint at {saved:,} timesteps is in {run_dir}: --resume goes on from it"
         raise
@@ -954,28 +677,10 @@ def train(args: Args, given: set[str]) -> Path:
     split = ", ".join(f"{name} {value:.0f} s" for name, value in clock.items())  # engine/opponents/forward: of collect
     print(
         f"done: {done:,} timesteps ({done - session_done:,} in this session in {seconds:.0f} s, "
-        f"{rate(done - session_done, seconds)}; {split}); {run_dir}",
+        f"{steps_per_second(done - session_done, seconds)}; {split}); {run_dir}",
         flush=True,
     )
     return run_dir
-
-
-def check_finite(model: ActorCritic, stats: dict[str, float], done: int, saved: int | None) -> None:
-    """Stop a run whose update left a NaN or an infinity in its losses or its networks, before anything of it is
-    saved, evaluated or exported (``saved``: the timesteps of the checkpoint kept, None before the first)."""
-    if all(math.isfinite(value) for value in stats.values()) and all_finite(dict(model.state_dict())):
-        return
-    kept = "no checkpoint was saved" if saved is None else f"the checkpoint at {saved:,} timesteps is kept"
-    raise RunError(
-        f"the update at {done:,} timesteps made the losses or the weights non-finite (NaN or inf); {kept} and nothing "
-        "after it is saved (a resume would repeat the same updates): start a new run with a lower --learning-rate or "
-        "--max-grad-norm"
-    )
-
-
-def rate(steps: int, seconds: float) -> str:
-    """Steps per second in words, or that none was measured (no step, or no time on the clock)."""
-    return f"{steps / seconds:,.0f} steps/s" if steps and seconds > 0 else "no rate measured"
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -67,8 +67,10 @@ def progress_of(run_dir: Path) -> dict[str, Any]:
 
 def make_model(train: ModuleType, args: Any) -> Any:
     """The run's ``ActorCritic``, built as ``train`` builds it."""
+    from friday13_training.actor_critic import ActorCritic
+
     deck = get_deck(args.deck)
-    return train.ActorCritic(
+    return ActorCritic(
         observation_scale(args.deck),
         train.hidden_scale(args),
         deck.num_actions,
@@ -209,14 +211,16 @@ def test_an_updated_actor_exports_to_the_same_numpy_policy(tmp_path: Path, actor
 def test_the_plain_networks_draw_their_first_weights_in_the_order_of_earlier_releases() -> None:
     """The plain actor's and the critic's layers are drawn first, then the actor's orthogonal weights, as before
     ``--actor`` existed, so a seed still starts (and reproduces) the runs recorded by earlier releases."""
+    from friday13_training.actor_critic import mlp
+
     train = load_script()
     args = train.parse_args([*TINY, "--run-dir", "unused"])
     torch.manual_seed(0)
     model = make_model(train, args)
     torch.manual_seed(0)
     sizes = [observation_layout(get_deck("standard")).size, *args.hidden_sizes]
-    actor = train.mlp([*sizes, 18], args.activation)
-    critic = train.mlp([sizes[0] + train.hidden_scale(args).size, *args.hidden_sizes, 1], args.activation)
+    actor = mlp([*sizes, 18], args.activation)
+    critic = mlp([sizes[0] + train.hidden_scale(args).size, *args.hidden_sizes, 1], args.activation)
     linear = [layer for layer in actor if isinstance(layer, torch.nn.Linear)]
     for layer in linear:
         torch.nn.init.orthogonal_(layer.weight, np.sqrt(2))
@@ -230,11 +234,12 @@ def test_the_plain_networks_draw_their_first_weights_in_the_order_of_earlier_rel
 def test_the_type_shared_actor_relabels_its_logits_with_the_omen_types() -> None:
     """Relabelling the omen types of an observation (their entries, ``omen_type_groups``) relabels the type-shared
     actor's logits the same way; a plain MLP's logits do not follow."""
-    train = load_script()
+    from friday13_training.actor_critic import TypeSharedActor, mlp
+
     groups = omen_type_groups(get_deck("standard"))
     torch.manual_seed(0)
-    shared = train.TypeSharedActor(groups, [18, 18], "tanh")
-    plain = train.mlp([observation_layout(get_deck("standard")).size, 18, 18, 18], "tanh")
+    shared = TypeSharedActor(groups, [18, 18], "tanh")
+    plain = mlp([observation_layout(get_deck("standard")).size, 18, 18, 18], "tanh")
     for parameter in [*shared.parameters(), *plain.parameters()]:
         torch.nn.init.normal_(parameter, std=0.5)  # away from the near-uniform first moves
     observations = torch.rand(32, observation_layout(get_deck("standard")).size)
@@ -304,6 +309,8 @@ def test_a_german_deck_run_is_evaluated_on_the_german_deck(tmp_path: Path) -> No
 def test_a_run_with_derived_inputs_trains_on_them_and_exports_them(tmp_path: Path) -> None:
     """``--input-features majority_preview``: the networks read the observation and its preview (snapshots in the pool
     too), and the exported policy computes the preview itself from a plain observation."""
+    from friday13_training.actor_critic import ActorCritic
+
     train = load_script()
     run_dir = tmp_path / "run"
     train.main(["--run-dir", str(run_dir), "--total-timesteps", "256", "--input-features", "majority_preview",
@@ -314,7 +321,7 @@ def test_a_run_with_derived_inputs_trains_on_them_and_exports_them(tmp_path: Pat
     assert policy.weights[0].shape[0] == observation_layout(get_deck("standard")).size + preview.size
     assert read_card_policy(next((run_dir / "snapshots").glob("*.npz"))).metadata.input_features == "majority_preview"
     args = train.Args(**progress_of(run_dir)["args"])
-    model = train.ActorCritic(
+    model = ActorCritic(
         input_scale("standard", "majority_preview"), train.hidden_scale(args), 18, args.hidden_sizes,
         args.activation, preview,
     )  # fmt: skip

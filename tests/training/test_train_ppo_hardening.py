@@ -328,12 +328,16 @@ def test_a_kill_between_the_checkpoint_and_the_record_resumes_from_a_consistent_
     """Killed after the new checkpoint is written but before the record: the run resumes from the previous
     checkpoint and record; killed after the record but before the new checkpoint took ``last.pt``'s place: it resumes
     from the new pair. ``last.pt``'s timesteps always match the record's."""
+    from friday13_training import ppo_checkpoint
+
     train = load_script()
     for kill_before, expected in (("atomic_write_text", 256), ("os.replace", 384)):
         run_dir = tmp_path / kill_before
         shutil.copytree(small_run, run_dir)
         target, attribute = (
-            (train, "atomic_write_text") if kill_before == "atomic_write_text" else (train.os, "replace")
+            (ppo_checkpoint, "atomic_write_text")
+            if kill_before == "atomic_write_text"
+            else (ppo_checkpoint.os, "replace")
         )
         real = getattr(target, attribute)
 

@@ -17,7 +17,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from friday13_env.core.signals import Interrupted as Interrupted  # re-exported for the scripts
 from friday13_env.core.signals import signals_interrupt as signals_interrupt
@@ -39,6 +39,18 @@ SNAPSHOT_NAME = re.compile(r"snapshot_[0-9]{1,16}")
 
 class RunError(Exception):
     """A run directory that cannot be started or continued, with what to do about it."""
+
+
+class NamedRun(Protocol):
+    """The fields of a training script's ``Args`` that say where its run directory is."""
+
+    run_name: str
+    run_dir: str
+
+
+def run_directory(args: NamedRun) -> Path:
+    """The run's directory: ``--run-dir`` when given, else ``runs/<run-name>``."""
+    return Path(args.run_dir or Path("runs") / args.run_name)
 
 
 def open_run(

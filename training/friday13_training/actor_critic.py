@@ -1,0 +1,157 @@
+"""The actor and the critic of ``training/train_ppo.py``: torch networks whose actor exports to the package's numpy
+policy format (``agents.load`` plays it without torch).
+
+Separate actor and critic MLPs read the observation scaled as the package's policies scale it (then its derived
+inputs, with ``--input-features``); the critic also reads what only it sees (the other hands, ``hidden_scale``). With
+``--actor type-shared`` the actor is a :class:`TypeSharedActor`, written out as a plain MLP, so the export format is
+the same.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import torch
+from torch import nn
+
+from friday13_env.core.mlp import InputFeatures, MLPPolicy, network_inputs
+from friday13_env.friday13.agents.policy import policy_metadata
+from friday13_env.friday13.cards import NUM_PILES
+from friday13_env.friday13.encoding import OmenTypeGroups
+from friday13_training.torch_policy import save_checked_policy
+
+
+class NetworkArgs(Protocol):
+    """The fields of ``train_ppo``'s ``Args`` that an exported policy records."""
+
+    deck: str
+    activation: str
+    hidden_sizes: list[int]
+    input_features: str
+
+
+def mlp(sizes: Sequence[int], activation: str) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for index, (inputs, outputs) in enumerate(itertools.pairwise(sizes)):
+        layers.append(nn.Linear(inputs, outputs))
+        if index < len(sizes) - 2:
+            layers.append(nn.Tanh() if activation == "tanh" else nn.ReLU())
+    return nn.Sequential(*layers)
+
+
+class TypeSharedActor(nn.Module):
+    """An actor that reads and plays the three omen types with the same weights (``--actor type-shared``).
+
+    The omen types are interchangeable in the rules (:class:`~friday13_env.friday13.encoding.OmenTypeGroups`), so
+    a plain MLP has to learn every type's play three times. Here each hidden layer holds one block of units per
+    type: a block reads its own type's entries with one matrix, the sum of the other two types' with a second
+    and the entries of no type with a third; a block of the next layer reads its own block and the sum of the
+    others; a type's logits (its omen cards, a Friday card on its pile) come from its block and the others' sum.
+    Relabelling the omen types of an observation relabels the logits the same way. ``dense_layers`` writes the
+    layers out as plain matrices, so the export is the package's ordinary MLP format.
+    """
+
+    def __init__(self, groups: OmenTypeGroups, hidden: Sequence[int], activation: str) -> None:
+        super().__init__()
+        self.register_buffer("own", torch.as_tensor(groups.own))
+        self.register_buffer("shared", torch.as_tensor(groups.shared))
+        self.register_buffer("action_order", torch.as_tensor(np.argsort(groups.actions.reshape(-1))))
+        self.groups, self.activation = groups, activation
+        blocks = [groups.own.shape[1]] + [width // NUM_PILES for width in hidden] + [groups.actions.shape[1]]
+        self.own_weights = nn.ParameterList()
+        self.other_weights = nn.ParameterList()
+        self.biases = nn.ParameterList()
+        for index, (inputs, outputs) in enumerate(itertools.pairwise(blocks)):
+            gain = 0.01 if index == len(blocks) - 2 else np.sqrt(2)  # near-uniform first moves, as CleanRL starts
+            self.own_weights.append(nn.Parameter(nn.init.orthogonal_(torch.empty(inputs, outputs), gain)))
+            self.other_weights.append(nn.Parameter(nn.init.orthogonal_(torch.empty(inputs, outputs), gain / 2)))
+            self.biases.append(nn.Parameter(torch.zeros(outputs)))
+        self.shared_weights = nn.Parameter(nn.init.orthogonal_(torch.empty(groups.shared.size, blocks[1]), np.sqrt(2)))
+
+    def forward(self, inputs: torch.Tensor) -> torch.Tensor:
+        blocks = inputs[:, self.own]  # (batch, type, entries)
+        common = (inputs[:, self.shared] @ self.shared_weights).unsqueeze(1)
+        last = len(self.own_weights) - 1
+        for index, (own, other, bias) in enumerate(zip(self.own_weights, self.other_weights, self.biases, strict=True)):
+            others = blocks.sum(dim=1, keepdim=True) - blocks
+            blocks = blocks @ own + others @ other + bias + (common if index == 0 else 0)
+            if index < last:
+                blocks = torch.tanh(blocks) if self.activation == "tanh" else torch.relu(blocks)
+        return blocks.flatten(1)[:, self.action_order]
+
+    def dense_layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The same network as plain ``(weights (inputs, outputs), biases)`` layers over the observation."""
+        eye, groups = np.eye(NUM_PILES), self.groups
+        layers = []
+        for index, parameters in enumerate(zip(self.own_weights, self.other_weights, self.biases, strict=True)):
+            own, other, bias = (parameter.detach().cpu().numpy() for parameter in parameters)
+            weights = np.kron(eye, own) + np.kron(1 - eye, other)  # block (t, u): own if t == u, else other
+            if index == 0:  # rows: the observation's entries (type-major blocks, shared ones, unused ones)
+                rows = np.zeros((groups.own.size + groups.shared.size + groups.unused.size, weights.shape[1]))
+                rows[groups.own.reshape(-1)] = weights
+                rows[groups.shared] = np.tile(self.shared_weights.detach().cpu().numpy(), (1, NUM_PILES))
+                weights = rows
+            layers.append((weights, np.tile(bias, NUM_PILES)))
+        order = self.action_order.cpu().numpy()  # type-major columns back to the action order
+        layers[-1] = (layers[-1][0][:, order], layers[-1][1][order])
+        return [(weights.astype(np.float32), biases.astype(np.float32)) for weights, biases in layers]
+
+
+class ActorCritic(nn.Module):
+    """Separate actor and critic MLPs over the scaled inputs (the observation, then ``features`` of it if any);
+    illegal actions get no probability."""
+
+    def __init__(
+        self, scale: np.ndarray, hidden_scale: np.ndarray, num_actions: int, hidden: Sequence[int], activation: str,
+        features: InputFeatures | None = None, type_groups: OmenTypeGroups | None = None,
+    ) -> None:  # fmt: skip
+        super().__init__()
+        self.features = features
+        self.register_buffer("scale", torch.as_tensor(scale))
+        self.register_buffer("hidden_scale", torch.as_tensor(hidden_scale))
+        self.actor: nn.Module = (
+            mlp([scale.size, *hidden, num_actions], activation)
+            if type_groups is None
+            else TypeSharedActor(type_groups, hidden, activation)
+        )
+        self.critic = mlp([scale.size + hidden_scale.size, *hidden, 1], activation)
+        if isinstance(self.actor, nn.Sequential):  # after the critic: the draws of the runs before --actor
+            for layer in self.actor:
+                if isinstance(layer, nn.Linear):
+                    nn.init.orthogonal_(layer.weight, np.sqrt(2))
+                    nn.init.zeros_(layer.bias)
+            nn.init.orthogonal_(self.actor[-1].weight, 0.01)  # near-uniform first moves, as CleanRL starts
+
+    def inputs(self, observations: np.ndarray) -> np.ndarray:
+        """What the networks read for these observations: the observations, then their derived inputs if any."""
+        return network_inputs(observations, self.features)
+
+    def logits(self, observations: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+        return self.actor(observations * self.scale).masked_fill(~masks, -1e9)
+
+    def value(self, observations: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:
+        """The critic's value; ``hidden`` is what only the critic sees (``hidden_cards``; empty without it)."""
+        return self.critic(torch.cat([observations * self.scale, hidden * self.hidden_scale], dim=1)).squeeze(-1)
+
+    def policy(self, args: NetworkArgs, description: str, training: dict[str, Any]) -> MLPPolicy:
+        """The actor as the package's numpy policy (greedy by default when played through ``agents.load``)."""
+        if isinstance(self.actor, TypeSharedActor):
+            layers = self.actor.dense_layers()
+        else:
+            linear = [layer for layer in self.actor if isinstance(layer, nn.Linear)]
+            layers = [(layer.weight.detach().cpu().numpy().T.copy(), layer.bias.detach().cpu().numpy().copy())
+                      for layer in linear]  # fmt: skip
+        metadata = policy_metadata(
+            args.deck, args.activation, args.hidden_sizes, description, training, args.input_features
+        )
+        weights, biases = [weights for weights, _ in layers], [biases for _, biases in layers]
+        return MLPPolicy(weights, biases, self.scale.cpu().numpy().copy(), metadata, self.features)
+
+    def export(self, path: Path, args: NetworkArgs, description: str, training: dict[str, Any]) -> None:
+        """``policy`` written to ``path`` in the package's format, atomically, once the loader has read it back."""
+        policy = self.policy(args, description, training)
+        save_checked_policy(path, policy.weights, policy.biases, policy.input_scale, policy.metadata)

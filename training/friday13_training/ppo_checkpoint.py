@@ -1,0 +1,177 @@
+"""The files of a ``training/train_ppo.py`` run that ``--resume`` goes on from, and the guards around them.
+
+``save_run`` writes a checkpoint so that a kill at any moment leaves a run that resumes as one of its checkpoints
+(``recover_checkpoint`` finishes or drops the one a kill interrupted); ``load_checkpoint`` reads it back checked;
+``Boundary`` holds the run at a rollout's start, what Ctrl-C or SIGTERM saves; ``check_finite`` stops a run whose
+update diverged before anything of it is saved. The frozen snapshots of the opponent pool live beside the checkpoint.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import io
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
+
+import torch
+
+from friday13_env.core.files import atomic_write_bytes
+from friday13_env.core.mlp import MLPPolicy
+from friday13_env.friday13.agents.policy import read_card_policy
+from friday13_training.actor_critic import ActorCritic, NetworkArgs
+from friday13_training.runs import RunError, read_progress
+from friday13_training.script_args import atomic_write_text
+
+CHECKPOINT, NEXT_CHECKPOINT = "last.pt", "next.pt"
+"""The run's checkpoint, and the new one while a checkpoint is being written (``save_run``)."""
+PROGRESS_EXTRA_KEYS = ("clock",)
+"""Keys of ``progress.json`` beyond a fresh run's: a checkpoint adds the seconds each part took."""
+
+
+class RunArgs(NetworkArgs, Protocol):
+    """``train_ppo``'s ``Args`` as a checkpoint records them (a dataclass, written out whole)."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+
+def read_snapshot(run_dir: Path, name: str) -> MLPPolicy:
+    """The pool's frozen snapshot ``name`` (``snapshots/<name>.npz``), or a ``RunError`` naming the file."""
+    path = run_dir / "snapshots" / f"{name}.npz"
+    try:
+        return read_card_policy(path)
+    except (OSError, ValueError) as error:
+        raise RunError(f"--resume: the snapshot {path} is missing or damaged ({error})") from error
+
+
+def save_run(
+    run_dir: Path, model: ActorCritic, optimizer: torch.optim.Optimizer, args: RunArgs, progress: dict[str, Any]
+) -> None:
+    """Checkpoint, exported policy and progress record, so that a kill at any moment leaves a run that resumes as
+    one of its checkpoints: the new checkpoint is written as ``next.pt``, then the policy, then the record, and only
+    then does ``next.pt`` replace ``last.pt`` (``recover_checkpoint`` ends that step if the run died before it)."""
+    save_checkpoint(run_dir / NEXT_CHECKPOINT, model, optimizer, progress["timesteps"])
+    training = {
+        "command": "python training/train_ppo.py",
+        "args": dataclasses.asdict(args),
+        "timesteps": progress["timesteps"],
+    }
+    model.export(run_dir / "policy.npz", args, "self-play PPO from scratch (training/train_ppo.py)", training)
+    atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
+    os.replace(run_dir / NEXT_CHECKPOINT, run_dir / CHECKPOINT)
+    for path in (run_dir / "snapshots").glob("*.npz"):  # snapshots that left the pool
+        if path.stem not in progress["snapshots"]:
+            path.unlink()
+
+
+def save_checkpoint(path: Path, model: ActorCritic, optimizer: torch.optim.Optimizer, timesteps: int) -> None:
+    """Networks, optimizer and their timesteps (tensors and numbers only, so ``torch.load(weights_only=True)`` reads
+    it), atomically."""
+    buffer = io.BytesIO()
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "timesteps": timesteps}, buffer)
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def recover_checkpoint(run_dir: Path, fresh: dict[str, Any]) -> None:
+    """End a checkpoint that a kill interrupted (``save_run``): ``next.pt`` becomes ``last.pt`` if ``progress.json``
+    already records its timesteps, else it is dropped (``last.pt`` and the record are still the checkpoint before).
+    A damaged record is left for ``--resume`` to name. The temporary files of writes a kill cut short go."""
+    for pattern in (".*.tmp", ".*.unchecked", "snapshots/.*.tmp", "snapshots/.*.unchecked"):
+        for leftover in run_dir.glob(pattern):
+            leftover.unlink()
+    pending = run_dir / NEXT_CHECKPOINT
+    if not pending.is_file():
+        return
+    try:
+        recorded = read_progress(run_dir / "progress.json", fresh, PROGRESS_EXTRA_KEYS)["timesteps"]
+    except RunError:
+        return
+    try:
+        timesteps = torch.load(pending, map_location="cpu", weights_only=True).get("timesteps")
+    except Exception:
+        timesteps = None
+    if timesteps == recorded:
+        os.replace(pending, run_dir / CHECKPOINT)
+    else:
+        pending.unlink()
+
+
+def load_checkpoint(
+    run_dir: Path, model: ActorCritic, optimizer: torch.optim.Optimizer, device: str, timesteps: int
+) -> None:
+    """``last.pt`` into the networks and the optimizer: it must be this run's, of the record's ``timesteps`` (files
+    written before the checkpoints held them are taken as they are) and hold finite numbers only."""
+    path = run_dir / CHECKPOINT
+    try:
+        state = torch.load(path, map_location=device, weights_only=True)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+    except Exception as error:  # unpickling, a missing key or a changed shape: all say the file is not this run's
+        raise RunError(
+            f"--resume: {path} is damaged or not this run's checkpoint ({type(error).__name__}: {error}); "
+            "restore it or start a new run"
+        ) from error
+    if state.get("timesteps", timesteps) != timesteps:
+        raise RunError(
+            f"--resume: {path} holds {state['timesteps']!r} timesteps but {run_dir / 'progress.json'} records "
+            f"{timesteps:,}: the two files are not of the same checkpoint; restore them or start a new run"
+        )
+    if not all_finite(state["model"]) or not all_finite(state["optimizer"]):
+        raise RunError(
+            f"--resume: {path} is damaged: it holds non-finite numbers (NaN or inf) in its "
+            f"{'weights' if not all_finite(state['model']) else 'optimizer state'}; restore it or start a new run"
+        )
+
+
+def all_finite(value: Any) -> bool:
+    """Whether every tensor and float in ``value`` (a checkpoint's nested state) is finite."""
+    if isinstance(value, torch.Tensor):
+        return not value.is_floating_point() or bool(torch.isfinite(value).all())
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(all_finite(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return all(all_finite(item) for item in value)
+    return True
+
+
+@dataclass
+class Boundary:
+    """The run at the start of a rollout: what Ctrl-C or SIGTERM saves (the rollout under way is dropped), so that
+    an interrupted run is one of its checkpoints, as if ``--checkpoint-every`` had fallen there."""
+
+    timesteps: int
+    model: dict[str, Any]
+    optimizer: dict[str, Any]
+    progress: dict[str, Any]
+
+    @classmethod
+    def of(
+        cls, timesteps: int, model: ActorCritic, optimizer: torch.optim.Optimizer, progress: dict[str, Any]
+    ) -> Boundary:
+        state = copy.deepcopy((model.state_dict(), optimizer.state_dict(), progress))
+        return cls(timesteps, *state)
+
+    def restore(self, model: ActorCritic, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
+        """The networks and the optimizer as they were; returns the record as it was."""
+        model.load_state_dict(self.model)
+        optimizer.load_state_dict(self.optimizer)
+        return self.progress
+
+
+def check_finite(model: ActorCritic, stats: dict[str, float], done: int, saved: int | None) -> None:
+    """Stop a run whose update left a NaN or an infinity in its losses or its networks, before anything of it is
+    saved, evaluated or exported (``saved``: the timesteps of the checkpoint kept, None before the first)."""
+    if all(math.isfinite(value) for value in stats.values()) and all_finite(dict(model.state_dict())):
+        return
+    kept = "no checkpoint was saved" if saved is None else f"the checkpoint at {saved:,} timesteps is kept"
+    raise RunError(
+        f"the update at {done:,} timesteps made the losses or the weights non-finite (NaN or inf); {kept} and nothing "
+        "after it is saved (a resume would repeat the same updates): start a new run with a lower --learning-rate or "
+        "--max-grad-norm"
+    )
