@@ -58,7 +58,10 @@ def wait_for(process: subprocess.Popen[str], event: Callable[[], bool], limit: f
 
 
 def writing(run_dir: Path) -> bool:
-    """A checkpoint is being written: a temporary file, or the new checkpoint not yet in ``last.pt``'s place."""
+    """A checkpoint is being written: a temporary file, or the new checkpoint not yet in ``last.pt``'s place (the
+    run directory may not exist yet: a loaded machine can take seconds to start the script)."""
+    if not run_dir.is_dir():
+        return False
     return (run_dir / "next.pt").exists() or any(path.suffix == ".tmp" for path in run_dir.iterdir())
 
 
