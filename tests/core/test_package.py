@@ -3,6 +3,7 @@ extras, the solo game does not pull in PettingZoo, and nothing reads files from 
 
 from __future__ import annotations
 
+import importlib.util
 import pkgutil
 import subprocess
 import sys
@@ -11,6 +12,9 @@ import textwrap
 import friday13_env
 
 TRAINING_ONLY = ("torch", "stable_baselines3", "sb3_contrib", "tqdm", "tensorboard", "matplotlib")
+RLLIB_ADAPTER = "friday13_env.friday13.batched.rllib"
+"""The one module that needs an extra to import: Ray RLlib's classes are its base classes (nothing imports it)."""
+HAS_RAY = importlib.util.find_spec("ray") is not None
 
 
 def _run(*parts: str) -> subprocess.CompletedProcess[str]:
@@ -30,10 +34,12 @@ def _blocker(names: tuple[str, ...]) -> str:
 
 
 def all_modules() -> list[str]:
+    """Every module of the package; the RLlib adapter only where Ray is installed (without it, its import error
+    is checked by ``test_the_rllib_adapter_without_ray_names_the_extra``)."""
     return sorted(
         info.name
         for info in pkgutil.walk_packages(friday13_env.__path__, prefix="friday13_env.")
-        if not info.name.endswith("__main__")
+        if not info.name.endswith("__main__") and (HAS_RAY or info.name != RLLIB_ADAPTER)
     )
 
 
@@ -42,6 +48,14 @@ def test_every_module_imports_without_the_training_extras() -> None:
     assert "friday13_env.core.checkpoint" in modules and "friday13_env.friday13.aec" in modules
     result = _run(_blocker(TRAINING_ONLY), f"import importlib\nfor m in {modules!r}: importlib.import_module(m)")
     assert result.returncode == 0, result.stderr
+
+
+def test_the_rllib_adapter_without_ray_names_the_extra() -> None:
+    result = _run("import sys\nsys.modules['ray'] = None", f"import {RLLIB_ADAPTER}")  # Ray missing, or hidden
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        f'ModuleNotFoundError: {RLLIB_ADAPTER} needs Ray RLlib (the rllib extra): pip install "friday13-env[rllib]"'
+    )
 
 
 def test_the_blocker_would_catch_a_training_import() -> None:
