@@ -136,7 +136,8 @@ class TableSeats(MultiAgentEnv):
 
 
 class BatchedTables(VectorMultiAgentEnv):
-    """``num_envs`` Friday the 13th tables as RLlib sub-environments, stepped together by one ``GameBatch``.
+    """``num_envs`` Friday the 13th tables as RLlib sub-environments, stepped together by one ``GameBatch``;
+    ``config`` holds the :class:`TablesOptions` (RLlib's ``env_config``).
 
     Each sub-environment plays one game per episode: its observation dict holds the player to move only; its
     rewards hold every seat's reward of the play (the player who played included); the play that ends the
@@ -147,7 +148,7 @@ class BatchedTables(VectorMultiAgentEnv):
     ``step`` until ``reset``; an action the engine refuses (nothing played) leaves them usable.
     """
 
-    def __init__(self, config: dict[str, Any], num_envs: int) -> None:
+    def __init__(self, config: TablesOptions | dict[str, Any], num_envs: int) -> None:
         super().__init__()
         self.num_envs = num_envs
         self.players = list(config["players"])
