@@ -48,7 +48,6 @@ from friday13_env.friday13.options import (
     DEFAULT_OPPONENT_POOL,
     ILLEGAL_ACTION_MODES,
     LearnerTable,
-    check_pool,
     check_reset_options,
 )
 from friday13_env.friday13.render import RENDER_MODES, check_render_mode, render_state
@@ -183,7 +182,9 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         (``env_method("set_opponent_pool", specs)``) the entries must be picklable. Names and agents
         of the wrong deck are refused here; factories when their agent is seated.
         """
-        self.table = self.table.with_pool(_check_specs(check_pool(specs), "opponent_pool", self.deck))
+        table = self.table.with_pool(specs)
+        _check_specs(table.opponent_pool, "opponent_pool", self.deck)
+        self.table = table
 
     # -- gymnasium API -----------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
@@ -338,7 +339,7 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         return self._game
 
 
-def _check_specs(specs: tuple[OpponentSpec, ...], option: str, deck: Deck) -> tuple[OpponentSpec, ...]:
+def _check_specs(specs: tuple[OpponentSpec, ...], option: str, deck: Deck) -> None:
     """Validate opponent specs up front, so a typo or a wrong deck fails at construction and not mid-training."""
     for spec in specs:
         if isinstance(spec, str | os.PathLike) or (not isinstance(spec, type) and isinstance(spec, Agent)):
@@ -349,7 +350,6 @@ def _check_specs(specs: tuple[OpponentSpec, ...], option: str, deck: Deck) -> tu
                 f"{option} entries must be agent specs {agents.names()} (with options as 'search:budget=600'), "
                 f"checkpoint paths, Agent objects or factories factory(seed=...) -> Agent; got {spec!r}"
             )
-    return specs
 
 
 def _instantiate(spec: OpponentSpec, seed: int, deck: Deck) -> tuple[Agent, str]:
