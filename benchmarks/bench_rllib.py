@@ -5,7 +5,8 @@ Three candidates, measured side by side in one run (interleaved slices, median r
 
 1. ``PettingZooEnv``: RLlib's stock ``MultiAgentEnvRunner`` on ``PettingZooEnv(friday13_env.env())``, one game
    per runner (``num_envs_per_env_runner=1``): the path a new user takes.
-2. ``BatchedTables``, 1 runner: ``train_rllib.py``'s runner, ``--tables`` tables on the batched engine.
+2. ``BatchedTables``, 1 runner: the package's RLlib adapter (``friday13_env.friday13.batched.rllib``) as
+   ``train_rllib.py`` runs it, ``--tables`` tables on the batched engine.
 3. ``BatchedTables``, 2 runners sampling at once.
 
 A slice asks every runner of a candidate to sample for ``seconds / repeats`` in whole ``sample()`` calls (of
@@ -30,6 +31,7 @@ from ray.tune.registry import register_env
 
 import friday13_env
 from benchmarks.bench_batched import Rate, interleaved, table
+from friday13_env.friday13.batched.rllib import use_batched_tables
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
 import train_rllib  # a script in training/, not a package
@@ -86,7 +88,8 @@ def main() -> None:
     candidates: dict[str, Rate] = {"PettingZooEnv, 1 runner": sampling(pettingzoo.build_algo(), 1_000)}
     for runners in (1, 2):
         batched = train_rllib.Args(**settings, num_env_runners=runners, num_envs_per_env_runner=args.tables)
-        algo = train_rllib.on_batched_tables(train_rllib.ppo_config(batched, args.seed), batched).build_algo()
+        config = use_batched_tables(train_rllib.ppo_config(batched, args.seed), train_rllib.table_options(batched))
+        algo = config.build_algo()
         name = f"BatchedTables, {runners} runner{'s' if runners > 1 else ''}"
         candidates[name] = sampling(algo, batched.train_batch_size)
     results = interleaved(candidates, args.seconds, args.repeats)

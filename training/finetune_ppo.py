@@ -94,7 +94,6 @@ from stable_baselines3.common.vec_env import VecEnv
 import friday13_env  # noqa: F401 - registers the Gymnasium ids
 from friday13_env.core.checkpoint import CheckpointError
 from friday13_env.core.mlp import MLPPolicy
-from friday13_env.friday13.aec import REWARD_MODES
 from friday13_env.friday13.agents import REGISTRY
 from friday13_env.friday13.agents.policy import (
     CardPolicyAgent,
@@ -105,6 +104,7 @@ from friday13_env.friday13.agents.policy import (
 from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.evaluation import evaluate_agent
+from friday13_env.friday13.rewards import REWARD_MODES
 
 
 # -- hyperparameters -------------------------------------------------------------------------------

@@ -81,17 +81,18 @@ from threadpoolctl import threadpool_limits
 from torch import nn
 
 from friday13_env.core.mlp import RAW_INPUT
-from friday13_env.friday13.aec import REWARD_MODES
 from friday13_env.friday13.agents.policy import CardPolicyAgent, input_scale
 from friday13_env.friday13.batched import SelfPlayTables, make_batched
-from friday13_env.friday13.batched.agents import BatchedAgent, BatchedPolicy, act
+from friday13_env.friday13.batched.agents import BatchedAgent, BatchedPolicy, act_seated
 from friday13_env.friday13.batched.encoding import relative_seats
 from friday13_env.friday13.batched.engine import DUMMY_SLOT, HAND_SLOTS, GameBatch
+from friday13_env.friday13.batched.seating import seat_learners
 from friday13_env.friday13.cards import DECKS, NUM_PILES, get_deck
 from friday13_env.friday13.encoding import omen_type_groups
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.evaluation import evaluate_agent
 from friday13_env.friday13.features import INPUT_FEATURES, input_features
+from friday13_env.friday13.rewards import REWARD_MODES
 
 EVAL_SEED = 20_131_313
 """Seed of the periodic evaluations' deals (the same deals at every evaluation of every run)."""
@@ -118,7 +119,7 @@ class Args:
         [3, 4, 5, 6], "table sizes, one drawn per game", minimum=MIN_PLAYERS, maximum=MAX_PLAYERS
     )
     deck: str = option("standard", "the deck of the tables", choices=sorted(DECKS))
-    reward: str = option("relative", "reward mode (see friday13_env.friday13.aec)", choices=sorted(REWARD_MODES))
+    reward: str = option("relative", "reward mode (see friday13_env.friday13.rewards)", choices=sorted(REWARD_MODES))
     num_tables: int = option(1024, "tables played in lockstep", minimum=1, maximum=MAX_TABLES)
     num_steps: int = option(64, "card plays per table per rollout", minimum=1, maximum=MAX_NUM_STEPS)
     pool_share: float = option(
@@ -342,24 +343,22 @@ class Tables:
     def seat_games(self, games: np.ndarray) -> None:
         """For new games: pure self-play, or (``--pool-share``) one learner seat against pool members drawn for each
         seat or for the whole table (``--pool-draw``)."""
-        pooled = games[self.rng.random(games.size) < self.args.pool_share]
+        seating = seat_learners(
+            self.rng,
+            games,
+            self.tables.batch.num_players[games],
+            pool_size=len(self.pool),
+            share=self.args.pool_share,
+            per_seat=self.args.pool_draw == "seat",
+        )
         self.learner[games] = True
-        if pooled.size and self.pool:
-            n = self.tables.batch.num_players[pooled]
-            self.learner[pooled] = np.arange(MAX_SEATS)[None, :] == self.rng.integers(n)[:, None]
-            draws = MAX_SEATS if self.args.pool_draw == "seat" else 1
-            drawn = self.rng.integers(len(self.pool), size=(pooled.size, draws))
-            self.opponent[pooled] = np.broadcast_to(drawn, (pooled.size, MAX_SEATS))
+        self.learner[seating.games] = seating.learner_mask
+        if seating.opponents is not None:
+            self.opponent[seating.games] = seating.opponents
 
     def opponent_actions(self, games: np.ndarray) -> np.ndarray:
         """The pool members' moves at ``games`` (each game's mover is one of them)."""
-        batch = self.tables.batch
-        chosen = self.opponent[games, batch.current[games]]
-        actions = np.empty(games.size, dtype=np.int64)
-        for index in np.unique(chosen).tolist():
-            which = np.flatnonzero(chosen == index)
-            actions[which] = act(self.pool[index], batch, games[which], self.rng)
-        return actions
+        return act_seated(self.pool, self.opponent, self.tables.batch, games, self.rng)
 
 
 def hidden_cards(batch: GameBatch, games: np.ndarray, seats: np.ndarray, enabled: bool) -> np.ndarray:

@@ -19,7 +19,7 @@ the first infos (TorchRL) see them all.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -47,22 +47,11 @@ from friday13_env.friday13.engine import (
     next_round,
     play,
 )
-from friday13_env.friday13.render import render_state
+from friday13_env.friday13.options import check_choice, check_reset_options
+from friday13_env.friday13.render import RENDER_MODES, check_render_mode, render_state
 from friday13_env.friday13.render_image import TableCanvas, render_rgb
+from friday13_env.friday13.rewards import ILLEGAL_ACTION_REWARD, REWARD_MODES, table_rewards
 
-REWARD_MODES: dict[str, str] = {
-    "points": "every agent receives minus its bad-luck points at the end of each round",
-    "win": "at the end of the game, 1 for every player sharing the lowest total, else 0",
-    "relative": "at the end of each round, the table's mean points minus the agent's own (zero-sum)",
-    "rival": (
-        "at the end of each round, the change of the agent's margin over its best rival (the lowest total of the "
-        "others minus its own): a game's rewards sum to its final margin, positive when it wins alone"
-    ),
-}
-RENDER_MODES = ("ansi", "human", "rgb_array")
-"""``ansi``: text; ``human``: the text printed after every step; ``rgb_array``: the text drawn as an image."""
-ILLEGAL_ACTION_REWARD = -1.0
-"""Penalty of the wrapped ``env()`` for an illegal action, PettingZoo's classic convention."""
 NEUTRAL_INFO: dict[str, Any] = {
     "round": 0,
     "round_over": False,
@@ -75,40 +64,13 @@ NEUTRAL_INFO: dict[str, Any] = {
 INFO_KEYS = tuple(NEUTRAL_INFO)
 
 
-def rival_margin(totals: Sequence[int], seat: int) -> int:
-    """``seat``'s margin over its best rival: the lowest total of the others minus its own."""
-    return min(total for other, total in enumerate(totals) if other != seat) - totals[seat]
-
-
 def agent_name(seat: int) -> str:
     return f"player_{seat}"
-
-
-def check_choice(option: str, value: object, allowed: Collection[Any]) -> None:
-    """A ``ValueError`` naming the allowed values unless ``value`` is one (never a ``TypeError``, whatever it is)."""
-    checks.check_choice(option, value, allowed, checks.UNKNOWN_VALUE)
-
-
-def check_render_mode(render_mode: object) -> None:
-    check_choice("render_mode", render_mode, [None, *RENDER_MODES])
 
 
 PETTINGZOO_PROBE_OPTION = "options"
 """The one reset option the AEC environments ignore: PettingZoo's ``api_test`` passes
 ``options={"options": 1}`` to check that ``reset`` takes an ``options`` argument."""
-
-
-def check_reset_options(options: object, *, ignored: Collection[str] = ()) -> None:
-    """No environment of this game takes reset options: anything but ``None`` or ``{}`` is a ``ValueError``.
-
-    ``ignored`` names keys that are accepted and ignored (the AEC environments pass
-    ``PETTINGZOO_PROBE_OPTION``); every other key is refused, so a misspelt or imagined option
-    never passes silently.
-    """
-    if options is None or (isinstance(options, Mapping) and not (options.keys() - set(ignored))):
-        return
-    named = sorted(map(str, options.keys() - set(ignored))) if isinstance(options, Mapping) else options
-    raise ValueError(f"reset() takes no options, got {named!r}; configure the environment when making it")
 
 
 def as_action(action: object, game: GameState) -> int:
@@ -289,9 +251,9 @@ class raw_env(AECEnv):
         """Rewards and infos of a round end; deals the next round or ends the game."""
         points = game.last_round_points
         assert points is not None
-        mean = sum(points) / len(points)
-        best = min(game.scores)
-        before = [total - gained for total, gained in zip(game.scores, points, strict=True)]
+        scores = game.scores
+        best = min(scores)
+        earned = table_rewards(points, scores, game.game_over, self.reward_mode)
         infos = {}
         for seat, agent in enumerate(self.possible_agents):
             infos[agent] = {
@@ -299,17 +261,10 @@ class raw_env(AECEnv):
                 "round": game.round,
                 "round_over": True,
                 "round_points": points[seat],
-                "total_points": game.scores[seat],
-                "winner": game.game_over and game.scores[seat] == best,
+                "total_points": scores[seat],
+                "winner": game.game_over and scores[seat] == best,
             }
-            if self.reward_mode == "points":
-                rewards[agent] = float(-points[seat])
-            elif self.reward_mode == "relative":
-                rewards[agent] = mean - points[seat]
-            elif self.reward_mode == "rival":
-                rewards[agent] = float(rival_margin(game.scores, seat) - rival_margin(before, seat))
-            elif game.game_over:
-                rewards[agent] = 1.0 if game.scores[seat] == best else 0.0
+            rewards[agent] = earned[seat]
         if game.game_over:
             self.terminations = dict.fromkeys(self.agents, True)
         else:

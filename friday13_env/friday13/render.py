@@ -11,6 +11,11 @@ from typing import Literal, NamedTuple
 
 from friday13_env.friday13.cards import NUM_PILES, OMEN_TYPE_NAMES, OMEN_TYPES, Deck
 from friday13_env.friday13.engine import GameState, start_player
+from friday13_env.friday13.options import check_choice
+
+RENDER_MODES = ("ansi", "human", "rgb_array")
+"""The environments' render modes. ``ansi``: text; ``human``: the text printed after every step; ``rgb_array``: the
+text drawn as an image (:mod:`friday13_env.friday13.render_image`)."""
 
 Style = Literal["title", "pile", "columns", "seat", "to_move", "hand", "game_over"]
 
@@ -22,6 +27,11 @@ class Line(NamedTuple):
     style: Style
     pile: int = -1
     """The pile a ``"pile"`` line shows (0 black cat, 1 broken mirror, 2 ladder); -1 otherwise."""
+
+
+def check_render_mode(render_mode: object) -> None:
+    """A ``ValueError`` naming the render modes unless ``render_mode`` is one of them or ``None``."""
+    check_choice("render_mode", render_mode, [None, *RENDER_MODES])
 
 
 def hand_text(hand: list[int], deck: Deck) -> str:

@@ -38,15 +38,7 @@ from gymnasium import spaces
 from friday13_env.core.failures import FailureLatch
 from friday13_env.core.spaces import LegalDiscrete
 from friday13_env.friday13 import agents
-from friday13_env.friday13.aec import (
-    ILLEGAL_ACTION_REWARD,
-    NEUTRAL_INFO,
-    RENDER_MODES,
-    as_action,
-    check_render_mode,
-    check_reset_options,
-    raw_env,
-)
+from friday13_env.friday13.aec import NEUTRAL_INFO, as_action, raw_env
 from friday13_env.friday13.agents import Agent
 from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.cards import Deck
@@ -55,22 +47,24 @@ from friday13_env.friday13.engine import (
     GameState,
     IllegalActionError,
     action_mask,
-    check_player_counts,
     illegal_action_error,
     is_legal,
 )
-from friday13_env.friday13.render import render_state
+from friday13_env.friday13.options import (
+    DEFAULT_OPPONENT_POOL,
+    ILLEGAL_ACTION_MODES,
+    LearnerTable,
+    check_reset_options,
+)
+from friday13_env.friday13.render import RENDER_MODES, check_render_mode, render_state
 from friday13_env.friday13.render_image import TableCanvas, render_rgb
+from friday13_env.friday13.rewards import ILLEGAL_ACTION_REWARD
 
 OpponentSpec: TypeAlias = "str | os.PathLike[str] | Agent | Callable[..., Agent]"
 """An opponent: an agent spec for ``agents.make`` (a registered name, with options as in
 ``"search:budget=600"``, a zoo name such as ``"ensemble-v1"``, or a checkpoint path), an ``Agent``
 object (used as it is, in every episode it is drawn for) or a factory called as
 ``factory(seed=...)`` once per episode."""
-ILLEGAL_ACTION_MODES = ("end", "raise")
-"""What an illegal action does: end the episode (the AEC ``env()`` convention, as in the solo game) or raise."""
-
-DEFAULT_OPPONENT_POOL = ("random",)
 _SEED_BOUND = 2**32
 """Opponents and deals get seeds in ``0..2**32-1`` drawn from the environment's Generator."""
 
@@ -89,7 +83,8 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
             episode.
         deck, num_rounds, reward: passed to ``aec.raw_env``; the learner's reward for a step is the
             sum of the AEC rewards it received since its previous move (``reward`` mode ``points``:
-            minus its bad-luck points when a round ends; ``win``; ``relative``; ``rival``: see ``aec.REWARD_MODES``).
+            minus its bad-luck points when a round ends; ``win``; ``relative``; ``rival``: see
+            ``rewards.REWARD_MODES``).
         render_mode: ``"ansi"`` (``render()`` returns text), ``"human"`` (printed every step) or
             ``"rgb_array"`` (the text as a ``uint8`` (H, W, 3) image, of one shape for the whole
             environment whatever table size is drawn).
@@ -130,7 +125,10 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         render_mode: str | None = None,
         illegal_action: str = "end",
     ) -> None:
-        self._player_counts = check_player_counts(num_players)
+        self.table: LearnerTable[OpponentSpec] = LearnerTable.checked(
+            num_players, opponents, opponent_pool, seat, DEFAULT_OPPONENT_POOL
+        )
+        """The table sizes, the learner's seat and the opponents (``set_opponent_pool`` replaces them)."""
         check_render_mode(render_mode)
         if not (isinstance(illegal_action, str) and illegal_action in ILLEGAL_ACTION_MODES):
             raise ValueError(
@@ -141,28 +139,17 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         self.illegal_action = illegal_action
         # One bare AEC environment per table size; building them validates deck, rounds and reward.
         self._tables = {
-            n: raw_env(num_players=n, deck=deck, num_rounds=num_rounds, reward=reward) for n in self._player_counts
+            n: raw_env(num_players=n, deck=deck, num_rounds=num_rounds, reward=reward) for n in self.table.player_counts
         }
         any_table = next(iter(self._tables.values()))
         self.deck: Deck = any_table.rules.deck
         """The deck of every table: opponents that declare another one are refused."""
-        self.canvas = TableCanvas.for_table(self.deck, max(self._player_counts))
+        self.canvas = TableCanvas.for_table(self.deck, max(self.table.player_counts))
         """The ``rgb_array`` image's size, the same at every table size this environment draws."""
-        self._seat_option = check_seat(seat, self._player_counts)
-        if opponents is not None and opponent_pool is not None:
-            raise ValueError("give either opponents (one per seat) or opponent_pool (drawn per seat), not both")
-        self._fixed_opponents: list[OpponentSpec] | None = None
-        self._opponent_pool: list[OpponentSpec] = []
-        if opponents is not None:
-            self._fixed_opponents = _check_specs(opponents, "opponents", self.deck)
-            needed = max(self._player_counts) - 1
-            if len(self._fixed_opponents) != needed:
-                raise ValueError(
-                    f"opponents must list one opponent per other seat: {needed} for "
-                    f"{max(self._player_counts)} players, got {len(self._fixed_opponents)}"
-                )
+        if self.table.opponents is None:
+            _check_specs(self.table.opponent_pool, "opponent_pool", self.deck)
         else:
-            self.set_opponent_pool(DEFAULT_OPPONENT_POOL if opponent_pool is None else opponent_pool)
+            _check_specs(self.table.opponents, "opponents", self.deck)
         # Same layout at every table size; the bounds (hand sizes) differ, so take the widest.
         high = np.maximum.reduce([observation_bounds(table.rules) for table in self._tables.values()])
         self.observation_space = spaces.Box(0.0, high, dtype=np.float32)
@@ -203,11 +190,9 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         (``env_method("set_opponent_pool", specs)``) the entries must be picklable. Names and agents
         of the wrong deck are refused here; factories when their agent is seated.
         """
-        pool = _check_specs(specs, "opponent_pool", self.deck)
-        if not pool:
-            raise ValueError("opponent_pool must hold at least one opponent")
-        self._opponent_pool = pool
-        self._fixed_opponents = None
+        table = self.table.with_pool(specs)
+        _check_specs(table.opponent_pool, "opponent_pool", self.deck)
+        self.table = table
 
     # -- gymnasium API -----------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
@@ -221,13 +206,14 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         if seed is not None:
             self.action_space.seed(seed)  # so that rollouts of action_space.sample() are reproducible too
         rng = self.np_random
-        counts = self._player_counts
+        table = self.table
+        counts = table.player_counts
         n = counts[0] if len(counts) == 1 else int(counts[rng.integers(len(counts))])
-        seat = int(rng.integers(n)) if self._seat_option is None else self._seat_option
-        if self._fixed_opponents is not None:
-            specs = self._fixed_opponents[: n - 1]
+        seat = int(rng.integers(n)) if table.seat is None else table.seat
+        if table.opponents is not None:
+            specs = table.opponents[: n - 1]
         else:
-            specs = [self._opponent_pool[i] for i in rng.integers(len(self._opponent_pool), size=n - 1)]
+            specs = tuple(table.opponent_pool[i] for i in rng.integers(len(table.opponent_pool), size=n - 1))
         seeds = rng.integers(_SEED_BOUND, size=n).tolist()
         raw = self._tables[n]
         raw.reset(seed=seeds[-1])
@@ -361,19 +347,8 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         return self._game
 
 
-def check_seat(seat: int | None, counts: tuple[int, ...]) -> int | None:
-    """``seat`` (``None``: drawn per episode, or a seat of the smallest table size) as an int, or a ``ValueError``."""
-    if seat is None:
-        return None
-    if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < counts[0]:
-        raise ValueError(f"seat must be None (drawn per episode) or an int in 0..{counts[0] - 1}, got {seat!r}")
-    return int(seat)
-
-
-def _check_specs(specs: Sequence[OpponentSpec], option: str, deck: Deck) -> list[OpponentSpec]:
+def _check_specs(specs: tuple[OpponentSpec, ...], option: str, deck: Deck) -> None:
     """Validate opponent specs up front, so a typo or a wrong deck fails at construction and not mid-training."""
-    if isinstance(specs, str | os.PathLike) or not isinstance(specs, Sequence):
-        raise ValueError(f"{option} must be a list of opponents, got {specs!r}")
     for spec in specs:
         if isinstance(spec, str | os.PathLike) or (not isinstance(spec, type) and isinstance(spec, Agent)):
             # Builds a named agent once: unknown names and options list what is allowed, and a policy shows its deck.
@@ -383,7 +358,6 @@ def _check_specs(specs: Sequence[OpponentSpec], option: str, deck: Deck) -> list
                 f"{option} entries must be agent specs {agents.names()} (with options as 'search:budget=600'), "
                 f"checkpoint paths, Agent objects or factories factory(seed=...) -> Agent; got {spec!r}"
             )
-    return list(specs)
 
 
 def _instantiate(spec: OpponentSpec, seed: int, deck: Deck) -> tuple[Agent, str]:

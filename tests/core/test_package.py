@@ -3,14 +3,20 @@ extras, the solo game does not pull in PettingZoo, and nothing reads files from 
 
 from __future__ import annotations
 
+import importlib.util
 import pkgutil
 import subprocess
 import sys
 import textwrap
 
+import pytest
+
 import friday13_env
 
 TRAINING_ONLY = ("torch", "stable_baselines3", "sb3_contrib", "tqdm", "tensorboard", "matplotlib")
+RLLIB_ADAPTER = "friday13_env.friday13.batched.rllib"
+"""The one module that needs an extra to import (Ray RLlib's classes are its base classes); nothing imports it."""
+HAS_RAY = importlib.util.find_spec("ray") is not None
 
 
 def _run(*parts: str) -> subprocess.CompletedProcess[str]:
@@ -37,10 +43,31 @@ def all_modules() -> list[str]:
     )
 
 
+def importable_modules() -> list[str]:
+    """Every module this environment can import: the RLlib adapter only where Ray is installed."""
+    return [module for module in all_modules() if HAS_RAY or module != RLLIB_ADAPTER]
+
+
 def test_every_module_imports_without_the_training_extras() -> None:
-    modules = all_modules()
+    """Every module but the RLlib adapter, which needs the rllib extra (Ray and torch): the two tests below check
+    it imports with the extra and names the extra without it."""
+    modules = [module for module in all_modules() if module != RLLIB_ADAPTER]
     assert "friday13_env.core.checkpoint" in modules and "friday13_env.friday13.aec" in modules
     result = _run(_blocker(TRAINING_ONLY), f"import importlib\nfor m in {modules!r}: importlib.import_module(m)")
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_rllib_adapter_without_ray_names_the_extra() -> None:
+    result = _run("import sys\nsys.modules['ray'] = None", f"import {RLLIB_ADAPTER}")  # Ray missing, or hidden
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        f'ModuleNotFoundError: {RLLIB_ADAPTER} needs Ray RLlib (the rllib extra): pip install "friday13-env[rllib]"'
+    )
+
+
+@pytest.mark.skipif(not HAS_RAY, reason="the rllib extra (Ray) is not installed")
+def test_the_rllib_adapter_imports_with_the_rllib_extra() -> None:
+    result = _run(f"import {RLLIB_ADAPTER}")
     assert result.returncode == 0, result.stderr
 
 
@@ -86,6 +113,7 @@ def test_zoo_policies_ship_with_a_model_card() -> None:
 
 def test_the_runtime_package_never_imports_the_training_helpers() -> None:
     result = _run(
-        _blocker(("friday13_training",)), f"import importlib\nfor m in {all_modules()!r}: importlib.import_module(m)"
+        _blocker(("friday13_training",)),
+        f"import importlib\nfor m in {importable_modules()!r}: importlib.import_module(m)",
     )
     assert result.returncode == 0, result.stderr

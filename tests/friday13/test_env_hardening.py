@@ -27,7 +27,7 @@ import friday13_env  # noqa: F401  (registers the Gymnasium ids)
 from friday13_env.core.bitmap import CELL_HEIGHT, CELL_WIDTH, FONT, GLYPH_HEIGHT, GLYPH_WIDTH
 from friday13_env.friday13 import aec as aec_module
 from friday13_env.friday13 import agents
-from friday13_env.friday13.aec import ILLEGAL_ACTION_REWARD, env, raw_env
+from friday13_env.friday13.aec import env, raw_env
 from friday13_env.friday13.agents import RandomAgent
 from friday13_env.friday13.agents.seating import check_seated
 from friday13_env.friday13.cards import GERMAN_DECK, STANDARD_DECK
@@ -35,6 +35,7 @@ from friday13_env.friday13.encoding import encode_observation
 from friday13_env.friday13.engine import legal_actions
 from friday13_env.friday13.render import render_state
 from friday13_env.friday13.render_image import BACKGROUND, MARGIN, SCALE, TableCanvas, wrap
+from friday13_env.friday13.rewards import ILLEGAL_ACTION_REWARD
 from friday13_env.friday13.single_agent import Friday13Env
 from tests.conftest import choose
 

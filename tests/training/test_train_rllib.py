@@ -30,6 +30,8 @@ from ray.rllib.core.columns import Columns  # noqa: E402  (after the skip: ray m
 from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner  # noqa: E402
 from ray.rllib.env.multi_agent_episode import MultiAgentEpisode  # noqa: E402
 
+from friday13_env.friday13.batched import rllib  # noqa: E402  (the adapter the script trains on)
+
 REPOSITORY = Path(__file__).resolve().parents[2]
 TINY = [
     "--num-env-runners", "0", "--num-envs-per-env-runner", "16", "--train-batch-size", "512", "--minibatch-size",
@@ -151,10 +153,10 @@ def test_every_seat_is_credited_its_own_points_in_rllibs_episodes(
     table sizes 3-6, random legal moves): each agent's return over a game is minus its seat's final score, its
     rewards sit on at most one move per round, and a game seats the learner at every seat or (with opponents) at
     exactly one."""
-    recording = RecordingBatch(train.GameBatch)
-    monkeypatch.setattr(train, "GameBatch", recording)
+    recording = RecordingBatch(rllib.GameBatch)
+    monkeypatch.setattr(rllib, "GameBatch", recording)
     config = {"players": [3, 4, 5, 6], "deck": "standard", "reward": "points", "num_opponents": 2}
-    env = train.BatchedTables({**config, "opponent_share": share}, num_envs=6)
+    env = rllib.BatchedTables({**config, "opponent_share": share}, num_envs=6)
 
     def episode() -> MultiAgentEpisode:
         return MultiAgentEpisode(
@@ -207,7 +209,7 @@ def test_an_exception_mid_step_locks_the_tables_until_reset(train: ModuleType, m
     """An exception part-way through ``BatchedTables.step`` (after the cards were played: an interrupt, say) leaves
     the tables refusing ``step``, naming the failure, until ``reset``; a refused action (nothing played) does not."""
     config = {"players": [3, 4], "deck": "standard", "reward": "points", "num_opponents": 0, "opponent_share": 0.0}
-    env = train.BatchedTables(config, num_envs=4)
+    env = rllib.BatchedTables(config, num_envs=4)
     observations, _ = env.reset(seed=6)
 
     def first_legal(observations: list[dict[str, Any]], pick: Any = np.argmax) -> list[dict[str, int]]:
@@ -216,15 +218,15 @@ def test_an_exception_mid_step_locks_the_tables_until_reset(train: ModuleType, m
     with pytest.raises(ValueError, match="holds no such card"):
         env.step(first_legal(observations, pick=np.argmin))  # every hand lacks some card: refused, nothing played
     observations, *_ = env.step(first_legal(observations))
-    encode = train.encode_observations
+    encode = rllib.encode_observations
 
     def interrupted(*args: Any, **kwargs: Any) -> np.ndarray:
         raise KeyboardInterrupt("interrupted mid-step")
 
-    monkeypatch.setattr(train, "encode_observations", interrupted)
+    monkeypatch.setattr(rllib, "encode_observations", interrupted)
     with pytest.raises(KeyboardInterrupt):
         env.step(first_legal(observations))
-    monkeypatch.setattr(train, "encode_observations", encode)
+    monkeypatch.setattr(rllib, "encode_observations", encode)
     with pytest.raises(RuntimeError, match=r"an earlier step\(\) raised KeyboardInterrupt: .*call reset\(\)"):
         env.step(first_legal(observations))
     observations, _ = env.reset()
@@ -282,8 +284,8 @@ def test_the_runner_sends_each_table_its_players_action_and_counts_as_rllib_does
         players=[4, 5], opponents=["cautious", str(tmp_path / "frozen.npz")], opponent_share=0.7,
         num_env_runners=0, num_envs_per_env_runner=12,
     )  # fmt: skip
-    config = train.on_batched_tables(train.ppo_config(args, seed=4), args)
-    runner = train.TablesEnvRunner(config=config)
+    config = rllib.use_batched_tables(train.ppo_config(args, seed=4), train.table_options(args))
+    runner = rllib.TablesEnvRunner(config=config)
     episodes = runner.sample(num_timesteps=3_000)
     deck = get_deck("standard")
     opponents = {"opponent0": make_batched("cautious", deck), "opponent1": make_batched(tmp_path / "frozen.npz", deck)}
@@ -313,7 +315,7 @@ def test_the_runner_sends_each_table_its_players_action_and_counts_as_rllib_does
         "sample": MultiAgentEnvRunner.sample,
         "_increase_sampled_metrics": MultiAgentEnvRunner._increase_sampled_metrics,
     }
-    reference = type("StockCounting", (train.TablesEnvRunner,), stock_counting)(config=config)
+    reference = type("StockCounting", (rllib.TablesEnvRunner,), stock_counting)(config=config)
     reference.sample(num_timesteps=3_000)
     ours, theirs = runner.get_metrics(), reference.get_metrics()
     keys = [
@@ -358,7 +360,7 @@ def test_bad_flags_are_refused_before_ray_starts(
 @pytest.mark.parametrize("seed", [-1, 1.5, True])
 def test_a_bad_seed_is_refused_before_the_tables_change(train: ModuleType, seed: object) -> None:
     config = {"players": [4], "deck": "standard", "reward": "points", "num_opponents": 0, "opponent_share": 0.0}
-    env = train.BatchedTables(config, num_envs=2)
+    env = rllib.BatchedTables(config, num_envs=2)
     observations, _ = env.reset(seed=6)
     with pytest.raises(ValueError, match="seed must be None or a non-negative int"):
         env.reset(seed=seed)

@@ -5,7 +5,10 @@
 - :mod:`.agents`: ``random``, ``cautious``, ``majority`` and network policies, deciding for a whole batch.
 - :mod:`.vector_env`: ``Friday13VectorEnv``, the native ``gymnasium.make_vec`` of ``Friday13-v0``.
 - :mod:`.selfplay`: ``SelfPlayTables``, where the caller plays every seat.
+- :mod:`.seating`: ``seat_learners``, who sits where when new games start (a learner and its opponents).
 - :mod:`.sb3`: ``to_sb3``, the vector environment as a Stable-Baselines3 ``VecEnv``.
+- :mod:`.rllib`: ``BatchedTables``, the tables as a Ray RLlib environment (needs the ``rllib`` extra, so it is
+  not imported here: ``training/train_rllib.py`` imports it).
 """
 
 from friday13_env.friday13.batched.agents import BatchedAgent, make_batched

@@ -16,6 +16,7 @@ checkpoint path, or a frozen snapshot in memory) run as one forward pass for the
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Protocol, runtime_checkable
@@ -358,3 +359,18 @@ def _checked_deck(agent: BatchedPolicy, deck: Deck) -> BatchedPolicy:
             f"but this table plays the {deck.name!r} deck"
         )
     return agent
+
+
+def act_seated(
+    agents: Sequence[BatchedAgent], seated: np.ndarray, batch: GameBatch, games: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """The moves at ``games``, whose players to move are agents: ``seated[game, seat]`` indexes ``agents``.
+
+    Each agent acts once for all the games where it is to move, in the order of the indices, so the draws from
+    ``rng`` follow a fixed order."""
+    chosen = seated[games, batch.current[games]]
+    actions = np.empty(games.size, dtype=np.int64)
+    for index in np.unique(chosen).tolist():
+        which = np.flatnonzero(chosen == index)
+        actions[which] = act(agents[index], batch, games[which], rng)
+    return actions

@@ -12,11 +12,11 @@ step, so the N tables never stop::
         turn = tables.step(actions)
         learn(turn.rewards, turn.game_over)                      # (N, 6) per absolute seat, (N,)
 
-Rewards follow the AEC environment's modes: ``points`` (minus each seat's bad-luck points when a round
-ends), ``relative`` (the table's mean points minus the seat's own), ``rival`` (the change of the seat's
-margin over its best rival) or ``win`` (1 for each seat sharing the lowest total at the game's end). A
-seat's reward arrives on the step that ends the round, whoever played the last card, so a learner credits
-it to that seat's latest move.
+Rewards follow the game's modes (:mod:`friday13_env.friday13.rewards`): ``points`` (minus each seat's
+bad-luck points when a round ends), ``relative`` (the table's mean points minus the seat's own), ``rival`` (the
+change of the seat's margin over its best rival) or ``win`` (1 for each seat sharing the lowest total at the
+game's end). A seat's reward arrives on the step that ends the round, whoever played the last card, so a learner
+credits it to that seat's latest move.
 
 An exception part-way through ``step`` or ``reset`` (after the engine began to play: an interrupt, say) leaves the
 tables refusing ``step`` until ``reset``; an action the engine refuses (nothing played) leaves them usable.
@@ -30,11 +30,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from friday13_env.core.failures import FailureLatch
-from friday13_env.friday13.aec import REWARD_MODES, check_choice
 from friday13_env.friday13.batched.encoding import encode_observations, encode_states
-from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, StepResult, check_num_games
+from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, check_num_games
 from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.engine import Rules, check_player_counts
+from friday13_env.friday13.options import check_choice
+from friday13_env.friday13.rewards import REWARD_MODES, seat_rewards
 
 
 @dataclass(frozen=True)
@@ -58,41 +59,13 @@ class Turn:
     """``(N, 6)``: each seat's total in a game that just ended (zeros elsewhere)."""
 
 
-def seat_rewards(result: StepResult, mode: str) -> np.ndarray:
-    """``(m, 6)`` float64: each absolute seat's reward from one play of ``GameBatch.step``, in one of the AEC
-    environment's reward modes (0 for empty seats): ``points``, ``relative``, ``rival`` or ``win``."""
-    points = result.round_points.astype(np.float64)
-    if mode == "points":
-        return -points
-    present = np.arange(MAX_SEATS)[None, :] < result.num_players[:, None]
-    if mode == "relative":
-        mean = points.sum(axis=1) / present.sum(axis=1)
-        return np.where(result.round_over[:, None] & present, mean[:, None] - points, 0.0)
-    if mode == "rival":
-        rewards = np.zeros_like(points)
-        rows = np.flatnonzero(result.round_over)
-        after = result.round_totals[rows].astype(np.float64)
-        rewards[rows] = rival_margins(after, present[rows]) - rival_margins(after - points[rows], present[rows])
-        return rewards
-    scores = np.where(present, result.final_scores, np.iinfo(np.int64).max)
-    best = scores.min(axis=1, keepdims=True)
-    return (result.game_over[:, None] & present & (scores == best)).astype(np.float64)
-
-
-def rival_margins(totals: np.ndarray, present: np.ndarray) -> np.ndarray:
-    """``(m, 6)``: each present seat's margin over its best rival, the lowest total of the other present seats
-    minus its own (the ``rival`` reward's running sum)."""
-    others = np.where(present[:, None, :] & ~np.eye(MAX_SEATS, dtype=bool), totals[:, None, :], np.inf)
-    return np.where(present, others.min(axis=2) - totals, 0.0)
-
-
 class SelfPlayTables:
     """N Friday the 13th tables whose every seat the caller plays.
 
     Args:
         num_tables: N.
         num_players: every table's size, or a list to draw each new game's size from.
-        deck, num_rounds, reward: as in the AEC environment.
+        deck, num_rounds, reward: as in the AEC environment (``reward``: one of ``rewards.REWARD_MODES``).
         seed: seeds the one Generator behind every deal and drawn size.
     """
 

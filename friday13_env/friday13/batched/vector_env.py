@@ -33,15 +33,20 @@ from friday13_env.core.checks import counted
 from friday13_env.core.failures import FailureLatch
 from friday13_env.core.mlp import MLPPolicy
 from friday13_env.core.registry import check_seed
-from friday13_env.friday13.aec import ILLEGAL_ACTION_REWARD, REWARD_MODES, check_choice
-from friday13_env.friday13.batched.agents import BatchedAgent, act, make_batched
+from friday13_env.friday13.batched.agents import BatchedAgent, act_seated, make_batched
 from friday13_env.friday13.batched.encoding import encode_observations
 from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, StepResult, check_num_games
-from friday13_env.friday13.batched.selfplay import seat_rewards
+from friday13_env.friday13.batched.seating import seat_learners
 from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.encoding import observation_bounds
-from friday13_env.friday13.engine import Rules, check_player_counts
-from friday13_env.friday13.single_agent import DEFAULT_OPPONENT_POOL, ILLEGAL_ACTION_MODES, check_seat
+from friday13_env.friday13.engine import Rules
+from friday13_env.friday13.options import (
+    DEFAULT_OPPONENT_POOL,
+    ILLEGAL_ACTION_MODES,
+    LearnerTable,
+    check_choice,
+)
+from friday13_env.friday13.rewards import ILLEGAL_ACTION_REWARD, REWARD_MODES, seat_rewards
 
 BatchedOpponentSpec: TypeAlias = "str | os.PathLike[str] | MLPPolicy | BatchedAgent"
 AUTORESET_MODES = {mode.value: mode for mode in AutoresetMode}
@@ -88,7 +93,10 @@ class Friday13VectorEnv(VectorEnv):
         render_mode: None = None,
     ) -> None:
         self.num_envs = check_num_games(num_envs, "num_envs")
-        self.player_counts = check_player_counts(num_players)
+        self.table: LearnerTable[BatchedOpponentSpec] = LearnerTable.checked(
+            num_players, opponents, opponent_pool, seat, DEFAULT_OPPONENT_POOL
+        )
+        """The table sizes, the learner's seat and the opponents (``set_opponent_pool`` replaces them)."""
         check_choice("deck", deck, DECKS)
         check_choice("reward mode", reward, REWARD_MODES)
         check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
@@ -97,34 +105,17 @@ class Friday13VectorEnv(VectorEnv):
         if render_mode is not None:
             raise ValueError(f"render_mode must be None (the vector environment does not render), got {render_mode!r}")
         self.deck = get_deck(deck)
-        rules = [Rules(num_players=n, deck=self.deck, num_rounds=num_rounds) for n in self.player_counts]
+        rules = [Rules(num_players=n, deck=self.deck, num_rounds=num_rounds) for n in self.table.player_counts]
         self.num_rounds = rules[0].num_rounds
         self.reward_mode = reward
         self.illegal_action = illegal_action
         self.autoreset_mode = AUTORESET_MODES[mode]
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}  # type: ignore[misc]
         self.render_mode = None
-        self._seat_option = check_seat(seat, self.player_counts)
-        if opponents is not None and opponent_pool is not None:
-            raise ValueError("give either opponents (one per seat) or opponent_pool (drawn per seat), not both")
-        self._fixed = opponents is not None
         self._opponents = np.full((self.num_envs, MAX_SEATS), NO_OPPONENT, dtype=np.int64)
         self.opponent_names: list[str] = []
         self._agents: list[BatchedAgent] = []
-        if opponents is not None:
-            needed = max(self.player_counts) - 1
-            if (
-                isinstance(opponents, str | os.PathLike)
-                or not isinstance(opponents, Sequence)
-                or len(opponents) != needed
-            ):
-                raise ValueError(
-                    f"opponents must list one opponent per other seat: {needed} for {max(self.player_counts)} players, "
-                    f"got {opponents!r}"
-                )
-            self._set_agents(opponents)
-        else:
-            self.set_opponent_pool(DEFAULT_OPPONENT_POOL if opponent_pool is None else opponent_pool)
+        self._set_agents(self.table.opponent_pool if self.table.opponents is None else self.table.opponents)
 
         high = np.maximum.reduce([observation_bounds(rule) for rule in rules])
         self.single_observation_space = spaces.Box(0.0, high, dtype=np.float32)
@@ -150,10 +141,9 @@ class Friday13VectorEnv(VectorEnv):
     def set_opponent_pool(self, specs: Sequence[BatchedOpponentSpec]) -> None:
         """Draw every opponent seat from ``specs`` in each game that starts from now on (self-play: pass frozen
         ``MLPPolicy`` snapshots beside heuristics). Games under way keep their opponents."""
-        if isinstance(specs, str | os.PathLike) or not isinstance(specs, Sequence) or not specs:
-            raise ValueError(f"opponent_pool must be a non-empty list of opponents, got {specs!r}")
-        self._set_agents(specs)
-        self._fixed = False
+        table = self.table.with_pool(specs)
+        self._set_agents(table.opponent_pool)
+        self.table = table
 
     def _set_agents(self, specs: Sequence[BatchedOpponentSpec]) -> None:
         """Build the batched agents (every spec checked before any replaces the current ones)."""
@@ -189,7 +179,7 @@ class Friday13VectorEnv(VectorEnv):
                 self._rng = np.random.default_rng(int(seed))
             if self._batch is None or seed is not None:
                 self._batch = GameBatch(
-                    self.num_envs, self.player_counts, self.deck, self.num_rounds,
+                    self.num_envs, self.table.player_counts, self.deck, self.num_rounds,
                     seed=int(self._rng.integers(2**63)), autoreset=False,
                 )  # fmt: skip
             games = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
@@ -287,13 +277,15 @@ class Friday13VectorEnv(VectorEnv):
         rng = self._rng
         batch.reset_games(games)
         n = batch.num_players[games]
-        seats = rng.integers(n) if self._seat_option is None else np.full(games.size, self._seat_option)
+        fixed = self.table.opponents is not None
+        seating = seat_learners(rng, games, n, pool_size=None if fixed else self._choices.size, seat=self.table.seat)
+        seats = seating.learner_seats
         self._seats[games] = seats
         offsets = (np.arange(MAX_SEATS)[None, :] - seats[:, None] - 1) % n[:, None]  # 0 = just after the learner
-        if self._fixed:
+        if seating.opponents is None:
             drawn = self._choices[np.minimum(offsets, self._choices.size - 1)]
         else:
-            drawn = self._choices[rng.integers(self._choices.size, size=(games.size, MAX_SEATS))]
+            drawn = self._choices[seating.opponents]
         present = np.arange(MAX_SEATS)[None, :] < n[:, None]
         learner = np.arange(MAX_SEATS)[None, :] == seats[:, None]
         self._opponents[games] = np.where(present & ~learner, drawn, NO_OPPONENT)
@@ -313,11 +305,7 @@ class Friday13VectorEnv(VectorEnv):
             games = games[waiting]
             if games.size == 0:
                 return rewards
-            agent_of_game = self._opponents[games, batch.current[games]]
-            actions = np.empty(games.size, dtype=np.int64)
-            for index in np.unique(agent_of_game).tolist():
-                chosen = np.flatnonzero(agent_of_game == index)
-                actions[chosen] = act(self._agents[index], batch, games[chosen], self._rng)
+            actions = act_seated(self._agents, self._opponents, batch, games, self._rng)
             rewards[games] += self._learner_rewards(batch.step(actions, games), games)
 
     def _learner_rewards(self, result: StepResult, games: np.ndarray) -> np.ndarray:
