@@ -11,7 +11,7 @@ from friday13_env.friday13.agents import REGISTRY
 from friday13_env.friday13.agents.policy import ENV_VERSION
 from friday13_env.friday13.evaluation import evaluate as evaluate_matchups
 from friday13_env.friday13.evaluation import focus_matchups
-from friday13_env.friday13.single_agent import RENDER_MODES
+from friday13_env.friday13.render import RENDER_MODES
 
 BASELINES = ("random", "cautious", "majority")
 """The standard measure's opponents: three copies of each at a 4-player table."""
