@@ -17,7 +17,7 @@ import numpy as np
 
 from benchmarks.bench_agents import positions
 from friday13_env.friday13.agents.base import legal_actions
-from friday13_env.friday13.agents.policy import read_card_policy
+from friday13_env.friday13.agents.policy import read_friday13_policy
 
 
 def confidence(logits: list[np.ndarray], temperature: float) -> tuple[float, float]:
@@ -41,7 +41,7 @@ def main() -> None:
     args = parser.parse_args()
     if any(temperature <= 0 for temperature in args.temperatures):
         parser.error(f"--temperatures must be positive, got {args.temperatures}")
-    policy = read_card_policy(args.checkpoint)
+    policy = read_friday13_policy(args.checkpoint)
     legal_logits = [
         policy.logits(observation["observation"])[legal_actions(observation)]
         for observation in positions(args.positions, args.seed)

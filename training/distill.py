@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from friday13_training.card_agents import checked_specs, policy_file
+from friday13_training.friday13_agents import checked_specs, policy_file
 from friday13_training.imitation import (
     build_network,
     export_evaluated,
@@ -79,7 +79,7 @@ from friday13_env import raw_env
 from friday13_env.core.checkpoint import CheckpointError
 from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday13.agents import Agent, legal_actions, make
-from friday13_env.friday13.agents.policy import ENV_VERSION, observation_scale, read_card_policy
+from friday13_env.friday13.agents.policy import ENV_VERSION, observation_scale, read_friday13_policy
 from friday13_env.friday13.agents.search import SearchAgent
 from friday13_env.friday13.agents.table import Table
 from friday13_env.friday13.cards import DECKS, get_deck
@@ -239,7 +239,7 @@ def checked_args(args: SearchArgs | EnsembleArgs) -> SearchArgs | EnsembleArgs:
     args = replace(args, opponents=checked_specs(args.opponents, "--opponents", args.deck))
     for name in args.members:
         try:
-            member = read_card_policy(policy_file(name))
+            member = read_friday13_policy(policy_file(name))
         except CheckpointError as error:
             raise ValueError(f"--members: {error}") from error
         if member.metadata.deck != args.deck:
@@ -292,7 +292,7 @@ class ChunkJob:
         """
         spec = {key: value for key, value in asdict(self).items() if key not in ("path", "student", "opponents")}
         if self.student:
-            spec["student_weights_sha256"] = read_card_policy(self.student).fingerprint()
+            spec["student_weights_sha256"] = read_friday13_policy(self.student).fingerprint()
         if self.opponents:
             spec["opponents"] = list(self.opponents)
         return {"format": CHUNK_FORMAT, **spec, "seeds": list(self.seeds), "players": list(self.players)}
@@ -327,7 +327,7 @@ def play_search_games(job: ChunkJob) -> dict[str, np.ndarray]:
     Each row: the observation, the mask, the teacher's move, the teacher's mean value of every
     legal move minus the best one (so 0 for its move, NaN for illegal moves) and the game seed.
     """
-    student = read_card_policy(job.student) if job.student else None
+    student = read_friday13_policy(job.student) if job.student else None
     rows: dict[str, list] = {"observations": [], "masks": [], "actions": [], "values": [], "games": []}
     for seed in job.seeds:
         rng = np.random.default_rng(seed)
@@ -609,7 +609,7 @@ class GamesJob:
 def play_ensemble_games(job: GamesJob) -> dict[str, np.ndarray]:
     """The ensemble at one seat drawn per game, ``job.opponents`` drawn at the others; one row per decision
     of the ensemble with more than one legal move: observation, mask, the ensemble's logits, game seed."""
-    ensemble = Ensemble([read_card_policy(path) for path in job.members], list(job.weights))
+    ensemble = Ensemble([read_friday13_policy(path) for path in job.members], list(job.weights))
     rows: dict[str, list] = {"observations": [], "masks": [], "logits": [], "games": []}
     for seed in job.seeds:
         num_players, _, opponents = one_seat_table(np.random.default_rng(seed), job.players, job.opponents)
@@ -651,7 +651,7 @@ def fit_ensemble(
     """Cross-entropy to the ensemble's legal softmax, from ``--init-policy``; the best network."""
     mask = torch.as_tensor(data["masks"].astype(bool))
     teacher = torch.as_tensor(data["logits"]).masked_fill(~mask, -1e9)
-    init = read_card_policy(policy_file(args.init_policy)) if args.init_policy else None
+    init = read_friday13_policy(policy_file(args.init_policy)) if args.init_policy else None
     return fit_student(
         data, teacher.argmax(dim=1), torch.softmax(teacher, dim=1), scale, seed=args.seed,
         validation=args.validation, hidden_sizes=args.hidden_sizes, init=init, epochs=args.epochs,
@@ -665,7 +665,7 @@ def distill_ensemble(args: EnsembleArgs) -> dict[str, Any]:
     out_dir.mkdir(parents=True, exist_ok=True)
     started = time.time()
     paths = [str(policy_file(name)) for name in args.members]
-    members = [read_card_policy(path) for path in paths]
+    members = [read_friday13_policy(path) for path in paths]
     calibration_seeds = np.random.SeedSequence([args.seed, 1]).generate_state(args.calibration_games).tolist()
     calibration_jobs = games_jobs(args, paths[:1], [1.0], calibration_seeds)
     calibration = play_jobs(play_ensemble_games, calibration_jobs, args.workers, False)

@@ -54,7 +54,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
-from friday13_training.card_agents import checked_specs, policy_file
+from friday13_training.friday13_agents import checked_specs, policy_file
 from friday13_training.imitation import EVAL_SEED
 from friday13_training.maskable_ppo import (
     ACTIVATIONS,
@@ -96,10 +96,10 @@ from friday13_env.core.checkpoint import CheckpointError
 from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday13.agents import REGISTRY
 from friday13_env.friday13.agents.policy import (
-    CardPolicyAgent,
+    Friday13PolicyAgent,
     observation_scale,
     policy_metadata,
-    read_card_policy,
+    read_friday13_policy,
 )
 from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
@@ -263,11 +263,11 @@ def check_run_files(run_dir: Path, progress: dict[str, Any]) -> np.ndarray:
     for name in progress["snapshots"]:
         path = run_dir / "snapshots" / f"{name}.npz"
         try:
-            read_card_policy(path)
+            read_friday13_policy(path)
         except CheckpointError as error:
             raise RunError(f"--resume: self-play snapshot {name!r} listed in progress.json: {error}") from error
     try:
-        return read_card_policy(run_dir / "policy.npz").input_scale
+        return read_friday13_policy(run_dir / "policy.npz").input_scale
     except CheckpointError as error:
         raise RunError(f"--resume: {error} (every checkpoint writes it beside last.zip)") from error
 
@@ -396,10 +396,10 @@ class TrainingCallback(BaseCallback):
         self.progress.update(timesteps=steps, wall_time_s=record["wall_time_s"], args=record["args"])
         atomic_write_text(self.run_dir / "progress.json", json.dumps(self.progress, indent=1))
 
-    def _current_agent(self, steps: int, name: str) -> CardPolicyAgent:
+    def _current_agent(self, steps: int, name: str) -> Friday13PolicyAgent:
         path = self.run_dir / "snapshots" / f"{name}.npz"
         export_policy(self.model, self.args, self.scale, path, self.training_record(steps))
-        return CardPolicyAgent(read_card_policy(path), name=name)
+        return Friday13PolicyAgent(read_friday13_policy(path), name=name)
 
     def _snapshot(self, steps: int) -> None:
         name = f"snapshot_{steps}"

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import gymnasium as gym
 import numpy as np
-from friday13_training.card_agents import checked_specs
+from friday13_training.friday13_agents import checked_specs
 from friday13_training.script_args import bounded, output_errors
 from sb3_contrib import MaskablePPO
 

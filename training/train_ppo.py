@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 import torch
 from friday13_training.actor_critic import ActorCritic
-from friday13_training.card_agents import evaluation_opponent_errors
+from friday13_training.friday13_agents import evaluation_opponent_errors
 from friday13_training.ppo_checkpoint import (
     CHECKPOINT,
     PROGRESS_EXTRA_KEYS,
@@ -81,7 +81,7 @@ from threadpoolctl import threadpool_limits
 from torch import nn
 
 from friday13_env.core.mlp import RAW_INPUT
-from friday13_env.friday13.agents.policy import CardPolicyAgent, input_scale
+from friday13_env.friday13.agents.policy import Friday13PolicyAgent, input_scale
 from friday13_env.friday13.batched import SelfPlayTables, make_batched
 from friday13_env.friday13.batched.agents import BatchedAgent, BatchedPolicy, act_seated
 from friday13_env.friday13.batched.encoding import relative_seats
@@ -545,7 +545,7 @@ def record_evaluation(
     """Duplicate-deal win rates at 4 players against three copies of each baseline (the package's evaluation),
     added to the learning curve, TensorBoard and the console."""
     tick = time.perf_counter()
-    agent = CardPolicyAgent(model.policy(args, "evaluation", {"timesteps": steps}), name="learner")
+    agent = Friday13PolicyAgent(model.policy(args, "evaluation", {"timesteps": steps}), name="learner")
     rates = evaluate_agent(agent, args.eval_opponents, args.eval_games, num_players=4, seed=EVAL_SEED, deck=args.deck)
     progress["curve"].append({"timesteps": steps, **{name: rate.mean for name, rate in rates.items()}})
     write_curve(run_dir, progress["curve"], ["timesteps", *args.eval_opponents])

@@ -51,7 +51,7 @@ from typing import Any, cast
 import gymnasium as gym
 import numpy as np
 import torch
-from friday13_training.card_agents import evaluation_opponent_errors
+from friday13_training.friday13_agents import evaluation_opponent_errors
 from friday13_training.runs import (
     export_copy,
     next_multiple,
@@ -69,7 +69,7 @@ from friday13_env.friday13.agents.policy import (
     load_policy_agent,
     observation_scale,
     policy_metadata,
-    read_card_policy,
+    read_friday13_policy,
 )
 from friday13_env.friday13.batched import make_batched
 from friday13_env.friday13.cards import DECKS, get_deck
@@ -204,7 +204,7 @@ def run_directory(args: Args) -> Path:
 def opponent_source(spec: str) -> str | MLPPolicy:
     """What an opponent module is built from: an exported policy file is read here, on the driver, and travels
     to the runners as arrays (a cluster's nodes need not hold the file); other specs are built where they play."""
-    return read_card_policy(spec) if Path(spec).is_file() else spec
+    return read_friday13_policy(spec) if Path(spec).is_file() else spec
 
 
 # -- the tables: many per runner (friday13_env.friday13.batched.rllib) ----------------------------

@@ -136,7 +136,7 @@ def decode(obs: np.ndarray) -> dict[str, np.ndarray]:
     return OBSERVATION_LAYOUT.views(obs)
 
 
-def card_features(card: int) -> np.ndarray:
+def friday13_features(card: int) -> np.ndarray:
     """present, value / 5, aging, ability one-hot: what a player sees on a fighting card."""
     t = card_type(card)
     out = np.zeros(CARD_FEATURES, dtype=np.float32)
@@ -228,7 +228,7 @@ def _encode_fight(state: State, view: dict[str, np.ndarray]) -> None:
     source = -1 if state.pending is None else state.pending.source
     for i, slot in enumerate(fight.table):
         row = view["slots"][i]
-        row[:CARD_FEATURES] = card_features(slot.card)
+        row[:CARD_FEATURES] = friday13_features(slot.card)
         row[CARD_FEATURES:] = (
             float(slot.paid),
             float(slot.used),
@@ -244,7 +244,7 @@ def _encode_fight(state: State, view: dict[str, np.ndarray]) -> None:
         pending[-2:] = (state.pending.remaining / 2.0, float(state.pending.optional))
     looked = view["looked"]
     for k, card in enumerate(state.looked):
-        looked[k * CARD_FEATURES : (k + 1) * CARD_FEATURES] = card_features(card)
+        looked[k * CARD_FEATURES : (k + 1) * CARD_FEATURES] = friday13_features(card)
     looked[-1] = len(state.placed) / SORT_SIZE
 
 
@@ -252,10 +252,10 @@ def _encode_piles(state: State, view: dict[str, np.ndarray]) -> None:
     """Pile compositions and the known positions in the Robinson stack."""
     stack = state.robinson
     for k, card in enumerate(stack[: min(state.known_top, KNOWN_TOP)]):
-        view["top"][k] = card_features(card)
+        view["top"][k] = friday13_features(card)
     bottom = stack[len(stack) - state.known_bottom :][::-1] if state.known_bottom else []
     for k, card in enumerate(bottom[:KNOWN_BOTTOM]):
-        view["bottom"][k] = card_features(card)
+        view["bottom"][k] = friday13_features(card)
     view["robinson_counts"][:] = _type_counts([c for c in stack if c not in state.hidden])
     view["discard_counts"][:] = _type_counts(state.discard)
     view["destroyed_counts"][:] = _type_counts(state.destroyed)

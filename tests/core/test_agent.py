@@ -1,6 +1,6 @@
 """What a policy agent is handed is checked first: a malformed observation is a ``ValueError`` naming the problem.
 
-Both the game-agnostic :class:`PolicyAgent` and the card game's :class:`CardPolicyAgent` (the zoo's
+Both the game-agnostic :class:`PolicyAgent` and the card game's :class:`Friday13PolicyAgent` (the zoo's
 ``ensemble-v1``, as ``agents.make`` builds it) are shown each broken observation; neither may
 answer with a move, a ``KeyError``/``IndexError`` from deep inside, or a forward pass over garbage.
 """
@@ -15,12 +15,12 @@ import pytest
 from friday13_env import agents, raw_env
 from friday13_env.core.agent import checked_observation, legal_actions, observation_arrays
 from friday13_env.core.mlp import PolicyAgent
-from friday13_env.friday13.agents.policy import CardPolicyAgent
+from friday13_env.friday13.agents.policy import Friday13PolicyAgent
 
 
 def policy_agent(kind: str) -> PolicyAgent:
     card = agents.make("ensemble-v1", seed=0)
-    assert isinstance(card, CardPolicyAgent)
+    assert isinstance(card, Friday13PolicyAgent)
     return card if kind == "card" else PolicyAgent(card.policy, name="core", seed=0)
 
 

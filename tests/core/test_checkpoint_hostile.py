@@ -20,7 +20,7 @@ import pytest
 
 from friday13_env.core.checkpoint import CheckpointError, clear_policy_cache
 from friday13_env.core.mlp import MLPPolicy
-from friday13_env.friday13.agents.policy import read_card_policy
+from friday13_env.friday13.agents.policy import read_friday13_policy
 from tests.core.test_policy import tiny_policy
 
 Members = dict[str, bytes]
@@ -96,19 +96,19 @@ class Trap:
 def test_the_files_below_are_valid_but_for_their_one_change(tmp_path: Path) -> None:
     for compression in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
         path = write_checkpoint(tmp_path / f"rebuilt{compression}.npz", valid_members(tmp_path), compression)
-        policy = read_card_policy(path)
+        policy = read_friday13_policy(path)
         np.testing.assert_array_equal(policy.weights[0], weights(tmp_path))
     rewritten = write_checkpoint(
         tmp_path / "metadata.npz", {**valid_members(tmp_path), "metadata.npy": metadata_npy(tmp_path)}
     )
-    assert read_card_policy(rewritten).metadata.hidden_sizes == [8]
+    assert read_friday13_policy(rewritten).metadata.hidden_sizes == [8]
 
 
 def test_fortran_ordered_arrays_are_read_as_written(tmp_path: Path) -> None:
     """Exports from torch (``weight.T``) are Fortran-ordered; they must read back to the same matrix."""
     w0 = weights(tmp_path)
     path = write_checkpoint(tmp_path / "fortran.npz", {**valid_members(tmp_path), "w0.npy": npy(np.asfortranarray(w0))})
-    read = read_card_policy(path).weights[0]
+    read = read_friday13_policy(path).weights[0]
     np.testing.assert_array_equal(read, w0)
     assert read.flags.f_contiguous  # the stored layout is kept: matrix products then sum as with np.load
 
@@ -247,7 +247,7 @@ def test_a_hostile_checkpoint_is_a_checkpoint_error_naming_the_problem(tmp_path:
     change(tmp_path, members)
     path = write_checkpoint(tmp_path / "hostile.npz", members)
     with pytest.raises(CheckpointError, match=message):
-        read_card_policy(path)
+        read_friday13_policy(path)
 
 
 def test_data_corrupted_inside_the_archive_fails_its_checksum(tmp_path: Path) -> None:
@@ -257,7 +257,7 @@ def test_data_corrupted_inside_the_archive_fails_its_checksum(tmp_path: Path) ->
     data[position] ^= 0xFF
     path.write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match=r"Bad CRC-32 for file 'w0\.npy'"):
-        read_card_policy(path)
+        read_friday13_policy(path)
 
 
 def write_bomb(path: Path, members: Members, name: str, header: bytes) -> Path:
@@ -296,7 +296,7 @@ def test_a_decompression_bomb_is_refused_without_being_decompressed(
     tracemalloc.start()
     try:
         with pytest.raises(CheckpointError, match=message):
-            read_card_policy(path)
+            read_friday13_policy(path)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -309,7 +309,7 @@ def test_reading_a_valid_checkpoint_allocates_about_its_declared_size(tmp_path: 
     path = write_checkpoint(tmp_path / "valid.npz", valid_members(tmp_path), zipfile.ZIP_DEFLATED)
     tracemalloc.start()
     try:
-        policy = read_card_policy(path)
+        policy = read_friday13_policy(path)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -328,11 +328,11 @@ def test_a_pickled_array_is_never_unpickled(tmp_path: Path) -> None:
     for name, message in messages.items():
         members = {**valid_members(tmp_path), name: npy(np.array([Trap()], dtype=object))}
         with pytest.raises(CheckpointError, match=message):
-            read_card_policy(write_checkpoint(tmp_path / "trap.npz", members))
+            read_friday13_policy(write_checkpoint(tmp_path / "trap.npz", members))
 
 
 def test_a_read_policy_cannot_be_written_into(tmp_path: Path) -> None:
-    policy = read_card_policy(write_checkpoint(tmp_path / "valid.npz", valid_members(tmp_path)))
+    policy = read_friday13_policy(write_checkpoint(tmp_path / "valid.npz", valid_members(tmp_path)))
     for array in (policy.input_scale, *policy.weights, *policy.biases):
         assert array.dtype == np.float32
         with pytest.raises(ValueError, match="read-only"):

@@ -21,7 +21,7 @@ from friday13_env.friday import encoding
 from friday13_env.friday import policy as friday_policy
 from friday13_env.friday.agents import make as make_solo_agent
 from friday13_env.friday.env import FridayEnv, observation_dict
-from friday13_env.friday13.agents.policy import ENV_VERSION, CardPolicyAgent, read_card_policy
+from friday13_env.friday13.agents.policy import ENV_VERSION, Friday13PolicyAgent, read_friday13_policy
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import observation_layout
 
@@ -70,15 +70,15 @@ def test_a_saved_policy_plays_legal_moves_through_the_registry(tmp_path: Path) -
 
 
 def test_numpy_forward_pass_is_the_mlp(tmp_path: Path) -> None:
-    policy = read_card_policy(tiny_policy(tmp_path / "tiny.npz"))
+    policy = read_friday13_policy(tiny_policy(tmp_path / "tiny.npz"))
     x = np.arange(policy.metadata.observation_size, dtype=np.float32) / 100
     expected = np.maximum(x @ policy.weights[0] + policy.biases[0], 0) @ policy.weights[1] + policy.biases[1]
     np.testing.assert_allclose(policy.logits(x), expected, rtol=1e-6)
 
 
 def test_fingerprint_names_the_network_not_the_file(tmp_path: Path) -> None:
-    policy = read_card_policy(tiny_policy(tmp_path / "a.npz"))
-    relabelled = read_card_policy(tiny_policy(tmp_path / "b.npz", description="same weights, other notes"))
+    policy = read_friday13_policy(tiny_policy(tmp_path / "a.npz"))
+    relabelled = read_friday13_policy(tiny_policy(tmp_path / "b.npz", description="same weights, other notes"))
     assert (tmp_path / "a.npz").read_bytes() != (tmp_path / "b.npz").read_bytes()
     assert relabelled.fingerprint() == policy.fingerprint()
     nudged = policy.weights[1].copy()
@@ -86,14 +86,15 @@ def test_fingerprint_names_the_network_not_the_file(tmp_path: Path) -> None:
     changed = MLPPolicy([policy.weights[0], nudged], policy.biases, policy.input_scale, policy.metadata)
     assert changed.fingerprint() != relabelled.fingerprint()
     assert (
-        read_card_policy(tiny_policy(tmp_path / "c.npz", activation="tanh")).fingerprint() != relabelled.fingerprint()
+        read_friday13_policy(tiny_policy(tmp_path / "c.npz", activation="tanh")).fingerprint()
+        != relabelled.fingerprint()
     )
 
 
 def test_torch_layers_loaded_from_a_policy_compute_its_logits_and_save_back_unchanged(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
     load_linear_layers, save_linear_layers = torch_policy().load_linear_layers, torch_policy().save_linear_layers
-    policy = read_card_policy(tiny_policy(tmp_path / "tiny.npz"))
+    policy = read_friday13_policy(tiny_policy(tmp_path / "tiny.npz"))
     size, actions = policy.metadata.observation_size, policy.metadata.num_actions
     layers = [torch.nn.Linear(size, 8), torch.nn.Linear(8, actions)]
     load_linear_layers(layers, policy)
@@ -102,7 +103,7 @@ def test_torch_layers_loaded_from_a_policy_compute_its_logits_and_save_back_unch
         logits = layers[1](torch.relu(layers[0](torch.as_tensor(x)))).numpy()
     np.testing.assert_allclose(logits, policy.logits(x), rtol=1e-5, atol=1e-5)
     save_linear_layers(tmp_path / "again.npz", layers, policy.input_scale, policy.metadata)
-    again = read_card_policy(tmp_path / "again.npz")
+    again = read_friday13_policy(tmp_path / "again.npz")
     assert all(np.array_equal(a, b) for a, b in zip(policy.weights, again.weights, strict=True))
     with pytest.raises(ValueError, match=r"layer 1: the network's weight is \(5, 8\), the policy's \(18, 8\)"):
         load_linear_layers([layers[0], torch.nn.Linear(8, 5)], policy)
@@ -247,8 +248,8 @@ def test_a_checkpoint_made_twice_is_read_once_and_its_policy_shared(
     second = agents.make(str(path), seed=1)
     linked = agents.load(tmp_path / "link.npz")  # another spelling of the same file
     assert opens.count == 1
-    assert isinstance(first, CardPolicyAgent) and isinstance(second, CardPolicyAgent)
-    assert isinstance(linked, CardPolicyAgent)
+    assert isinstance(first, Friday13PolicyAgent) and isinstance(second, Friday13PolicyAgent)
+    assert isinstance(linked, Friday13PolicyAgent)
     assert first is not second and first.policy is second.policy is linked.policy
     assert not any(array.flags.writeable for array in (first.policy.input_scale, *first.policy.weights))
 
@@ -259,16 +260,16 @@ def test_a_rewritten_checkpoint_is_read_again(tmp_path: Path, monkeypatch: pytes
     same_size = tiny_policy(tmp_path / "tanh.npz", activation="tanh")  # "tanh" and "relu": equal lengths
     assert same_size.stat().st_size == path.stat().st_size
     opens = ZipOpens(monkeypatch)
-    assert read_card_policy(path).metadata.activation == "relu"
+    assert read_friday13_policy(path).metadata.activation == "relu"
     before = path.stat()
     with path.open("r+b") as handle:  # in place: same file, same size, only the time tells
         handle.write(same_size.read_bytes())
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
     assert path.stat().st_ino == before.st_ino and path.stat().st_size == before.st_size
-    assert read_card_policy(path).metadata.activation == "tanh"
+    assert read_friday13_policy(path).metadata.activation == "tanh"
     assert opens.count == 2
     tiny_policy(path, hidden_sizes=[8])  # replaced by rename, as save_policy writes
-    assert read_card_policy(path).metadata.activation == "relu"
+    assert read_friday13_policy(path).metadata.activation == "relu"
     assert opens.count == 3
 
 
@@ -277,17 +278,17 @@ def test_a_failed_read_is_not_cached_and_the_cache_is_bounded(tmp_path: Path, mo
     broken = tmp_path / "broken.npz"
     broken.write_bytes(b"not a zip")
     with pytest.raises(CheckpointError, match="not a readable policy checkpoint"):
-        read_card_policy(broken)
+        read_friday13_policy(broken)
     tiny_policy(broken)
-    assert read_card_policy(broken).metadata.hidden_sizes == [8]
+    assert read_friday13_policy(broken).metadata.hidden_sizes == [8]
     paths = [tiny_policy(tmp_path / f"p{index}.npz") for index in range(CACHE_ENTRIES + 1)]
     opens = ZipOpens(monkeypatch)
     for path in paths:
-        read_card_policy(path)
+        read_friday13_policy(path)
     assert opens.count == CACHE_ENTRIES + 1
-    read_card_policy(paths[-1])
+    read_friday13_policy(paths[-1])
     assert opens.count == CACHE_ENTRIES + 1  # the newest is still cached
-    read_card_policy(paths[0])
+    read_friday13_policy(paths[0])
     assert opens.count == CACHE_ENTRIES + 2  # the oldest was evicted
 
 
@@ -295,7 +296,7 @@ def test_reading_keeps_the_stored_layout_so_logits_match_numpys_own_loader_bit_f
     """Numpy sums a matrix product in an order that depends on memory layout: a re-laid-out copy of the
     weights moves logits in their last bits and can flip a near-tie, so published results would not replay."""
     path = agents.REGISTRY.zoo()["ensemble-v1"]
-    policy = read_card_policy(path)
+    policy = read_friday13_policy(path)
     with np.load(path, allow_pickle=False) as archive:
         stored = [archive[f"w{index}"] for index in range(len(policy.weights))]
         biases = [archive[f"b{index}"] for index in range(len(policy.biases))]

@@ -17,7 +17,7 @@ from friday13_env.friday import policy as friday_policy
 from friday13_env.friday.agents import PolicyAgent, load, make
 from friday13_env.friday.env import FridayEnv
 from friday13_env.friday.evaluation import play_game
-from friday13_env.friday13.agents import policy as card_policy
+from friday13_env.friday13.agents import policy as friday13_policy
 from friday13_env.friday13.agents.policy import ENV_VERSION, load_policy_agent
 from tests.friday.helpers import assert_plays_only_legal_moves
 from tests.scripts import load_training_script as load_script
@@ -118,7 +118,7 @@ def test_every_flag_is_checked_before_training(tmp_path: Path, capsys: pytest.Ca
 
 def tiny_policy(path: Path, env_version: str, **overrides) -> Path:
     deck = "standard" if env_version == ENV_VERSION else ""
-    layout = card_policy.layout_fields(deck) if env_version == ENV_VERSION else friday_policy.layout_fields()
+    layout = friday13_policy.layout_fields(deck) if env_version == ENV_VERSION else friday_policy.layout_fields()
     fields = {"deck": deck, **layout, **overrides}
     rng = np.random.default_rng(0)
     sizes = [fields["observation_size"], 8, fields["num_actions"]]

@@ -20,7 +20,7 @@ import pytest
 from friday13_env.core.mlp import MLPPolicy
 from friday13_env.core.registry import constructor_options
 from friday13_env.friday13 import agents
-from friday13_env.friday13.agents.policy import CardPolicyAgent, read_card_policy
+from friday13_env.friday13.agents.policy import Friday13PolicyAgent, read_friday13_policy
 from friday13_env.friday13.batched.agents import (
     BatchedAgent,
     BatchedCautious,
@@ -231,7 +231,7 @@ def test_batched_policy_logits_and_greedy_moves_equal_the_scalar_policy(
     bot = make_batched(ZOO, STANDARD_DECK)
     assert isinstance(bot, BatchedPolicy) and bot.greedy and bot.name == ZOO
     scalar = agents.make(ZOO)
-    assert isinstance(scalar, CardPolicyAgent)
+    assert isinstance(scalar, Friday13PolicyAgent)
     logits = bot.logits(observations)
     expected = np.array([scalar.policy.logits(row) for row in observations])
     assert logits.shape == expected.shape == (observations.shape[0], STANDARD_DECK.num_actions)
@@ -308,13 +308,13 @@ def test_make_batched_builds_heuristics_from_specs() -> None:
 
 def test_make_batched_builds_policies_from_every_form() -> None:
     """A zoo name, a checkpoint path (text or ``Path``, with options), an ``MLPPolicy`` and a scalar
-    ``CardPolicyAgent`` all become a ``BatchedPolicy`` of that network."""
+    ``Friday13PolicyAgent`` all become a ``BatchedPolicy`` of that network."""
     zoo_agent = agents.make(ZOO)
-    assert isinstance(zoo_agent, CardPolicyAgent)
+    assert isinstance(zoo_agent, Friday13PolicyAgent)
     fingerprint = zoo_agent.policy.fingerprint()
     from_name = make_batched(ZOO, STANDARD_DECK)
     assert isinstance(from_name, BatchedPolicy) and from_name.policy.fingerprint() == fingerprint
-    checkpoint = read_card_policy(CHECKPOINT).fingerprint()
+    checkpoint = read_friday13_policy(CHECKPOINT).fingerprint()
     assert checkpoint != fingerprint
     for spec in (str(CHECKPOINT), CHECKPOINT, f"{CHECKPOINT}:greedy=false"):
         bot = make_batched(spec, STANDARD_DECK)
@@ -370,7 +370,7 @@ def test_make_batched_refuses_a_policy_of_the_other_deck() -> None:
     """A standard-deck policy, in any form, at a German table (and a German heuristic at a standard one)
     is refused naming both decks."""
     zoo_agent = agents.make(ZOO)
-    assert isinstance(zoo_agent, CardPolicyAgent)
+    assert isinstance(zoo_agent, Friday13PolicyAgent)
     both = r"'standard' deck, but this table plays the 'german' deck"
     for spec in (ZOO, str(CHECKPOINT), zoo_agent.policy, zoo_agent):
         with pytest.raises(ValueError, match=both):

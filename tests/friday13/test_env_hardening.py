@@ -549,7 +549,7 @@ def test_opponents_accept_specs_with_options_and_zoo_names() -> None:
     _, info = environment.reset(seed=0)
     assert info["opponents"] == {"player_1": "search:budget=600", "player_2": "ensemble-v1", "player_3": "random"}
     opponents = environment.unwrapped._players
-    assert opponents[1].budget == 600 and isinstance(opponents[2], agents.CardPolicyAgent)
+    assert opponents[1].budget == 600 and isinstance(opponents[2], agents.Friday13PolicyAgent)
     for _ in range(3):
         _, _, _, _, info = environment.step(first_legal(info["action_mask"]))
     with pytest.raises(ValueError, match=r"agent 'search' has no option\(s\) \['budgett'\]"):

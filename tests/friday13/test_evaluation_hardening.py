@@ -32,7 +32,7 @@ from tests.scripts import load_training_script
 GOLDEN = Path(__file__).parent / "golden_evaluation.json"
 
 
-def card_figures() -> dict[str, Any]:
+def friday13_figures() -> dict[str, Any]:
     """A small tournament: three matchups, two table sizes, deal counts that are not whole chunks."""
     matchups = [*focus_matchups("random", ["cautious", "majority"]), Matchup.table("random", "cautious")]
     data = evaluate(matchups, 30, [3, 4], seed=7, num_rounds=2, chunk_deals=3).to_dict()
@@ -59,7 +59,7 @@ def strict_json(text: str) -> Any:
 
 def test_a_seed_gives_the_figures_it_gave_before() -> None:
     golden = json.loads(GOLDEN.read_text())
-    assert json.dumps(card_figures()) == json.dumps(golden["card"])
+    assert json.dumps(friday13_figures()) == json.dumps(golden["card"])
     assert json.dumps(solo_figures()) == json.dumps(golden["solo"])
 
 
@@ -209,4 +209,4 @@ def test_the_solo_evaluation_script_refuses_bad_counts_like_the_card_game(
 
 
 if __name__ == "__main__":  # how tests/friday13/golden_evaluation.json was made (before the lazy rewrite)
-    json.dump({"card": card_figures(), "solo": solo_figures()}, sys.stdout, indent=1)
+    json.dump({"card": friday13_figures(), "solo": solo_figures()}, sys.stdout, indent=1)

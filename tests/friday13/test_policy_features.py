@@ -14,7 +14,7 @@ from friday13_env import agents, raw_env
 from friday13_env.core.checkpoint import CheckpointError, save_policy
 from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday import policy as friday_policy
-from friday13_env.friday13.agents.policy import input_scale, policy_metadata, read_card_policy
+from friday13_env.friday13.agents.policy import input_scale, policy_metadata, read_friday13_policy
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.features import majority_preview
 from tests.core.test_policy import tiny_policy
@@ -41,7 +41,7 @@ def stored_metadata(path: Path) -> dict[str, object]:
 
 @pytest.mark.parametrize("deck", ["standard", "german"])
 def test_the_network_reads_the_observation_then_its_preview(tmp_path: Path, deck: str) -> None:
-    policy = read_card_policy(preview_policy(tmp_path / "p.npz", deck))
+    policy = read_friday13_policy(preview_policy(tmp_path / "p.npz", deck))
     preview = majority_preview(get_deck(deck))
     assert policy.metadata.input_features == "majority_preview"
     assert policy.weights[0].shape == (policy.metadata.observation_size + preview.size, HIDDEN)
@@ -76,16 +76,16 @@ def test_a_file_without_derived_inputs_does_not_store_the_field(tmp_path: Path) 
     """So that versions predating ``input_features`` (which refuse unknown fields) still read it."""
     assert "input_features" not in stored_metadata(tiny_policy(tmp_path / "raw.npz"))
     assert stored_metadata(preview_policy(tmp_path / "p.npz"))["input_features"] == "majority_preview"
-    assert read_card_policy(tmp_path / "raw.npz").metadata.input_features == "observation"
+    assert read_friday13_policy(tmp_path / "raw.npz").metadata.input_features == "observation"
 
 
 def test_unknown_derived_inputs_are_refused_naming_the_allowed_ones(tmp_path: Path) -> None:
     path = tiny_policy(tmp_path / "odd.npz", input_features="opponent_hands")
     allowed = r"allowed: \['observation', 'majority_preview'\]"
     with pytest.raises(CheckpointError, match=r"unknown input features 'opponent_hands'; " + allowed):
-        read_card_policy(path)
+        read_friday13_policy(path)
     with pytest.raises(CheckpointError, match="bad field"):
-        read_card_policy(tiny_policy(tmp_path / "number.npz", input_features=7))
+        read_friday13_policy(tiny_policy(tmp_path / "number.npz", input_features=7))
 
 
 def test_the_solo_game_refuses_the_card_games_derived_inputs(tmp_path: Path) -> None:
@@ -98,7 +98,7 @@ def test_a_first_layer_without_room_for_the_derived_inputs_is_refused(tmp_path: 
     path = preview_policy(tmp_path / "short.npz", rows=146)
     needs = r"the declared network \[260, 8, 18\] needs float32 \(260,\)"
     with pytest.raises(CheckpointError, match=r"is float32 \(146,\); " + needs):
-        read_card_policy(path)
+        read_friday13_policy(path)
 
 
 def test_the_parameter_cap_counts_the_derived_inputs(tmp_path: Path) -> None:
@@ -106,21 +106,21 @@ def test_the_parameter_cap_counts_the_derived_inputs(tmp_path: Path) -> None:
     preview's 114 inputs, refused before any array is read."""
     path = tiny_policy(tmp_path / "wide.npz", input_features="majority_preview", hidden_sizes=[100_000])
     with pytest.raises(CheckpointError, match=r"declares a network of 27,900,018 parameters \(at most 20,000,000\)"):
-        read_card_policy(path)
+        read_friday13_policy(path)
 
 
 def test_derived_inputs_must_match_the_metadata(tmp_path: Path) -> None:
-    policy = read_card_policy(preview_policy(tmp_path / "p.npz"))
+    policy = read_friday13_policy(preview_policy(tmp_path / "p.npz"))
     with pytest.raises(ValueError, match=r"declares input features 'majority_preview', given 'observation'"):
         MLPPolicy(policy.weights, policy.biases, policy.input_scale, policy.metadata)
-    raw = read_card_policy(tiny_policy(tmp_path / "raw.npz"))
+    raw = read_friday13_policy(tiny_policy(tmp_path / "raw.npz"))
     with pytest.raises(ValueError, match=r"the first layer reads 146 inputs; the observation \(146\) and its "):
         MLPPolicy(raw.weights, raw.biases, raw.input_scale, policy.metadata, policy.features)
 
 
 def test_the_fingerprint_names_the_derived_inputs(tmp_path: Path) -> None:
     """Same arrays, read as another network: the fingerprint must tell them apart."""
-    policy = read_card_policy(preview_policy(tmp_path / "p.npz"))
+    policy = read_friday13_policy(preview_policy(tmp_path / "p.npz"))
     fake = type("Other", (), {"name": "other_preview", "size": policy.features.size})()  # type: ignore[union-attr]
     metadata = policy.metadata.__class__(**{**policy.metadata.__dict__, "input_features": "other_preview"})
     other = MLPPolicy(policy.weights, policy.biases, policy.input_scale, metadata, fake)

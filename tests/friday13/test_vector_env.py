@@ -330,7 +330,7 @@ def test_illegal_actions_end_games_as_in_the_scalar_env(deal_log: DealLog, monke
 
 
 def test_policy_opponents_play_as_the_scalar_policy_agent(deal_log: DealLog, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A zoo policy opponent (``ensemble-v1``) makes the scalar ``CardPolicyAgent``'s moves."""
+    """A zoo policy opponent (``ensemble-v1``) makes the scalar ``Friday13PolicyAgent``'s moves."""
     ended = replay_against_scalar(
         deal_log, monkeypatch, num_envs=4, seed=11, num_steps=50, num_players=[3, 5], num_rounds=1,
         opponents=["ensemble-v1", "cautious", "ensemble-v1", "majority"],

@@ -13,7 +13,7 @@ from benchmarks.bench_agents import positions
 from friday13_env import agents, raw_env
 from friday13_env.core.checkpoint import save_policy
 from friday13_env.friday import agents as friday_agents
-from friday13_env.friday13.agents.policy import read_card_policy
+from friday13_env.friday13.agents.policy import read_friday13_policy
 from tests.scripts import TRAINING, load_training_script
 
 pytest.importorskip("torch", reason="the training extra is not installed")
@@ -116,7 +116,7 @@ def test_dagger_round_plays_the_student_and_labels_its_positions(distill, tmp_pa
            "--dagger-opponents"]  # fmt: skip
     summary = distill.main(run)
     spec, data = distill.read_chunk(tmp_path / "run" / "chunks" / "dagger1_00000.npz")
-    student = read_card_policy(tmp_path / "run" / "student_0.npz")
+    student = read_friday13_policy(tmp_path / "run" / "student_0.npz")
     assert spec["student_share"] == 1.0 and spec["student_weights_sha256"] == student.fingerprint()
     assert len(summary["rounds"]) == 2 and len(spec["seeds"]) == 1
     # every seat is the student: replaying its greedy moves from the deal meets exactly the recorded positions
@@ -148,12 +148,12 @@ def test_more_dagger_rounds_keep_the_students_already_fitted(
            "--epochs", "1", "--hidden-sizes", "16", "--eval-games", "2", "--no-progress",
            "--out-dir", str(tmp_path / "run"), "--dagger-games", "1", "--dagger-opponents", "cautious"]  # fmt: skip
     first = distill.main([*run, "--dagger-rounds", "0"])
-    student_0 = read_card_policy(tmp_path / "run" / "student_0.npz")
+    student_0 = read_friday13_policy(tmp_path / "run" / "student_0.npz")
     assert student_0.metadata.training["evaluation"] == first["evaluation"]  # stored for a later run
     longer = distill.main([*run, "--dagger-rounds", "1"])
     assert fitted_rounds == [2, 3]  # round 0 kept, round 1 (2 teacher games + 1 DAgger game) fitted
     assert longer["rounds"][0] == first["rounds"][0] and longer["args"]["dagger_rounds"] == 1
-    assert read_card_policy(tmp_path / "run" / "student_0.npz").fingerprint() == student_0.fingerprint()
+    assert read_friday13_policy(tmp_path / "run" / "student_0.npz").fingerprint() == student_0.fingerprint()
     other_fit = ["--dagger-rounds", "1", "--learning-rate", "0.01", "--data-dir", str(tmp_path / "other")]
     distill.main([*run, *other_fit])  # another fit, so another student and DAgger data: every round again
     assert fitted_rounds == [2, 3, 2, 3]
@@ -167,7 +167,7 @@ def test_dagger_against_opponents_labels_only_the_students_seat(distill, tmp_pat
     distill.main(run)
     spec, data = distill.read_chunk(tmp_path / "run" / "chunks" / "dagger1_00000.npz")
     assert spec["opponents"] == ["cautious"] and spec["student_share"] == 0.0
-    student = read_card_policy(tmp_path / "run" / "student_0.npz")
+    student = read_friday13_policy(tmp_path / "run" / "student_0.npz")
 
     def student_positions(student_seat: int) -> list[np.ndarray]:
         """Replay the deal with the student at one seat and ``cautious`` (deterministic) at the others."""
@@ -196,7 +196,7 @@ def test_dagger_against_opponents_labels_only_the_students_seat(distill, tmp_pat
 # -- --teacher ensemble ----------------------------------------------------------------------------
 def sharpened_copy(path: Path, factor: float, out: Path) -> Path:
     """The policy with its logits multiplied by ``factor``: same moves, ``factor`` times the spread."""
-    policy = read_card_policy(path)
+    policy = read_friday13_policy(path)
     weights = [*policy.weights[:-1], policy.weights[-1] * factor]
     biases = [*policy.biases[:-1], policy.biases[-1] * factor]
     save_policy(out, weights, biases, policy.input_scale, policy.metadata)
@@ -205,8 +205,8 @@ def sharpened_copy(path: Path, factor: float, out: Path) -> Path:
 
 def test_member_weights_undo_a_members_scale_and_the_ensemble_averages_them(distill, tmp_path: Path) -> None:
     base = CHECKPOINTS / "search_distilled.npz"
-    sharp = read_card_policy(sharpened_copy(base, 8.0, tmp_path / "sharp.npz"))
-    plain = read_card_policy(base)
+    sharp = read_friday13_policy(sharpened_copy(base, 8.0, tmp_path / "sharp.npz"))
+    plain = read_friday13_policy(base)
     found = positions(300, seed=0)
     observations = np.array([row["observation"] for row in found])
     masks = np.array([row["action_mask"] for row in found])
@@ -215,10 +215,10 @@ def test_member_weights_undo_a_members_scale_and_the_ensemble_averages_them(dist
     ensemble = distill.Ensemble([plain, sharp], weights)
     for row in observations[:20]:  # two copies of one policy at equal voice: the policy itself
         np.testing.assert_allclose(ensemble.logits(row), plain.logits(row), rtol=1e-4, atol=1e-4)
-    flat = read_card_policy(sharpened_copy(base, 0.0, tmp_path / "flat.npz"))
+    flat = read_friday13_policy(sharpened_copy(base, 0.0, tmp_path / "flat.npz"))
     with pytest.raises(ValueError, match=r"members \[1\] give every legal move the same logit"):
         distill.member_weights([plain, flat], observations, masks)
-    other = read_card_policy(CHECKPOINTS / "ppo_finetuned.npz")
+    other = read_friday13_policy(CHECKPOINTS / "ppo_finetuned.npz")
     mixed = distill.Ensemble([plain, other], [1.0, 0.5])
     np.testing.assert_allclose(
         mixed.logits(observations[0]),
@@ -244,7 +244,7 @@ def test_a_run_records_the_ensembles_moves_fits_exports_and_reuses_its_data(
     assert set(games) == set(np.random.SeedSequence(0).generate_state(3).tolist())
     assert sum(summary["decisions"].values()) == games.size
     # the recorded logits are the ensemble's on the recorded observation
-    members = [read_card_policy(CHECKPOINTS / name) for name in ("search_distilled.npz", "ppo_finetuned.npz")]
+    members = [read_friday13_policy(CHECKPOINTS / name) for name in ("search_distilled.npz", "ppo_finetuned.npz")]
     weights = [member["weight"] for member in summary["members"]]
     with np.load(tmp_path / "run" / "positions.npz") as data:
         first = data["observations"][0]
@@ -333,7 +333,7 @@ RUN_SETTINGS = {"workers", "out_dir", "data_dir", "export", "progress", "torch_t
 
 
 def test_the_search_teachers_defaults_are_the_recipe_of_its_shipped_policy(distill) -> None:
-    recorded = read_card_policy(CHECKPOINTS / "search_distilled.npz").metadata.training["args"]
+    recorded = read_friday13_policy(CHECKPOINTS / "search_distilled.npz").metadata.training["args"]
     defaults = vars(distill.SearchArgs())
     assert {key: defaults[key] for key in recorded if key not in RUN_SETTINGS} == {
         key: value for key, value in recorded.items() if key not in RUN_SETTINGS
@@ -343,16 +343,16 @@ def test_the_search_teachers_defaults_are_the_recipe_of_its_shipped_policy(disti
 
 def test_the_ensemble_teachers_defaults_are_the_recipe_of_ensemble_v1(distill) -> None:
     """``python training/distill.py --teacher ensemble`` trains the zoo's ensemble-v1 (same data, same fit)."""
-    recorded = dict(read_card_policy(agents.REGISTRY.zoo()["ensemble-v1"]).metadata.training["args"])
+    recorded = dict(read_friday13_policy(agents.REGISTRY.zoo()["ensemble-v1"]).metadata.training["args"])
     recorded["members"] = recorded.pop("teachers")  # the flag's name before the two scripts became one
     defaults = vars(distill.EnsembleArgs())
     assert {key: defaults[key] for key in recorded if key not in RUN_SETTINGS} == {
         key: value for key, value in recorded.items() if key not in RUN_SETTINGS
     }
     assert set(defaults) - set(recorded) == {"teacher"}
-    fingerprints = [member["weights_sha256"] for member in read_card_policy(
+    fingerprints = [member["weights_sha256"] for member in read_friday13_policy(
         agents.REGISTRY.zoo()["ensemble-v1"]).metadata.training["members"]]  # fmt: skip
-    assert [read_card_policy(TRAINING.parent / name).fingerprint() for name in defaults["members"]] == fingerprints
+    assert [read_friday13_policy(TRAINING.parent / name).fingerprint() for name in defaults["members"]] == fingerprints
 
 
 def test_a_damaged_data_chunk_is_named(distill, tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from friday13_env import agents, raw_env
 from friday13_env.core.checkpoint import save_policy
-from friday13_env.friday13.agents.policy import observation_scale, policy_metadata, read_card_policy
+from friday13_env.friday13.agents.policy import observation_scale, policy_metadata, read_friday13_policy
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import observation_layout
 from tests.scripts import load_training_script
@@ -129,14 +129,14 @@ def test_critic_warmup_leaves_the_initial_actor_unchanged(tmp_path: Path) -> Non
               "--no-progress"]  # fmt: skip
     train.main(["--run-dir", str(tmp_path / "a"), "--total-timesteps", "128", "--critic-warmup", "128",
                 "--export", str(export), *common])  # fmt: skip
-    initial, tuned = read_card_policy(path), read_card_policy(export)
+    initial, tuned = read_friday13_policy(path), read_friday13_policy(export)
     temperature = train.Args().init_temperature  # the default sharpens the start's logits, nothing else
     assert all(np.array_equal(a, b) for a, b in zip(initial.weights[:-1], tuned.weights[:-1], strict=True))
     np.testing.assert_allclose(tuned.weights[-1], initial.weights[-1] / temperature, rtol=1e-6)
     np.testing.assert_allclose(tuned.biases[-1], initial.biases[-1] / temperature, rtol=1e-6)
     train.main(["--run-dir", str(tmp_path / "b"), "--total-timesteps", "128", "--critic-warmup", "0",
                 "--export", str(export), *common])  # fmt: skip
-    tuned = read_card_policy(export)
+    tuned = read_friday13_policy(export)
     assert not np.array_equal(initial.weights[0], tuned.weights[0])  # without the warm-up the actor learns
 
 
@@ -164,7 +164,7 @@ def test_the_default_run_starts_from_the_shipped_distilled_policy_from_any_direc
     train = load_script()
     monkeypatch.chdir(tmp_path)
     init = train.initial_policy(train.parse_args([]))
-    shipped = read_card_policy(REPOSITORY / "checkpoints" / "search_distilled.npz")
+    shipped = read_friday13_policy(REPOSITORY / "checkpoints" / "search_distilled.npz")
     assert all(np.array_equal(a, b) for a, b in zip(init.weights, shipped.weights, strict=True))
     assert train.initial_policy(train.parse_args(["--init-policy", ""])) is None
     with pytest.raises(SystemExit):
@@ -175,7 +175,7 @@ def test_the_default_run_starts_from_the_shipped_distilled_policy_from_any_direc
 def test_an_init_policy_may_be_a_zoo_name(tmp_path: Path) -> None:
     train = load_script()
     args = train.parse_args(["--init-policy", "ensemble-v1", "--run-dir", str(tmp_path / "run")])
-    zoo = read_card_policy(agents.REGISTRY.zoo()["ensemble-v1"])
+    zoo = read_friday13_policy(agents.REGISTRY.zoo()["ensemble-v1"])
     assert train.initial_policy(args).fingerprint() == zoo.fingerprint()
 
 
@@ -322,7 +322,7 @@ def test_resume_goes_on_with_the_runs_hyperparameters_and_records_those(finished
                 "--n-steps", "64", "--eval-opponents", "search: budget=20", "ensemble-v1"])  # fmt: skip
     # (the run's own values, given again: the default --batch-size 512 would not fit --n-steps 64 x 8 envs, and the
     # spec is the run's in other spelling)
-    recorded = read_card_policy(export).metadata.training
+    recorded = read_friday13_policy(export).metadata.training
     assert recorded["timesteps"] == 384
     args = recorded["args"]
     assert (args["learning_rate"], args["gamma"], args["hidden_sizes"], args["n_steps"]) == (1e-4, 0.9, [16], 64)

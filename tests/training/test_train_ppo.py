@@ -22,7 +22,7 @@ import pytest
 
 from friday13_env import agents
 from friday13_env.core.mlp import MLPPolicy
-from friday13_env.friday13.agents.policy import input_scale, observation_scale, read_card_policy
+from friday13_env.friday13.agents.policy import input_scale, observation_scale, read_friday13_policy
 from friday13_env.friday13.batched.engine import DUMMY_SLOT, MAX_SEATS
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import observation_layout, omen_type_groups
@@ -125,7 +125,7 @@ def test_a_run_leaves_its_checkpoint_record_policy_and_curve(finished_run: Path)
     state = torch.load(finished_run / "last.pt", weights_only=True)  # tensors only
     assert set(state) == {"model", "optimizer", "timesteps"} and state["timesteps"] == 512  # of the record
     assert not (finished_run / "next.pt").exists()  # the new checkpoint took last.pt's place
-    metadata = read_card_policy(finished_run / "policy.npz").metadata
+    metadata = read_friday13_policy(finished_run / "policy.npz").metadata
     assert (metadata.deck, metadata.activation, metadata.hidden_sizes) == ("standard", "tanh", [16, 16])
     assert metadata.training["timesteps"] == 512 and metadata.training["args"] == args
     assert not [path for path in finished_run.rglob("*") if ".tmp" in path.name]  # every write was atomic
@@ -170,7 +170,7 @@ def test_the_runs_policy_file_is_its_checkpointed_actor(finished_run: Path) -> N
     args = train.Args(**progress_of(finished_run)["args"])
     model = make_model(train, args)
     model.load_state_dict(torch.load(finished_run / "last.pt", weights_only=True)["model"])
-    policy = read_card_policy(finished_run / "policy.npz")
+    policy = read_friday13_policy(finished_run / "policy.npz")
     observations, masks = real_observations(train, args)
     with torch.no_grad():
         expected = model.actor(torch.from_numpy(observations) * model.scale).numpy()
@@ -201,7 +201,7 @@ def test_an_updated_actor_exports_to_the_same_numpy_policy(tmp_path: Path, actor
     observations = rollout.observations[rollout.valid]
     with torch.no_grad():
         expected = model.actor(torch.from_numpy(observations) * model.scale).numpy()
-    for policy in (read_card_policy(tmp_path / "policy.npz"), model.policy(args, "in memory", {})):
+    for policy in (read_friday13_policy(tmp_path / "policy.npz"), model.policy(args, "in memory", {})):
         np.testing.assert_allclose(policy.logits(observations), expected, rtol=1e-5, atol=1e-5)
     loaded = agents.load(tmp_path / "policy.npz")
     np.testing.assert_allclose(loaded.policy.logits(observations), expected, rtol=1e-5, atol=1e-5)
@@ -290,7 +290,7 @@ def test_a_german_deck_run_without_evaluation_exports_a_german_policy(tmp_path: 
     run_dir = tmp_path / "run"
     load_script().main(["--run-dir", str(run_dir), "--total-timesteps", "128", "--deck", "german",
                         "--eval-every", "0", *TINY])  # fmt: skip
-    policy = read_card_policy(run_dir / "policy.npz")
+    policy = read_friday13_policy(run_dir / "policy.npz")
     deck = get_deck("german")
     assert policy.metadata.deck == "german"
     assert policy.weights[0].shape[0] == observation_layout(deck).size
@@ -315,11 +315,13 @@ def test_a_run_with_derived_inputs_trains_on_them_and_exports_them(tmp_path: Pat
     run_dir = tmp_path / "run"
     train.main(["--run-dir", str(run_dir), "--total-timesteps", "256", "--input-features", "majority_preview",
                 "--snapshot-every", "128", "--eval-every", "256", *TINY])  # fmt: skip
-    policy = read_card_policy(run_dir / "policy.npz")
+    policy = read_friday13_policy(run_dir / "policy.npz")
     preview = majority_preview(get_deck("standard"))
     assert policy.metadata.input_features == "majority_preview"
     assert policy.weights[0].shape[0] == observation_layout(get_deck("standard")).size + preview.size
-    assert read_card_policy(next((run_dir / "snapshots").glob("*.npz"))).metadata.input_features == "majority_preview"
+    assert (
+        read_friday13_policy(next((run_dir / "snapshots").glob("*.npz"))).metadata.input_features == "majority_preview"
+    )
     args = train.Args(**progress_of(run_dir)["args"])
     model = ActorCritic(
         input_scale("standard", "majority_preview"), train.hidden_scale(args), 18, args.hidden_sizes,
@@ -354,7 +356,7 @@ def test_a_run_recorded_before_input_features_resumes_reading_the_observation(
     record_without(run_dir, "input_features")
     load_script().main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "640"])
     assert progress_of(run_dir)["args"]["input_features"] == "observation"
-    assert read_card_policy(run_dir / "policy.npz").metadata.input_features == "observation"
+    assert read_friday13_policy(run_dir / "policy.npz").metadata.input_features == "observation"
 
 
 def record_entropy_weights(train: ModuleType, monkeypatch: pytest.MonkeyPatch) -> list[float]:
@@ -409,7 +411,7 @@ def test_the_same_seed_gives_the_same_run_and_another_seed_another(tmp_path: Pat
     flags = ["--total-timesteps", "256", *TINY, "--eval-every", "128", "--snapshot-every", "128"]
     for name, seed in (("a", "0"), ("b", "0"), ("c", "1")):
         train.main(["--run-dir", str(tmp_path / name), "--seed", seed, *flags])
-    a, b, c = (read_card_policy(tmp_path / name / "policy.npz") for name in "abc")
+    a, b, c = (read_friday13_policy(tmp_path / name / "policy.npz") for name in "abc")
     assert all(np.array_equal(x, y) for x, y in zip(weights_of(a), weights_of(b), strict=True))
     assert progress_of(tmp_path / "a")["curve"] == progress_of(tmp_path / "b")["curve"]
     assert [point["timesteps"] for point in progress_of(tmp_path / "a")["curve"]] == [0, 128, 256]
@@ -435,9 +437,9 @@ def test_resume_continues_to_a_larger_total_with_new_run_settings(finished_run: 
     assert (args["learning_rate"], args["gamma"], args["players"], args["num_tables"]) == (5e-4, 0.9, [3, 4], 16)
     assert [point["timesteps"] for point in progress["curve"]] == [0, 256, 512, 640, 768]  # no second start point
     assert export.read_bytes() == (run_dir / "policy.npz").read_bytes()
-    exported = read_card_policy(export)
+    exported = read_friday13_policy(export)
     assert exported.metadata.training["timesteps"] == 768 and exported.metadata.training["args"] == args
-    assert exported.fingerprint() != read_card_policy(finished_run / "policy.npz").fingerprint()  # it trained on
+    assert exported.fingerprint() != read_friday13_policy(finished_run / "policy.npz").fingerprint()  # it trained on
 
 
 def test_a_resumed_run_is_reproducible(finished_run: Path, tmp_path: Path) -> None:
@@ -446,7 +448,7 @@ def test_a_resumed_run_is_reproducible(finished_run: Path, tmp_path: Path) -> No
     for name in ("a", "b"):
         run_dir = copy_of(finished_run, tmp_path, name)
         train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "640", "--eval-every", "0"])
-    a, b = (read_card_policy(tmp_path / name / "policy.npz") for name in "ab")
+    a, b = (read_friday13_policy(tmp_path / name / "policy.npz") for name in "ab")
     assert a.fingerprint() == b.fingerprint()
 
 
@@ -1263,7 +1265,7 @@ def record_pools(train: ModuleType, monkeypatch: pytest.MonkeyPatch, run_dir: Pa
             policy = getattr(member, "policy", None)
             if policy is not None:
                 assert member.greedy is False
-                on_disk = read_card_policy(run_dir / "snapshots" / f"{member.name}.npz")
+                on_disk = read_friday13_policy(run_dir / "snapshots" / f"{member.name}.npz")
                 assert policy.fingerprint() == on_disk.fingerprint(), member.name
             pool.append((member.name, policy.fingerprint() if policy is not None else None))
         pools.append(pool)
@@ -1304,8 +1306,8 @@ def test_snapshots_join_the_pool_and_a_resumed_run_reloads_them(
     assert len(set(fingerprints.values())) == 3  # snapshot_128, _256, _384: three different actors
     assert progress_of(run_dir)["snapshots"] == ["snapshot_384", "snapshot_512"]
     assert snapshot_files() == {"snapshot_384.npz", "snapshot_512.npz"}  # the dropped ones are deleted
-    last = read_card_policy(run_dir / "snapshots" / "snapshot_512.npz").fingerprint()
-    assert last == read_card_policy(run_dir / "policy.npz").fingerprint()  # the last actor
+    last = read_friday13_policy(run_dir / "snapshots" / "snapshot_512.npz").fingerprint()
+    assert last == read_friday13_policy(run_dir / "policy.npz").fingerprint()  # the last actor
     assert last not in fingerprints.values()
 
     pools.clear()
@@ -1454,7 +1456,7 @@ def test_a_gpu_run_exports_its_actor_and_resumes_on_the_cpu(tmp_path: Path) -> N
     observations, _ = real_observations(train, args)
     with torch.no_grad():
         expected = model.actor(torch.from_numpy(observations) * model.scale).numpy()
-    np.testing.assert_allclose(read_card_policy(run_dir / "policy.npz").logits(observations), expected, atol=1e-5)
+    np.testing.assert_allclose(read_friday13_policy(run_dir / "policy.npz").logits(observations), expected, atol=1e-5)
     assert len(progress_of(run_dir)["curve"]) == 2 and progress_of(run_dir)["args"]["device"] == "cuda"
     train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "384", "--device", "cpu"])
     assert progress_of(run_dir)["timesteps"] == 384 and progress_of(run_dir)["args"]["device"] == "cpu"

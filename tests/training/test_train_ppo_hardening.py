@@ -17,7 +17,7 @@ import pytest
 
 from friday13_env import agents
 from friday13_env.core.checkpoint import MAX_LAYERS, MAX_PARAMETERS
-from friday13_env.friday13.agents.policy import observation_scale, policy_metadata, read_card_policy
+from friday13_env.friday13.agents.policy import observation_scale, policy_metadata, read_friday13_policy
 from tests.scripts import load_training_script
 
 torch = pytest.importorskip("torch", reason="the training extra is not installed")
@@ -115,7 +115,7 @@ def test_an_export_the_loader_would_refuse_is_not_written(tmp_path: Path) -> Non
     path = tmp_path / "policy.npz"
     torch_policy().save_linear_layers(path, layers, observation_scale("standard"), metadata)
     good = path.read_bytes()
-    read_card_policy(path)
+    read_friday13_policy(path)
     with torch.no_grad():
         layers[1].bias[3] = float("nan")
     with pytest.raises(RunError, match=r"policy\.npz.*non-finite weights"):
@@ -296,7 +296,7 @@ def test_an_interrupt_saves_the_run_at_its_rollouts_start_and_resumes_as_a_check
     for name in "ab":
         load_script().main(["--run-dir", str(tmp_path / name), "--resume"])
     assert progress_of(tmp_path / "a")["curve"] == progress_of(tmp_path / "b")["curve"]
-    policies = [read_card_policy(tmp_path / name / "policy.npz") for name in "ab"]
+    policies = [read_friday13_policy(tmp_path / name / "policy.npz") for name in "ab"]
     assert policies[0].fingerprint() == policies[1].fingerprint()
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from friday13_env import agents
-from friday13_env.friday13.agents.policy import read_card_policy
+from friday13_env.friday13.agents.policy import read_friday13_policy
 from friday13_env.friday13.batched import SelfPlayTables, make_batched
 from friday13_env.friday13.cards import get_deck
 from tests.scripts import load_training_script, play_without
@@ -46,7 +46,7 @@ def train() -> ModuleType:
 
 
 def weights_of(path: Path) -> list[np.ndarray]:
-    policy = read_card_policy(path)
+    policy = read_friday13_policy(path)
     return [*policy.weights, *policy.biases]
 
 
@@ -263,7 +263,7 @@ def test_the_exported_file_is_the_modules_actor(train: ModuleType, tmp_path: Pat
             }
         )[Columns.ACTION_DIST_INPUTS].numpy()
     np.testing.assert_allclose(
-        read_card_policy(tmp_path / "p.npz").logits(turn.observations), logits, rtol=1e-5, atol=1e-5
+        read_friday13_policy(tmp_path / "p.npz").logits(turn.observations), logits, rtol=1e-5, atol=1e-5
     )
     agent = agents.load(tmp_path / "p.npz")
     moves = [

@@ -22,7 +22,7 @@ import torch
 
 from friday13_env.core.files import atomic_write_bytes
 from friday13_env.core.mlp import MLPPolicy
-from friday13_env.friday13.agents.policy import read_card_policy
+from friday13_env.friday13.agents.policy import read_friday13_policy
 from friday13_training.actor_critic import ActorCritic, NetworkArgs
 from friday13_training.runs import RunError, read_progress
 from friday13_training.script_args import atomic_write_text
@@ -43,7 +43,7 @@ def read_snapshot(run_dir: Path, name: str) -> MLPPolicy:
     """The pool's frozen snapshot ``name`` (``snapshots/<name>.npz``), or a ``RunError`` naming the file."""
     path = run_dir / "snapshots" / f"{name}.npz"
     try:
-        return read_card_policy(path)
+        return read_friday13_policy(path)
     except (OSError, ValueError) as error:
         raise RunError(f"--resume: the snapshot {path} is missing or damaged ({error})") from error
 

@@ -18,12 +18,12 @@ import torch
 from friday13_env.core.checkpoint import CheckpointError, read_policy, save_policy
 from friday13_env.core.mlp import RAW_INPUT, MLPPolicy, PolicyMetadata, observation_only
 from friday13_env.friday import policy as friday_policy
-from friday13_env.friday13 import features as card_features
-from friday13_env.friday13.agents import policy as card_policy
+from friday13_env.friday13 import features as friday13_features
+from friday13_env.friday13.agents import policy as friday13_policy
 from friday13_training.runs import RunError
 
 EXPECTED_LAYOUTS = {
-    card_policy.ENV_VERSION: (card_policy.expected_layout, card_features.features_of),
+    friday13_policy.ENV_VERSION: (friday13_policy.expected_layout, friday13_features.features_of),
     friday_policy.ENV_VERSION: (friday_policy.expected_layout, observation_only),
 }
 """Per environment version: its layout check and its derived inputs, as ``read_policy`` takes them."""
@@ -94,7 +94,7 @@ def read_matching_policy(
     deck: str,
     activation: str,
     hidden_sizes: Sequence[int],
-    env_version: str = card_policy.ENV_VERSION,
+    env_version: str = friday13_policy.ENV_VERSION,
 ) -> MLPPolicy:
     """A checkpoint that a training run of this architecture can start from, or a ``CheckpointError``.
 

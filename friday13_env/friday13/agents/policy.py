@@ -48,7 +48,7 @@ def layout_fields(deck_name: str) -> dict[str, Any]:
     }
 
 
-def read_card_policy(path: str | Path) -> MLPPolicy:
+def read_friday13_policy(path: str | Path) -> MLPPolicy:
     """A ``friday13_v0`` policy from a checkpoint, or a ``CheckpointError`` naming the problem."""
     return read_policy(path, expected_layout, features_of)
 
@@ -95,7 +95,7 @@ def input_scale(deck_name: str, features: str = RAW_INPUT) -> np.ndarray:
     return scale if derived is None else np.concatenate([scale, derived.scale])
 
 
-class CardPolicyAgent(PolicyAgent):
+class Friday13PolicyAgent(PolicyAgent):
     """A policy at a Friday the 13th table; it knows its deck, so a table of the other deck is refused."""
 
     def __init__(self, policy: MLPPolicy, name: str, seed: int | None = None, greedy: bool = True) -> None:
@@ -117,6 +117,6 @@ class CardPolicyAgent(PolicyAgent):
 
 def load_policy_agent(
     path: str | Path, seed: int | None = None, greedy: bool = True, name: str | None = None
-) -> CardPolicyAgent:
+) -> Friday13PolicyAgent:
     """The agent behind ``friday13_env.agents.load(path)``: a Friday the 13th policy only."""
-    return CardPolicyAgent(read_card_policy(path), name=name or Path(path).stem, seed=seed, greedy=greedy)
+    return Friday13PolicyAgent(read_friday13_policy(path), name=name or Path(path).stem, seed=seed, greedy=greedy)

@@ -6,7 +6,7 @@ at its first move); environments, the play command and the evaluation tools call
 decks at construction or reset time instead of a crash mid-game.
 
 An agent says which deck it plays through a ``deck`` attribute (a ``Deck`` or a deck name), as
-``CardPolicyAgent`` does; an agent built on another (``EndgameSearchAgent.policy``) or on a policy
+``Friday13PolicyAgent`` does; an agent built on another (``EndgameSearchAgent.policy``) or on a policy
 network (``PolicyAgent.policy.metadata.deck``) is followed to it. An agent that names no deck (the
 heuristics, search, random) plays any table.
 

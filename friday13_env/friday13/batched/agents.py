@@ -27,7 +27,7 @@ from friday13_env.core.mlp import MLPPolicy
 from friday13_env.core.options import count_option
 from friday13_env.core.specs import AgentSpec, parse_spec
 from friday13_env.friday13.agents.heuristics import CLEAN_KEEP_MIN, CLEAN_OPEN_MIN, HIGH_VALUE, majority_odds
-from friday13_env.friday13.agents.policy import CardPolicyAgent
+from friday13_env.friday13.agents.policy import Friday13PolicyAgent
 from friday13_env.friday13.agents.registry import REGISTRY
 from friday13_env.friday13.batched.encoding import encode_observations
 from friday13_env.friday13.batched.engine import DUMMY_SLOT, HAND_SLOTS, GameBatch, deck_tables, nth_from_prefix
@@ -331,7 +331,7 @@ def make_batched(spec: str | os.PathLike[str] | AgentSpec | MLPPolicy | BatchedA
     """
     if isinstance(spec, MLPPolicy):
         return _checked_deck(BatchedPolicy(spec), deck)
-    if isinstance(spec, CardPolicyAgent):
+    if isinstance(spec, Friday13PolicyAgent):
         return _checked_deck(BatchedPolicy(spec.policy, spec.name, greedy=spec.greedy), deck)
     if isinstance(spec, BatchedAgent) and not isinstance(spec, str | os.PathLike | AgentSpec):
         checked = getattr(spec, "deck", deck)
@@ -348,7 +348,7 @@ def make_batched(spec: str | os.PathLike[str] | AgentSpec | MLPPolicy | BatchedA
         built.name = parsed.label  # the spec with its options, as the scalar environment labels it
         return built
     agent = REGISTRY.make(parsed)
-    assert isinstance(agent, CardPolicyAgent)
+    assert isinstance(agent, Friday13PolicyAgent)
     return _checked_deck(BatchedPolicy(agent.policy, parsed.label, greedy=agent.greedy), deck)
 
 
