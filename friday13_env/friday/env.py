@@ -46,12 +46,11 @@ from friday13_env.friday import engine
 from friday13_env.friday.actions import NUM_ACTIONS, action_name
 from friday13_env.friday.encoding import OBS_SIZE, OBSERVATION_LAYOUT, encode
 from friday13_env.friday.levels import check_level
-from friday13_env.friday.render import render_rgb, render_text
+from friday13_env.friday.render import RENDER_MODES, render_rgb, render_text
 from friday13_env.friday.state import State
 
 REWARD_MODES = ("score", "win")
 ILLEGAL_ACTION_MODES = ("end", "raise")
-RENDER_MODES = ("ansi", "human", "rgb_array")
 RESET_OPTIONS = ("level",)
 ILLEGAL_ACTION_PENALTY: dict[str, float] = {"score": float(engine.MIN_SCORE), "win": -1.0}
 """Reward of an illegal action under ``illegal_action="end"``, per reward mode: no worse a result exists."""

@@ -6,10 +6,10 @@ from friday13_env.core.game import Game
 from friday13_env.core.stats import Interval
 from friday13_env.friday import engine
 from friday13_env.friday.agents import REGISTRY
-from friday13_env.friday.env import RENDER_MODES
 from friday13_env.friday.evaluation import evaluate as evaluate_level
 from friday13_env.friday.levels import LEVELS
 from friday13_env.friday.policy import ENV_VERSION
+from friday13_env.friday.render import RENDER_MODES
 
 
 def evaluate(spec: str, num_games: int, seed: int) -> dict[str, Interval]:

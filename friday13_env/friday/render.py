@@ -14,6 +14,10 @@ from friday13_env.friday.engine import final_score, legal_actions
 from friday13_env.friday.state import Phase, State
 from friday13_env.friday.strength import fight_target, fight_total, slot_values
 
+RENDER_MODES = ("ansi", "human", "rgb_array")
+"""The environment's render modes. ``ansi``: text; ``human``: the text printed after every step; ``rgb_array``: the
+text's picture, drawn here."""
+
 
 def _hazard_label(card: int) -> str:
     """Hazard side as ``wild animals (free 4; 4/7/11) -> realization +3 [1x destroy]``."""
