@@ -50,7 +50,6 @@ from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
-import torch
 from friday13_training.friday13_agents import evaluation_opponent_errors
 from friday13_training.runs import (
     export_copy,
@@ -61,8 +60,6 @@ from friday13_training.runs import (
     run_main,
 )
 from friday13_training.script_args import atomic_write_text, field_errors, option, output_errors
-from friday13_training.torch_policy import save_linear_layers
-from torch import nn
 
 from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday13.agents.policy import (
@@ -79,8 +76,10 @@ from friday13_env.friday13.rewards import REWARD_MODES
 
 MISSING_RAY = 'training/train_rllib.py needs Ray RLlib (the rllib extra): pip install "friday13-env[rllib]"'
 """Why the script cannot run without Ray: one line, for ``--help`` too (every class here builds on RLlib's)."""
-try:
+try:  # the rllib extra: Ray RLlib and torch
     import ray
+    import torch
+    from friday13_training.torch_policy import save_linear_layers
     from ray.rllib.algorithms.algorithm import Algorithm
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.columns import Columns
@@ -90,6 +89,7 @@ try:
     from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
     from ray.rllib.core.rl_module.torch import TorchRLModule
     from ray.rllib.utils.torch_utils import FLOAT_MIN
+    from torch import nn
 
     from friday13_env.friday13.batched.rllib import (
         TablesOptions,
@@ -98,7 +98,7 @@ try:
         use_batched_tables,
     )
 except ModuleNotFoundError as missing:
-    if (missing.name or "").partition(".")[0] != "ray":
+    if (missing.name or "").partition(".")[0] not in {"ray", "torch"}:
         raise
     if __name__ == "__main__":  # run as a script (even for --help): one line, not a traceback
         raise SystemExit(f"error: {MISSING_RAY}") from None
