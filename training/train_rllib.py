@@ -61,6 +61,7 @@ from friday13_training.runs import (
 )
 from friday13_training.script_args import atomic_write_text, field_errors, option, output_errors
 
+from friday13_env.core.extras import RLLIB_EXTRA, missing_extra
 from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday13.agents.policy import (
     load_policy_agent,
@@ -74,8 +75,6 @@ from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.evaluation import evaluate_agent
 from friday13_env.friday13.rewards import REWARD_MODES
 
-MISSING_RAY = 'training/train_rllib.py needs Ray RLlib (the rllib extra): pip install "friday13-env[rllib]"'
-"""Why the script cannot run without Ray: one line, for ``--help`` too (every class here builds on RLlib's)."""
 try:  # the rllib extra: Ray RLlib and torch
     import ray
     import torch
@@ -97,12 +96,12 @@ try:  # the rllib extra: Ray RLlib and torch
         observation_space,
         use_batched_tables,
     )
-except ModuleNotFoundError as missing:
-    if (missing.name or "").partition(".")[0] not in {"ray", "torch"}:
+except ModuleNotFoundError as missing:  # every class here builds on RLlib's: one line, for --help too
+    if not missing_extra(missing, "training/train_rllib.py", RLLIB_EXTRA):
         raise
-    if __name__ == "__main__":  # run as a script (even for --help): one line, not a traceback
-        raise SystemExit(f"error: {MISSING_RAY}") from None
-    raise ModuleNotFoundError(MISSING_RAY, name=missing.name) from None
+    if __name__ == "__main__":  # run as a script: the line alone, not a traceback
+        raise SystemExit(f"error: {missing.msg}") from None
+    raise missing from None
 
 LEARNER = "learner"
 """The RLModule that plays every learner seat and is the only one trained."""

@@ -33,6 +33,7 @@ from typing import Any, TypedDict
 import gymnasium as gym
 import numpy as np
 
+from friday13_env.core.extras import RLLIB_EXTRA, missing_extra
 from friday13_env.core.failures import FailureLatch
 from friday13_env.core.registry import check_seed
 from friday13_env.friday13.batched.encoding import encode_observations
@@ -43,7 +44,6 @@ from friday13_env.friday13.encoding import observation_bounds
 from friday13_env.friday13.engine import Rules
 from friday13_env.friday13.rewards import seat_rewards
 
-MISSING_RAY = 'friday13_env.friday13.batched.rllib needs Ray RLlib (the rllib extra): pip install "friday13-env[rllib]"'
 try:
     import torch
     from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
@@ -66,9 +66,9 @@ try:
     )
     from ray.rllib.utils.numpy import convert_to_numpy
 except ModuleNotFoundError as missing:
-    if (missing.name or "").partition(".")[0] not in {"ray", "torch"}:
+    if not missing_extra(missing, __name__, RLLIB_EXTRA):
         raise
-    raise ModuleNotFoundError(MISSING_RAY, name=missing.name) from None
+    raise missing from None
 
 
 class TablesOptions(TypedDict):
