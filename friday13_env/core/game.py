@@ -21,7 +21,6 @@ import gymnasium as gym
 
 from friday13_env.core.registry import Registry
 from friday13_env.core.stats import Interval
-from friday13_env.core.zoo import zoo_files
 
 Evaluation = Callable[[str, int, int], dict[str, Interval]]
 """``evaluate(agent_spec, num_games, seed)``: the game's standard measure of one agent, as named 95% intervals
@@ -57,4 +56,4 @@ class Game:
 
     def zoo(self) -> dict[str, Path]:
         """Its shipped policies: ``{name: NAME.npz}``, each with its model card ``NAME.md`` beside it."""
-        return zoo_files(self.package)
+        return self.agents.zoo()

@@ -69,6 +69,7 @@ def test_every_agent_plays_legal_moves_and_a_seed_repeats_them(declared: Game) -
 
 @by_key
 def test_every_zoo_policy_has_its_model_card_and_loads(declared: Game) -> None:
+    assert declared.agents.zoo_package == declared.package, "the registry's zoo is the game's own"
     assert declared.zoo(), "a game ships at least one trained policy"
     for name, path in declared.zoo().items():
         card = path.with_suffix(".md")
