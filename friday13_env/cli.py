@@ -8,36 +8,90 @@ exactly the same ones.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TextIO
 
+from friday13_env.benchmark import command as benchmark_command
 from friday13_env.friday13 import play
 from friday13_env.friday13.evaluation import command as evaluate_command
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    """One ``friday13 NAME``: its help line, its page (description and examples), its options and its runner."""
+
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[..., int]
+    description: str | None = None
+    epilog: str | None = None
+
+
+SUBCOMMANDS = (
+    Subcommand("play", "play a game in the terminal against agents", play.add_arguments, play.run),
+    Subcommand(
+        "evaluate",
+        "play agents against each other on duplicate deals; win rates with 95%% intervals",
+        evaluate_command.add_arguments,
+        evaluate_command.run,
+        evaluate_command.DESCRIPTION,
+        evaluate_command.EXAMPLES,
+    ),
+    Subcommand(
+        "benchmark",
+        "play a frozen benchmark suite with an agent; normalised scores and a result file",
+        benchmark_command.add_arguments,
+        benchmark_command.run,
+        benchmark_command.DESCRIPTION,
+        benchmark_command.EXAMPLES,
+    ),
+    Subcommand(
+        "ratings",
+        "rate agents from games at mixed tables",
+        benchmark_command.add_ratings_arguments,
+        benchmark_command.run_ratings_command,
+        benchmark_command.RATINGS_DESCRIPTION,
+    ),
+    Subcommand(
+        "leaderboard",
+        "write docs/leaderboard.md from the benchmark's result files",
+        benchmark_command.add_leaderboard_arguments,
+        benchmark_command.run_leaderboard_command,
+        benchmark_command.LEADERBOARD_DESCRIPTION,
+    ),
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="friday13", description="Friday the 13th (Reiner Knizia) for RL research.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    play_parser = commands.add_parser("play", help="play a game in the terminal against agents")
-    play.add_arguments(play_parser)
-    play_parser.set_defaults(run=play.run, parser=play_parser)
-    evaluate_parser = commands.add_parser(
-        "evaluate",
-        help="play agents against each other on duplicate deals; win rates with 95%% intervals",
-        description=evaluate_command.DESCRIPTION,
-        epilog=evaluate_command.EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    evaluate_command.add_arguments(evaluate_parser)
-    evaluate_parser.set_defaults(run=evaluate_command.run, parser=evaluate_parser)
+    for subcommand in SUBCOMMANDS:
+        sub = commands.add_parser(
+            subcommand.name,
+            help=subcommand.help,
+            description=subcommand.description,
+            epilog=subcommand.epilog,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        subcommand.add_arguments(sub)
+        sub.set_defaults(run=subcommand.run, parser=sub)
     return parser
 
 
 def main(
     argv: Sequence[str] | None = None, input_stream: TextIO | None = None, output_stream: TextIO | None = None
 ) -> int:
-    """Entry point of ``friday13``; bad options exit with code 2 (argparse's convention)."""
+    """Entry point of ``friday13``; bad options exit with code 2 (argparse's convention).
+
+    The working folder is importable, as under ``python -m``: ``--agent my_agents:MyAgent`` finds
+    ``my_agents.py`` there (a console script's own ``sys.path`` starts at its ``bin`` folder).
+    """
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
     args = build_parser().parse_args(argv)
     return args.run(
         args,

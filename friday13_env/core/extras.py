@@ -14,3 +14,7 @@ def missing_extra(missing: ModuleNotFoundError, needed_by: str, extra: tuple[str
     missing.msg = f'{needed_by} needs {title} (the {name} extra): pip install "friday13-env[{name}]"'
     missing.args = (missing.msg,)
     return True
+
+
+BENCHMARK_EXTRA = ("scipy and openskill", "benchmark", frozenset({"scipy", "openskill"}))
+"""The ``benchmark`` extra: scipy for the aggregate scores' bootstrap, openskill for the ratings."""

@@ -4,7 +4,9 @@ One ``Registry`` per game resolves every spec (:mod:`friday13_env.core.specs`) t
 
 1. a registered name (``"cautious"``), with options from the spec or keyword arguments;
 2. a model-zoo name (``"ensemble-v1"``): a policy shipped with the package;
-3. a checkpoint path (an existing file, or a name ending in ``.npz``).
+3. a checkpoint path (an existing file, or a name ending in ``.npz``);
+4. a factory of the user's own, ``"module:factory"`` (``my_agents:MyAgent``), imported and called with
+   ``seed=`` when it takes one: a user's agent plays every tool without being registered.
 
 Every place that names an agent (Gymnasium opponents, evaluation tools, the play command, training
 scripts) goes through ``make``, so they all accept exactly the same specs. Unknown names and options
@@ -19,7 +21,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from friday13_env.core.agent import Agent
-from friday13_env.core.specs import AgentSpec, is_existing_file, parse_spec, shown
+from friday13_env.core.specs import FACTORY, AgentSpec, is_existing_file, parse_spec, shown
 from friday13_env.core.zoo import policy_path, zoo_files
 
 AgentFactory = Callable[..., Agent]
@@ -36,8 +37,6 @@ BatchedFactory = Callable[..., Any]
 the game's batched agents are built for (the card game passes its deck)."""
 PolicyLoader = Callable[..., Agent]
 """``loader(path, seed=..., name=..., **options)``: a game's agent for a policy checkpoint."""
-ENTRY_POINT = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
-"""``package.module:name``, how ``register`` may name a batched form without importing it."""
 
 
 class UnknownOptionError(ValueError, TypeError):
@@ -74,7 +73,7 @@ class Registry:
             raise ValueError(f"an agent name must be an identifier such as 'my_agent', got {name!r}")
         if name in self._factories or name in self.zoo():
             raise ValueError(f"an agent named {name!r} is already registered")
-        if isinstance(batched, str) and not ENTRY_POINT.match(batched):
+        if isinstance(batched, str) and not FACTORY.match(batched):
             raise ValueError(f"a batched entry point must read 'package.module:name', got {batched!r}")
         self._factories[name] = factory
         if batched is not None:
@@ -136,6 +135,8 @@ class Registry:
         _check_option_names(parsed, options, allowed)
         if parsed.name in self._factories:
             return self._factories[parsed.name](seed=seed, **merged)
+        if FACTORY.match(parsed.name):
+            return make_from_factory(parsed.name, seed)
         path = self.zoo().get(parsed.name)
         if path is not None:
             return self._load_policy(path, seed=seed, name=parsed.name, **merged)
@@ -148,6 +149,11 @@ class Registry:
             return constructor_options(self._factories[name])
         if name in self.zoo():
             return ["greedy"]
+        if FACTORY.match(name):
+            agent_name = name.partition(":")[0]
+            if agent_name in self._factories or agent_name in self.zoo():
+                raise ValueError(f"agent spec {shown(name)}: options are written key=value, e.g. search:budget=600")
+            return []
         if _looks_like_path(name):
             if not is_existing_file(name):
                 raise ValueError(f"no policy checkpoint at {shown(name)} (known agents: {self.names()})")
@@ -166,6 +172,34 @@ class Registry:
     def policy_path(self, name: str | Path) -> Path:
         """The checkpoint a zoo name of this game or a path stands for (:func:`friday13_env.core.zoo.policy_path`)."""
         return policy_path(self.zoo_package, name)
+
+
+def make_from_factory(entry_point: str, seed: int | None) -> Agent:
+    """The agent that a user's factory ``"module:factory"`` returns: called with ``seed=`` if it takes one.
+
+    The module is imported as Python finds it (the folder a script runs from, an installed package); an
+    import that fails, a factory that raises, or a result that is not an agent is a ``ValueError`` naming the spec.
+    """
+    try:
+        factory = load_entry_point(entry_point)
+    except (ImportError, AttributeError) as error:
+        raise ValueError(f"agent factory {shown(entry_point)} cannot be loaded: {error}") from error
+    if not callable(factory):
+        raise ValueError(f"agent factory {shown(entry_point)} is a {type(factory).__name__}, not a class or function")
+    try:
+        takes_seed = "seed" in inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        takes_seed = False
+    try:
+        agent = factory(seed=seed) if takes_seed else factory()
+    except Exception as error:
+        raise ValueError(f"agent factory {shown(entry_point)} raised {type(error).__name__}: {error}") from error
+    if not isinstance(agent, Agent):
+        raise ValueError(
+            f"agent factory {shown(entry_point)} returned a {type(agent).__name__}; an agent needs a `name` "
+            "and an `act(observation) -> int` method"
+        )
+    return agent
 
 
 def load_entry_point(entry_point: str) -> Any:

@@ -20,8 +20,10 @@ MAX_DIGITS = 20
 """The longest number a command-line option takes; longer ones are refused before ``int()`` sees them."""
 SPEC_SYNTAX = (
     "an agent name, zoo name or checkpoint path, optionally with options as name:key=value,key=value "
-    "(e.g. search:budget=600)"
+    "(e.g. search:budget=600), or a factory of your own as module:factory (e.g. my_agents:MyAgent)"
 )
+FACTORY = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
+"""``package.module:name``: an importable object, the spec of a user's agent factory or a batched entry point."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,7 @@ def parse_spec(text: object) -> AgentSpec:
     text = text.strip()
     if not text:
         raise ValueError(f"empty agent spec; expected {SPEC_SYNTAX}")
-    if ":" not in text or is_existing_path(text):
+    if ":" not in text or FACTORY.match(text) or is_existing_path(text):
         return AgentSpec(text)
     name, _, option_text = text.partition(":")
     if not name:

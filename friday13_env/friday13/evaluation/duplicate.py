@@ -13,7 +13,7 @@ only sees ``raw_env.observe`` of its own seat.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -118,16 +118,26 @@ class Chunk:
 
 
 def run_chunk(chunk: Chunk) -> np.ndarray:
-    """Play a chunk: array ``(deals, agents, METRICS)`` of per-deal means.
+    """Play a chunk with agents built from its entrants: array ``(deals, agents, METRICS)`` of per-deal means."""
+    return play_chunk(chunk, build_agents(chunk))
+
+
+def build_agents(chunk: Chunk) -> dict[str, Agent]:
+    """The agent of each distinct entrant of a chunk, by label, seeded from the chunk."""
+    built: dict[str, Agent] = {}
+    for label_index, label in enumerate(chunk.labels):
+        entrant = next(entrant for entrant in chunk.lineup if entrant_label(entrant) == label)
+        built[label] = build(entrant, chunk.agent_seed(label_index))
+    return built
+
+
+def play_chunk(chunk: Chunk, built: Mapping[str, Agent]) -> np.ndarray:
+    """Play a chunk's deals with ``built[label]`` for each entrant: array ``(deals, agents, METRICS)``.
 
     Each entry averages one agent's seats within a game (copies of an agent are one agent) and then
     the deal's rotations, so every row is one independent sample per agent.
     """
     labels = chunk.labels
-    built: dict[str, Agent] = {}
-    for label_index, label in enumerate(labels):
-        entrant = next(entrant for entrant in chunk.lineup if entrant_label(entrant) == label)
-        built[label] = build(entrant, chunk.agent_seed(label_index))
     lineup_labels = [entrant_label(entrant) for entrant in chunk.lineup]
     lineup = [built[label] for label in lineup_labels]
     positions = [[p for p, name in enumerate(lineup_labels) if name == label] for label in labels]

@@ -14,12 +14,8 @@ per number (3 numbers per agent and deal), which the intervals are computed from
 from __future__ import annotations
 
 import math
-import multiprocessing
-import multiprocessing.pool
-import signal
 import time
 from array import array
-from collections import deque
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import closing, nullcontext
 from typing import Any
@@ -27,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from friday13_env.core.options import available_cpus, count_option
+from friday13_env.core.pool import ordered_results
 from friday13_env.core.stats import Estimate, mean_interval
 from friday13_env.friday13.agents import Agent
 from friday13_env.friday13.agents.seating import make_seated
@@ -183,51 +180,10 @@ def check_config(
 def _run_chunks(units: Iterator[Chunk], processes: int, progress: bool, games: int) -> Generator[np.ndarray]:
     """Each chunk's samples, in chunk order, played here (``processes`` 1) or in a ``spawn`` pool."""
     with _progress_bar(games, progress) as bar:
-        for chunk, samples in _played(units, processes):
+        for chunk, samples in ordered_results(run_chunk, units, processes, CHUNKS_AHEAD):
             if bar is not None:
                 bar.update(chunk.games)
             yield samples
-
-
-def _played(units: Iterator[Chunk], processes: int) -> Iterator[tuple[Chunk, np.ndarray]]:
-    """Each chunk with its samples, in order; a pool gets at most ``CHUNKS_AHEAD * processes`` at a time."""
-    if processes == 1:
-        for chunk in units:
-            yield chunk, run_chunk(chunk)
-        return
-    with _start_pool(processes) as pool:
-        pending: deque[tuple[Chunk, multiprocessing.pool.AsyncResult[np.ndarray]]] = deque()
-        for chunk in units:
-            pending.append((chunk, pool.apply_async(run_chunk, (chunk,))))
-            if len(pending) >= CHUNKS_AHEAD * processes:
-                oldest, result = pending.popleft()
-                yield oldest, result.get()
-        while pending:
-            oldest, result = pending.popleft()
-            yield oldest, result.get()
-
-
-def _start_pool(processes: int) -> multiprocessing.pool.Pool:
-    """A ``spawn`` pool whose workers ignore Ctrl-C: a terminal sends it to them too, and this process stops them.
-
-    SIGINT is blocked while they start, so one that arrives before their handler is set is dropped by
-    them (no traceback) and kept for this process, which raises ``KeyboardInterrupt`` once it is unblocked.
-    """
-    blocked = hasattr(signal, "pthread_sigmask")
-    if blocked:
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        return multiprocessing.get_context("spawn").Pool(processes, initializer=_ignore_ctrl_c)
-    finally:
-        if blocked:
-            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-def _ignore_ctrl_c() -> None:
-    """A worker's initializer: SIGINT is ignored (then unblocked; one pending from the start is discarded)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _gather(samples: Iterator[np.ndarray], chunks: int) -> np.ndarray:

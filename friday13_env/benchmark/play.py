@@ -1,0 +1,157 @@
+"""Playing a suite: its work cut into units of consecutive deals of one cell, and the function that plays one.
+
+A unit's result is one row per deal for the benchmarked agent, ``METRICS`` wide, plus the wall time its
+``act`` calls took and how many there were. Units are cut by deal count alone and seed everything from the
+split's seed, so the rows do not depend on how many processes play them, or on an interruption between units.
+
+The card game plays each deal once per distinct rotation of the seats (``friday13.evaluation.duplicate``):
+a row is the agent's mean over those games. An agent against copies of itself is one agent in every seat,
+whose win share is the equal seat ``1/n`` and whose margin is 0 by construction; that cell is not played.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from friday13_env.benchmark.suite import Cell, Suite
+from friday13_env.core.agent import Agent, Observation
+from friday13_env.core.specs import AgentSpec
+
+METRICS = ("win", "margin")
+"""Per deal: the agent's win share (ties split; the solo game: 1 for a win) and its margin (the card game:
+the other seats' mean bad-luck points minus the agent's, so positive is better; the solo game: the score)."""
+SECOND_METRIC = {"friday13": "margin", "friday": "score"}
+"""What the second column of a row is called in a result file, per game."""
+UNIT_DEALS = 4
+"""Deals per unit of work: the grain of progress, parallelism and resuming."""
+
+Entrant = AgentSpec | Agent
+
+
+@dataclass(frozen=True)
+class Unit:
+    """Deals ``first .. first + count - 1`` of one cell of one split."""
+
+    game: str
+    cell_index: int
+    cell: Cell
+    num_rounds: int
+    seed: int
+    first: int
+    count: int
+    agent: Entrant
+
+    @property
+    def index(self) -> int:
+        return self.first // UNIT_DEALS
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    rows: np.ndarray
+    """``(count, len(METRICS))``: one row per deal."""
+    act_seconds: float
+    decisions: int
+
+
+def units(suite: Suite, split: str, agent: Entrant) -> Iterator[Unit]:
+    """Every unit of a split, cell by cell, in a fixed order."""
+    deals = suite.split(split).deals
+    seed = suite.split(split).seed
+    for cell_index, cell in enumerate(suite.cells):
+        for first in range(0, deals, UNIT_DEALS):
+            count = min(UNIT_DEALS, deals - first)
+            yield Unit(suite.game, cell_index, cell, suite.num_rounds, seed, first, count, agent)
+
+
+def play_unit(unit: Unit) -> UnitResult:
+    """Play one unit (a module-level function, so a process pool can run it)."""
+    return _play_solo(unit) if unit.game == "friday" else _play_card(unit)
+
+
+def card_deal_seed(seed: int, players: int, deal: int) -> int:
+    """The card game's environment seed of deal ``deal`` at ``players``: the tournament's, shared by every cell
+    of that size, so the cells of a split are paired."""
+    from friday13_env.friday13.evaluation.duplicate import deal_seed
+
+    return deal_seed(seed, players, deal)
+
+
+def solo_game_seed(seed: int, level: int, game: int) -> int:
+    """The solo game's environment (and agent) seed of game ``game`` at ``level``."""
+    return int(np.random.SeedSequence(seed, spawn_key=(level, game)).generate_state(1, np.uint64)[0])
+
+
+class _Timed:
+    """An agent whose ``act`` calls are timed and counted."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.name = agent.name
+        self.seconds = 0.0
+        self.decisions = 0
+
+    def act(self, observation: Observation) -> int:
+        start = time.perf_counter()
+        action = self.agent.act(observation)
+        self.seconds += time.perf_counter() - start
+        self.decisions += 1
+        return action
+
+
+def label_of(agent: Entrant) -> str:
+    return agent.label if isinstance(agent, AgentSpec) else agent.name
+
+
+def _play_card(unit: Unit) -> UnitResult:
+    from friday13_env.friday13.evaluation.duplicate import METRICS as CARD_METRICS
+    from friday13_env.friday13.evaluation.duplicate import Chunk, build_agents, play_chunk
+
+    players = unit.cell.players
+    if isinstance(unit.agent, AgentSpec) and all(opponent == unit.agent.label for opponent in unit.cell.opponents):
+        rows = np.tile([1.0 / players, 0.0], (unit.count, 1))
+        return UnitResult(rows, 0.0, 0)
+    lineup = (unit.agent, *(AgentSpec(opponent) for opponent in unit.cell.opponents))
+    chunk = Chunk(
+        unit.cell_index, unit.index, lineup, unit.cell.deck, unit.num_rounds, unit.seed, unit.first, unit.count
+    )
+    built = build_agents(chunk)
+    focus = label_of(unit.agent)
+    timed = _Timed(built[focus])
+    samples = play_chunk(chunk, {**built, focus: timed})
+    labels = chunk.labels
+    seats = np.array([sum(label_of(e) == label for e in lineup) for label in labels], dtype=float)
+    points = samples[:, :, CARD_METRICS.index("points")]
+    own = points[:, labels.index(focus)]
+    others_mean = (points @ seats - own) / (players - 1)
+    rows = np.column_stack([samples[:, labels.index(focus), CARD_METRICS.index("win_rate")], others_mean - own])
+    return UnitResult(rows, timed.seconds, timed.decisions)
+
+
+def _play_solo(unit: Unit) -> UnitResult:
+    from friday13_env.friday.agents import make
+    from friday13_env.friday.env import FridayEnv
+    from friday13_env.friday.evaluation.games import play_game
+
+    env = FridayEnv(level=unit.cell.level, illegal_action="raise")
+    rows = np.empty((unit.count, len(METRICS)))
+    seconds, decisions = 0.0, 0
+    for row, game in enumerate(range(unit.first, unit.first + unit.count)):
+        seed = solo_game_seed(unit.seed, unit.cell.level, game)
+        if isinstance(unit.agent, AgentSpec):
+            agent = make(unit.agent, seed=seed)
+        else:
+            agent = unit.agent
+            reset = getattr(agent, "reset", None)
+            if callable(reset):
+                reset(seed)
+        timed = _Timed(agent)
+        won, score, _ = play_game(env, timed, seed)
+        rows[row] = (float(won), float(score))
+        seconds += timed.seconds
+        decisions += timed.decisions
+    return UnitResult(rows, seconds, decisions)

@@ -1,0 +1,151 @@
+"""Ratings from free-for-all games at mixed tables, fitted with openskill's Plackett-Luce model.
+
+Table ``t`` of a run draws its size from 3-6 and that many different agents from the pool, seated in a random
+order, all from ``SeedSequence(seed, (t,))``; its deal is played once per seat rotation (as in the tournament,
+so each agent meets the cards of every seat), and every game is one ranking: lower bad-luck points rank
+higher, equal points tie. The ratings are Plackett-Luce ``mu`` and ``sigma`` (openskill, with no drift
+``tau = 0``: the agents do not change during the games) after the games in table order, so a seed reproduces
+them exactly. The leaderboard ranks by ``mu - 3 sigma`` and shows what a ``mu`` difference means in win share
+at a 4-player table, from the model's own ``predict_win``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from friday13_env.core.extras import BENCHMARK_EXTRA, missing_extra
+from friday13_env.core.options import available_cpus, count_option
+from friday13_env.core.pool import ordered_results
+from friday13_env.core.specs import AgentSpec
+from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
+
+TABLES_PER_UNIT = 4
+RATINGS_FORMAT = "friday13-ratings"
+
+
+@dataclass(frozen=True)
+class TableUnit:
+    """Tables ``first .. first + count - 1`` of a ratings run."""
+
+    agents: tuple[AgentSpec, ...]
+    seed: int
+    first: int
+    count: int
+    deck: str = "standard"
+    num_rounds: int = 4
+
+
+def table_lineup(agents: Sequence[AgentSpec], seed: int, table: int) -> tuple[AgentSpec, ...]:
+    """The agents of table ``table`` in seat order: a size from 3-6 (at most the pool), distinct agents."""
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(table,)))
+    size = int(rng.integers(MIN_PLAYERS, min(MAX_PLAYERS, len(agents)) + 1))
+    return tuple(agents[i] for i in rng.permutation(len(agents))[:size])
+
+
+def play_tables(unit: TableUnit) -> list[dict[str, Any]]:
+    """Each table's lineup and every game's points by lineup position (a module-level function, for a pool)."""
+    from friday13_env.friday13.aec import raw_env
+    from friday13_env.friday13.evaluation.duplicate import Chunk, build_agents, deal_seed, play_deal, rotations
+
+    tables = []
+    for table in range(unit.first, unit.first + unit.count):
+        lineup = table_lineup(unit.agents, unit.seed, table)
+        chunk = Chunk(table, 0, lineup, unit.deck, unit.num_rounds, unit.seed, table, 1)
+        built = build_agents(chunk)
+        env = raw_env(num_players=len(lineup), deck=unit.deck, num_rounds=unit.num_rounds)
+        labels = [spec.label for spec in lineup]
+        seed = deal_seed(unit.seed, len(lineup), table)
+        games = play_deal(env, [built[label] for label in labels], rotations(labels), seed)
+        env.close()
+        tables.append({"lineup": labels, "points": games})
+    return tables
+
+
+def fit(tables: Sequence[dict[str, Any]], agents: Sequence[str]) -> dict[str, dict[str, float]]:
+    """Plackett-Luce ratings after every game of ``tables`` in order: ``{agent: {mu, sigma, ordinal, games}}``."""
+    model = _model()
+    ratings = {name: model.rating(name=name) for name in agents}
+    games = dict.fromkeys(agents, 0)
+    for table in tables:
+        lineup = table["lineup"]
+        for points in table["points"]:
+            teams = model.rate([[ratings[name]] for name in lineup], ranks=[float(p) for p in points])
+            for name, (rating,) in zip(lineup, teams, strict=True):
+                ratings[name] = rating
+                games[name] += 1
+    return {
+        name: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.mu - 3 * r.sigma, "games": games[name]}
+        for name, r in ratings.items()
+    }
+
+
+def win_share_of_difference(differences: Sequence[float], sigma: float) -> list[float]:
+    """The model's chance that an agent ``d`` above three equal opponents wins a 4-player game, for each ``d``."""
+    model = _model()
+    shares = []
+    for difference in differences:
+        others = [[model.rating(mu=25.0, sigma=sigma)] for _ in range(3)]
+        shares.append(float(model.predict_win([[model.rating(mu=25.0 + difference, sigma=sigma)], *others])[0]))
+    return shares
+
+
+def _model() -> Any:
+    try:
+        from openskill.models import PlackettLuce
+    except ModuleNotFoundError as error:
+        missing_extra(error, "the benchmark's ratings", BENCHMARK_EXTRA)
+        raise
+    return PlackettLuce(tau=0.0)
+
+
+def check_ratings(agents: Sequence[str | AgentSpec], workers: int | None = None) -> tuple[AgentSpec, ...]:
+    """The pool as specs, each built once; an error before any game for a bad spec, a short or repeated pool,
+    a bad worker count, or a missing openskill."""
+    from friday13_env.friday13.agents import REGISTRY
+    from friday13_env.friday13.agents.seating import make_seated
+
+    if workers is not None:
+        count_option("workers", workers, takes="a positive int")
+    specs = tuple(REGISTRY.check(agent) for agent in agents)
+    labels = [spec.label for spec in specs]
+    if len(set(labels)) != len(labels) or len(labels) < MIN_PLAYERS:
+        raise ValueError(f"ratings need at least {MIN_PLAYERS} different agents, got {labels}")
+    for spec in specs:
+        make_seated(spec, 0, "standard")
+    _model()
+    return specs
+
+
+def run_ratings(
+    agents: Sequence[str | AgentSpec], tables: int, seed: int = 0, workers: int | None = None
+) -> dict[str, Any]:
+    """Play ``tables`` mixed tables of ``agents`` and fit their ratings; the result is JSON-ready."""
+    specs = check_ratings(agents, workers)
+    count_option("tables", tables, takes="a positive int")
+    count_option("seed", seed, minimum=0, takes="a non-negative int")
+    labels = [spec.label for spec in specs]
+    processes = min(available_cpus(), workers or available_cpus())
+    units = (
+        TableUnit(specs, seed, first, min(TABLES_PER_UNIT, tables - first))
+        for first in range(0, tables, TABLES_PER_UNIT)
+    )
+    start = time.perf_counter()
+    played = [table for _, unit_tables in ordered_results(play_tables, units, processes) for table in unit_tables]
+    from friday13_env.benchmark.runner import provenance
+
+    return {
+        "format": RATINGS_FORMAT,
+        "format_version": 1,
+        "agents": labels,
+        "tables": tables,
+        "seed": seed,
+        "model": "openskill PlackettLuce, tau=0, games in table order",
+        "ratings": fit(played, labels),
+        "provenance": provenance(processes, time.perf_counter() - start, 0),
+        "games": played,
+    }

@@ -1,0 +1,361 @@
+"""Run a suite for one agent: checks first, then the units on every core, resumable, then one result file.
+
+Before any game: the suite's deals are generated again and must hash to the frozen digest, the anchors must
+play as their fingerprints say, and the agent is built once (a factory that raises, a policy of the other
+deck, an unknown spec: an error here). While it plays, every finished unit goes into ``OUT.partial`` (its
+``complete`` is false); an interrupted run started again with the same ``out`` continues from it. Only a
+finished run writes ``OUT``, with ``complete: true``, and removes the partial file. An illegal move is the
+environment's error, raised at that move.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import platform
+import shlex
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from friday13_env import __version__
+from friday13_env.benchmark.fingerprints import behaviour_fingerprint, deals_digest
+from friday13_env.benchmark.play import METRICS, SECOND_METRIC, Entrant, Unit, UnitResult, label_of, play_unit, units
+from friday13_env.benchmark.scores import aggregate, cell_interval, normalised_interval
+from friday13_env.benchmark.suite import NORMALISERS, Suite, get_suite
+from friday13_env.core.agent import Agent
+from friday13_env.core.files import atomic_write_text
+from friday13_env.core.options import available_cpus, count_option
+from friday13_env.core.pool import ordered_results
+from friday13_env.core.registry import Registry
+from friday13_env.core.specs import AgentSpec, shown
+
+RESULT_FORMAT = "friday13-benchmark-result"
+RESULT_FORMAT_VERSION = 1
+MAX_RESULT_BYTES = 64 * 1024 * 1024
+"""A result or partial file larger than this is refused unread."""
+
+
+def registry_of(game: str) -> Registry:
+    from friday13_env.games import game as get_game
+
+    return get_game(game).agents
+
+
+def check_agent(suite: Suite, agent: str | Entrant, workers: int) -> tuple[Entrant, dict[str, Any]]:
+    """The agent as an entrant, built once at every deck of the suite, with what identifies it."""
+    registry = registry_of(suite.game)
+    if isinstance(agent, str | AgentSpec):
+        entrant: Entrant = registry.check(agent)
+    elif isinstance(agent, Agent):
+        if workers > 1:
+            raise ValueError(f"agent object {agent.name!r} cannot be sent to worker processes; use workers=1 or a spec")
+        entrant = agent
+        anchors = sorted({*NORMALISERS, *(opponent for cell in suite.cells for opponent in cell.opponents)})
+        if agent.name in anchors:
+            raise ValueError(
+                f"agent object {agent.name!r} has the name of an anchor of suite {suite.name!r} ({anchors}); "
+                "give it another name, so that its results are not filed as the anchor's"
+            )
+    else:
+        raise ValueError(f"expected an agent spec or an agent object, got {shown(agent)}")
+    built = _build(suite, entrant)
+    checkpoint = None
+    if isinstance(entrant, AgentSpec) and (entrant.name in registry.zoo() or entrant.name.endswith(".npz")):
+        checkpoint = hashlib.sha256(registry.policy_path(entrant.name).read_bytes()).hexdigest()
+    identity = {
+        "spec": label_of(entrant),
+        "fingerprint": behaviour_fingerprint(built, suite.game, _decks(suite)[0]),
+        "checkpoint_sha256": checkpoint,
+    }
+    return entrant, identity
+
+
+def _decks(suite: Suite) -> list[str]:
+    return list(dict.fromkeys(cell.deck for cell in suite.cells))
+
+
+def _build(suite: Suite, entrant: Entrant) -> Agent:
+    """The agent built with seed 0, checked against every deck of the suite (the card game)."""
+    if suite.game == "friday":
+        return registry_of("friday").make(entrant, seed=0) if isinstance(entrant, AgentSpec) else entrant
+    from friday13_env.friday13.agents.seating import make_seated
+
+    built = [make_seated(entrant, 0, deck) for deck in _decks(suite)]
+    return built[0]
+
+
+def check_suite(suite: Suite, split: str) -> str:
+    """The split's deal digest, after checking it and every anchor's fingerprint against the frozen suite."""
+    digest = deals_digest(suite, split)
+    if digest != suite.deals_sha256[split]:
+        raise ValueError(
+            f"suite {suite.id}: the {split} deals this installation generates hash to {digest[:16]}..., not the "
+            f"frozen {suite.deals_sha256[split][:16]}...: the dealing code changed, and results would not compare"
+        )
+    registry = registry_of(suite.game)
+    for anchor, expected in suite.anchors.items():
+        found = behaviour_fingerprint(registry.make(anchor, seed=0), suite.game, _decks(suite)[0])
+        if found != expected:
+            raise ValueError(
+                f"suite {suite.id}: anchor {anchor!r} plays differently from the suite's (fingerprint {found}, "
+                f"frozen {expected}): its results would not compare"
+            )
+    return digest
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A checked benchmark run: what ``prepare`` found and ``execute`` plays."""
+
+    suite: Suite
+    split: str
+    entrant: Entrant
+    header: dict[str, Any]
+    processes: int
+    out: Path | None
+
+    @property
+    def partial_path(self) -> Path | None:
+        return None if self.out is None else partial_path(self.out)
+
+
+def partial_path(out: str | Path) -> Path:
+    """Where a run writing ``out`` keeps its finished units until it is complete."""
+    return Path(str(out) + ".partial")
+
+
+def prepare(
+    agent: str | Entrant,
+    suite: str | Suite,
+    *,
+    split: str = "test",
+    workers: int | None = None,
+    out: str | Path | None = None,
+) -> Plan:
+    """Every check of a run, before any game: the suite, split, worker count, agent, deals and anchors."""
+    suite = suite if isinstance(suite, Suite) else get_suite(suite)
+    suite.split(split)
+    processes = available_cpus() if workers is None else count_option("workers", workers, takes="a positive int")
+    entrant, identity = check_agent(suite, agent, processes)
+    digest = check_suite(suite, split)
+    header = {
+        "format": RESULT_FORMAT,
+        "format_version": RESULT_FORMAT_VERSION,
+        "suite": {"name": suite.name, "version": suite.version, "id": suite.id, "split": split, "deals_sha256": digest},
+        "agent": identity,
+    }
+    plan = Plan(suite, split, entrant, header, min(processes, available_cpus()), None if out is None else Path(out))
+    if plan.partial_path is not None:
+        _resume(plan.partial_path, header)  # a partial file of another run is an error now, not after the checks
+    return plan
+
+
+def run_benchmark(
+    agent: str | Entrant,
+    suite: str | Suite,
+    *,
+    split: str = "test",
+    workers: int | None = None,
+    out: str | Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Play ``suite``'s ``split`` with ``agent`` and return the result (also written to ``out`` when given).
+
+    ``agent`` is anything the game's ``agents.make`` takes, ``"module:factory"`` included, or an agent object
+    (then ``workers`` must be 1). ``workers`` defaults to every usable core. ``progress(done, total)`` is called
+    with games played. With ``out``, finished units are kept in ``OUT.partial`` and a second call continues.
+    """
+    return execute(prepare(agent, suite, split=split, workers=workers, out=out), progress)
+
+
+def execute(plan: Plan, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Play what ``prepare`` checked, continuing from its partial file, and write the result."""
+    suite, split, header = plan.suite, plan.split, plan.header
+    done = {} if plan.partial_path is None else _resume(plan.partial_path, header)
+    resumed_units = len(done)
+    games = suite.games_per_cell(split)
+    total = sum(games)
+    deals = suite.split(split).deals
+    played = sum(games[int(key.split(":")[0])] * len(result.rows) // deals for key, result in done.items())
+    if progress is not None:
+        progress(played, total)
+    start = time.perf_counter()
+    todo = (unit for unit in units(suite, split, plan.entrant) if _key(unit) not in done)
+    for unit, unit_result in ordered_results(play_unit, todo, plan.processes):
+        done[_key(unit)] = unit_result
+        played += games[unit.cell_index] * unit.count // deals
+        if plan.partial_path is not None:
+            atomic_write_text(plan.partial_path, _dumps({**header, "complete": False, "units": _units_json(done)}))
+        if progress is not None:
+            progress(played, total)
+    result = _assemble(suite, split, header, done, plan.processes, time.perf_counter() - start, resumed_units)
+    if plan.out is not None and plan.partial_path is not None:
+        atomic_write_text(plan.out, _dumps(result))
+        plan.partial_path.unlink(missing_ok=True)
+    return result
+
+
+def _key(unit: Unit) -> str:
+    return f"{unit.cell_index}:{unit.first}"
+
+
+def _units_json(done: dict[str, UnitResult]) -> dict[str, Any]:
+    return {
+        key: {"rows": result.rows.tolist(), "act_seconds": result.act_seconds, "decisions": result.decisions}
+        for key, result in done.items()
+    }
+
+
+def _dumps(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=1, allow_nan=False) + "\n"
+
+
+def read_json(path: str | Path, what: str, expected: str = RESULT_FORMAT) -> dict[str, Any]:
+    """A result or partial file as a dict: a size cap before reading, and a ``ValueError`` for anything else."""
+    path = Path(path)
+    size = path.stat().st_size
+    if size > MAX_RESULT_BYTES:
+        raise ValueError(f"{what} {path} is {size} bytes, over the {MAX_RESULT_BYTES}-byte limit; not read")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{what} {path} is not JSON: {error}") from error
+    if not isinstance(data, dict) or data.get("format") != expected:
+        raise ValueError(f"{what} {path} is not a {expected} file (its format is not {expected!r})")
+    if data.get("format_version") != RESULT_FORMAT_VERSION:
+        raise ValueError(
+            f"{what} {path} has format version {shown(data.get('format_version'))}; this package reads "
+            f"{RESULT_FORMAT_VERSION}"
+        )
+    return data
+
+
+def _resume(path: Path, header: dict[str, Any]) -> dict[str, UnitResult]:
+    """The units a partial file holds, if it was made by this very run (same suite, split, deals and agent)."""
+    if not path.exists():
+        return {}
+    data = read_json(path, "partial benchmark file")
+    for part in ("suite", "agent"):
+        if data.get(part) != header[part]:
+            raise ValueError(
+                f"{path} is a partial run of another {part} ({shown(data.get(part), 200)}, this run: "
+                f"{shown(header[part], 200)}); delete it or choose another --out"
+            )
+    done = {}
+    try:
+        for key, unit in data["units"].items():
+            rows = np.asarray(unit["rows"], dtype=np.float64)
+            if rows.ndim != 2 or rows.shape[1] != len(METRICS) or not np.isfinite(rows).all():
+                raise ValueError(f"unit {key} has rows of shape {rows.shape}")
+            done[str(key)] = UnitResult(rows, float(unit["act_seconds"]), int(unit["decisions"]))
+    except (KeyError, TypeError, AttributeError, ValueError) as error:
+        raise ValueError(f"{path} is a damaged partial benchmark file ({error}); delete it to start again") from error
+    return done
+
+
+def cell_rows(suite: Suite, done: dict[str, UnitResult]) -> list[np.ndarray]:
+    """Each cell's per-deal rows, in deal order."""
+    cells: list[list[np.ndarray]] = [[] for _ in suite.cells]
+    for key in sorted(done, key=lambda k: tuple(int(part) for part in k.split(":"))):
+        cells[int(key.split(":")[0])].append(done[key].rows)
+    return [np.concatenate(parts) for parts in cells]
+
+
+def _assemble(
+    suite: Suite,
+    split: str,
+    header: dict[str, Any],
+    done: dict[str, UnitResult],
+    workers: int,
+    elapsed: float,
+    resumed_units: int,
+) -> dict[str, Any]:
+    rows = cell_rows(suite, done)
+    act_seconds = sum(result.act_seconds for result in done.values())
+    decisions = sum(result.decisions for result in done.values())
+    cells, scores = score(suite, split, rows)
+    return {
+        **header,
+        "complete": True,
+        "cells": cells,
+        "normalised": scores,
+        "cost": {
+            "ms_per_move": 1000.0 * act_seconds / decisions if decisions else None,
+            "decisions": decisions,
+        },
+        "provenance": provenance(workers, elapsed, resumed_units),
+        "rows": [r.tolist() for r in rows],
+    }
+
+
+def score(suite: Suite, split: str, rows: list[np.ndarray]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """Each cell's figures, and the normalised aggregate where the suite has its references (else ``None``)."""
+    games = suite.games_per_cell(split)
+    references = suite.references if all(name in suite.references for name in NORMALISERS) else None
+    cells = []
+    for index, (cell, cell_games) in enumerate(zip(suite.cells, games, strict=True)):
+        win = cell_interval(rows[index][:, 0], (0.0, 1.0))
+        entry = {
+            "name": cell.name,
+            "deals": len(rows[index]),
+            "games": cell_games,
+            "win_share": win.to_dict(),
+            SECOND_METRIC[suite.game]: cell_interval(rows[index][:, 1]).to_dict(),
+            "normalised": None,
+        }
+        if references is not None:
+            low, high = references["random"][index], references["search"][index]
+            entry["normalised"] = normalised_interval(win, low, high).to_dict()
+        cells.append(entry)
+    if references is None:
+        return cells, None
+    found = aggregate([r[:, 0] for r in rows], references["random"], references["search"], suite.split(split).seed)
+    return cells, {name: interval.to_dict() for name, interval in found.items()}
+
+
+def rescored(result: dict[str, Any], suite: Suite) -> dict[str, Any]:
+    """``result`` with its cells and aggregate computed again from its rows, with ``suite``'s references: how a
+    suite's own normalisers get their scores once their results have become the references."""
+    rows = [np.asarray(cell, dtype=np.float64) for cell in result["rows"]]
+    cells, scores = score(suite, result["suite"]["split"], rows)
+    return {**result, "cells": cells, "normalised": scores}
+
+
+def provenance(workers: int, elapsed: float, resumed_units: int) -> dict[str, Any]:
+    """Where and when a result was made (none of it enters the scores)."""
+    return {
+        "package_version": __version__,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "machine": f"{platform.machine()}, {_processor()}, {available_cpus()} usable CPUs",
+        "platform": platform.platform(),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "workers": workers,
+        "elapsed_s": round(elapsed, 3),
+        "elapsed_note": "this session only" if resumed_units else "the whole run",
+        "resumed_units": resumed_units,
+        "command": shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]]) if sys.argv and sys.argv[0] else None,
+    }
+
+
+def _processor() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown processor"
+
+
+def reproduces(first: dict[str, Any], second: dict[str, Any]) -> bool:
+    """Whether two results of one suite and agent agree on everything measured (not on time, place or cost)."""
+    keys = ("suite", "agent", "cells", "normalised", "rows")
+    return all(first.get(key) == second.get(key) for key in keys)

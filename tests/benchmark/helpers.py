@@ -1,0 +1,51 @@
+"""Small suites for the benchmark tests: a few deals of a few cheap cells, with their digests and anchors
+computed here so that ``runner.prepare``'s checks pass exactly as they do for a shipped suite."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from functools import cache
+
+from friday13_env.benchmark import fingerprints, runner
+from friday13_env.benchmark.suite import SPLITS, Cell, Split, Suite, get_suite
+
+CARD_CELLS = (
+    Cell("4p-vs-random", players=4, deck="standard", opponents=("random",) * 3),
+    Cell("3p-vs-cautious", players=3, deck="standard", opponents=("cautious",) * 2),
+)
+"""Two cheap card-game cells of different table sizes (no ``search``: it costs ~0.7 s per seat and game)."""
+SOLO_CELLS = (Cell("level-1", level=1), Cell("level-3", level=3))
+
+
+@cache
+def anchor_fingerprint(game: str, deck: str, anchor: str) -> str:
+    """An anchor's behaviour fingerprint as ``runner.check_suite`` computes it (cached: each costs a little)."""
+    agent = runner.registry_of(game).make(anchor, seed=0)
+    return fingerprints.behaviour_fingerprint(agent, game, deck)
+
+
+def small_suite(
+    cells: Sequence[Cell] = CARD_CELLS,
+    deals: int = 5,
+    seeds: tuple[int, int] = (11, 12),
+    anchors: Sequence[str] | None = None,
+    references: Mapping[str, Sequence[float]] | None = None,
+    name: str = "tiny",
+) -> Suite:
+    """A checked suite of ``cells``: its digests and anchor fingerprints are the real ones, so it passes
+    ``check_suite``. Card cells come from ``card-4p``'s settings, solo cells from ``friday-levels``'s."""
+    game = "friday" if cells[0].level else "friday13"
+    base = get_suite("friday-levels" if game == "friday" else "card-4p")
+    if anchors is None:
+        anchors = sorted({opponent for cell in cells for opponent in cell.opponents} or {"random"})
+    deck = cells[0].deck
+    suite = dataclasses.replace(
+        base,
+        name=name,
+        cells=tuple(cells),
+        splits={split: Split(seed, deals) for split, seed in zip(SPLITS, seeds, strict=True)},
+        anchors={anchor: anchor_fingerprint(game, deck, anchor) for anchor in anchors},
+        references={} if references is None else {key: tuple(values) for key, values in references.items()},
+    )
+    return dataclasses.replace(suite, deals_sha256={split: fingerprints.deals_digest(suite, split) for split in SPLITS})
