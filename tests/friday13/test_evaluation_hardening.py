@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from friday13_env.core import pool
 from friday13_env.core.options import available_cpus
 from friday13_env.core.stats import mean_interval
 from friday13_env.friday.evaluation import evaluate as solo_evaluate
@@ -118,7 +119,7 @@ def two_cpus(monkeypatch: pytest.MonkeyPatch) -> list[int]:
             sizes.append(processes)
             raise PoolStarted(processes)
 
-    monkeypatch.setattr(tournament.multiprocessing, "get_context", lambda method: Context())
+    monkeypatch.setattr(pool.multiprocessing, "get_context", lambda method: Context())
     return sizes
 
 
