@@ -117,6 +117,8 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
         plan = prepare(args.agent, suite, split=args.split, workers=args.workers, out=path)
     except ValueError as error:
         parser.error(str(error))
+    if args.workers is not None and plan.processes < args.workers:
+        print(f"--workers {args.workers}: capped at {plan.processes}, the CPUs this process may use", file=sys.stderr)
     resuming = partial_path(path).exists()
     if resuming:
         print(f"continuing the partial run in {partial_path(path)}", file=out)
