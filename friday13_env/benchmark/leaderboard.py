@@ -130,6 +130,8 @@ def _card_section(loaded: dict[str, dict[str, dict[str, Any]]], ratings: dict[st
     lines += [
         "",
         "A dash: not measured (policies trained on the standard deck cannot sit at a German-deck table).",
+        "An anchor's row at a table where that anchor also sits (`random`, `cautious`, `majority` and `search` in",
+        "`card-mixed`) is the mean over all its seats there, as one agent; every other agent plays one seat.",
         f"Cost per move: wall time of the agent's `act` on `{main}`, on the machine in its result file.",
         "",
     ]

@@ -159,7 +159,7 @@ def test_complete_results_of_shipped_suites_are_loaded(results: Path) -> None:
         "friday-levels-v1": ["random"],
     }
     page = leaderboard.generate(results)
-    assert "`my_agents:MyAgent`" in page and "### `friday-levels-v1`" in page and "`cautious`" not in page
+    assert "`my_agents:MyAgent`" in page and "### `friday-levels-v1`" in page and "| `cautious` |" not in page
 
 
 def edited(data: dict[str, Any], **suite: Any) -> dict[str, Any]:
