@@ -115,7 +115,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
         if path.exists() and not args.overwrite:
             parser.error(f"argument --out: {path} holds a complete result; --overwrite replaces it")
         plan = prepare(args.agent, suite, split=args.split, workers=args.workers, out=path)
-    except ValueError as error:
+    except (ValueError, ModuleNotFoundError) as error:
         parser.error(str(error))
     if args.workers is not None and plan.processes < args.workers:
         print(f"--workers {args.workers}: capped at {plan.processes}, the CPUs this process may use", file=sys.stderr)

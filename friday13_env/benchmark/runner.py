@@ -27,7 +27,7 @@ import numpy as np
 from friday13_env import __version__
 from friday13_env.benchmark.fingerprints import behaviour_fingerprint, deals_digest
 from friday13_env.benchmark.play import METRICS, SECOND_METRIC, Entrant, Unit, UnitResult, label_of, play_unit, units
-from friday13_env.benchmark.scores import aggregate, cell_interval, normalised_interval
+from friday13_env.benchmark.scores import aggregate, cell_interval, normalised_interval, scipy_stats
 from friday13_env.benchmark.suite import NORMALISERS, Suite, get_suite
 from friday13_env.core.agent import Agent
 from friday13_env.core.files import atomic_write_text
@@ -143,6 +143,8 @@ def prepare(
     suite = suite if isinstance(suite, Suite) else get_suite(suite)
     suite.split(split)
     processes = available_cpus() if workers is None else count_option("workers", workers, takes="a positive int")
+    if suite.references:
+        scipy_stats()  # the aggregate needs the benchmark extra: missing, that is an error now, not after the games
     entrant, identity = check_agent(suite, agent, processes)
     digest = check_suite(suite, split)
     header = {

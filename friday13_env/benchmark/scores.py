@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -43,6 +44,16 @@ def normalised_interval(win: Interval, random_score: float, search_score: float)
     )
 
 
+def scipy_stats() -> Any:
+    """``scipy.stats``, or a ``ModuleNotFoundError`` of one line naming the ``benchmark`` extra."""
+    try:
+        from scipy import stats
+    except ModuleNotFoundError as error:
+        missing_extra(error, "the benchmark's aggregate scores", BENCHMARK_EXTRA)
+        raise
+    return stats
+
+
 def aggregate(
     cells: Sequence[np.ndarray], random_scores: Sequence[float], search_scores: Sequence[float], seed: int
 ) -> dict[str, Interval]:
@@ -51,11 +62,7 @@ def aggregate(
     ``cells[c]`` holds the per-deal win shares of cell ``c``; the bootstrap is seeded with ``seed``, so the
     same rows give the same intervals.
     """
-    try:
-        from scipy import stats
-    except ModuleNotFoundError as error:
-        missing_extra(error, "the benchmark's aggregate scores", BENCHMARK_EXTRA)
-        raise
+    stats = scipy_stats()
     low = np.asarray(random_scores, dtype=np.float64)
     span = np.asarray(search_scores, dtype=np.float64) - low
     if np.any(span == 0):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -288,3 +289,12 @@ def test_the_command_keeps_a_complete_result_unless_told(
     assert f"continuing the partial run in {out}.partial" in printed
     assert runner.reproduces(json.loads(out.read_text()), majority)
     assert not runner.partial_path(out).exists()
+
+
+def test_without_the_benchmark_extra_a_referenced_suite_is_refused_before_any_game(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A suite with references needs scipy for its aggregate: without it, ``prepare`` names the extra at once."""
+    monkeypatch.setitem(sys.modules, "scipy", None)
+    with pytest.raises(ModuleNotFoundError, match=r'pip install "friday13-env\[benchmark\]"'):
+        runner.prepare("random", "friday-levels", workers=1)

@@ -100,6 +100,7 @@ def user_agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str
 def test_the_command_benchmarks_an_unregistered_agent_from_the_working_folder(tmp_path: Path) -> None:
     """Done when: ``friday13 benchmark --agent my_agents:MyAgent --suite friday-levels --workers 2`` run in the
     folder holding ``my_agents.py`` writes a complete result of 4 levels x 100 games for that spec and agent."""
+    pytest.importorskip("scipy")  # the command scores against the suite's references: the benchmark extra
     (tmp_path / "my_agents.py").write_text(MY_AGENTS)
     out = tmp_path / "results" / "my.json"
     command = [str(FRIDAY13), "benchmark", "--agent", "my_agents:MyAgent", "--suite", "friday-levels"]
