@@ -143,9 +143,9 @@ def prepare(
     suite = suite if isinstance(suite, Suite) else get_suite(suite)
     suite.split(split)
     processes = available_cpus() if workers is None else count_option("workers", workers, takes="a positive int")
+    entrant, identity = check_agent(suite, agent, processes)
     if suite.references:
         scipy_stats()  # the aggregate needs the benchmark extra: missing, that is an error now, not after the games
-    entrant, identity = check_agent(suite, agent, processes)
     digest = check_suite(suite, split)
     header = {
         "format": RESULT_FORMAT,
