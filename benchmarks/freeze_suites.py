@@ -16,7 +16,7 @@ from pathlib import Path
 from friday13_env.benchmark.fingerprints import behaviour_fingerprint, deals_digest
 from friday13_env.benchmark.leaderboard import reference_scores
 from friday13_env.benchmark.runner import read_json, registry_of, rescored
-from friday13_env.benchmark.suite import NORMALISERS, SPLITS, get_suite, suites
+from friday13_env.benchmark.suite import SPLITS, get_suite, suites
 
 SUITES = Path(__file__).resolve().parent.parent / "friday13_env" / "benchmark" / "suites"
 RESULTS = Path(__file__).resolve().parent.parent / "results" / "benchmark"
@@ -32,9 +32,10 @@ def main() -> None:
         data = json.loads(path.read_text())
         data["deals_sha256"] = {split: deals_digest(suite, split) for split in SPLITS}
         deck = suite.cells[0].deck
-        anchors = sorted({*NORMALISERS, *(o for cell in suite.cells for o in cell.opponents)})
         registry = registry_of(suite.game)
-        data["anchors"] = {a: behaviour_fingerprint(registry.make(a, seed=0), suite.game, deck) for a in anchors}
+        data["anchors"] = {
+            a: behaviour_fingerprint(registry.make(a, seed=0), suite.game, deck) for a in suite.anchor_names
+        }
         data["references"] = reference_scores(suite, RESULTS)
         path.write_text(json.dumps(data, indent=1) + "\n")
         print(f"{path}: {len(data['references'])} reference rows")

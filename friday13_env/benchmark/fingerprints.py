@@ -34,7 +34,7 @@ def deals_digest(suite: Suite, split: str) -> str:
 
 
 def _deal_bytes(suite: Suite, split: str, cell_index: int, deal: int) -> bytes:
-    from friday13_env.benchmark.play import card_deal_seed, solo_game_seed
+    from friday13_env.benchmark.play import solo_game_seed
 
     cell = suite.cells[cell_index]
     seed = suite.split(split).seed
@@ -47,9 +47,10 @@ def _deal_bytes(suite: Suite, split: str, cell_index: int, deal: int) -> bytes:
     from friday13_env.friday13.cards import get_deck
     from friday13_env.friday13.engine import Rules
     from friday13_env.friday13.engine import deal as deal_hands
+    from friday13_env.friday13.evaluation.duplicate import deal_seed
 
     rules = Rules(num_players=cell.players, deck=get_deck(cell.deck), num_rounds=suite.num_rounds)
-    rng = np.random.default_rng(card_deal_seed(seed, cell.players, deal))
+    rng = np.random.default_rng(deal_seed(seed, cell.players, deal))
     return repr([deal_hands(rules, round_index, rng) for round_index in range(suite.num_rounds)]).encode()
 
 

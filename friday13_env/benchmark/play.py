@@ -19,7 +19,7 @@ import numpy as np
 
 from friday13_env.benchmark.suite import Cell, Suite
 from friday13_env.core.agent import Agent, Observation
-from friday13_env.core.specs import AgentSpec
+from friday13_env.core.specs import AgentSpec, Entrant, entrant_label
 
 METRICS = ("win", "margin")
 """Per deal: the agent's win share (ties split; the solo game: 1 for a win) and its margin (the card game:
@@ -28,8 +28,6 @@ SECOND_METRIC = {"friday13": "margin", "friday": "score"}
 """What the second column of a row is called in a result file, per game."""
 UNIT_DEALS = 4
 """Deals per unit of work: the grain of progress, parallelism and resuming."""
-
-Entrant = AgentSpec | Agent
 
 
 @dataclass(frozen=True)
@@ -73,14 +71,6 @@ def play_unit(unit: Unit) -> UnitResult:
     return _play_solo(unit) if unit.game == "friday" else _play_card(unit)
 
 
-def card_deal_seed(seed: int, players: int, deal: int) -> int:
-    """The card game's environment seed of deal ``deal`` at ``players``: the tournament's, shared by every cell
-    of that size, so the cells of a split are paired."""
-    from friday13_env.friday13.evaluation.duplicate import deal_seed
-
-    return deal_seed(seed, players, deal)
-
-
 def solo_game_seed(seed: int, level: int, game: int) -> int:
     """The solo game's environment (and agent) seed of game ``game`` at ``level``."""
     return int(np.random.SeedSequence(seed, spawn_key=(level, game)).generate_state(1, np.uint64)[0])
@@ -103,10 +93,6 @@ class _Timed:
         return action
 
 
-def label_of(agent: Entrant) -> str:
-    return agent.label if isinstance(agent, AgentSpec) else agent.name
-
-
 def _play_card(unit: Unit) -> UnitResult:
     from friday13_env.friday13.evaluation.duplicate import METRICS as CARD_METRICS
     from friday13_env.friday13.evaluation.duplicate import Chunk, build_agents, play_chunk
@@ -120,11 +106,11 @@ def _play_card(unit: Unit) -> UnitResult:
         unit.cell_index, unit.index, lineup, unit.cell.deck, unit.num_rounds, unit.seed, unit.first, unit.count
     )
     built = build_agents(chunk)
-    focus = label_of(unit.agent)
+    focus = entrant_label(unit.agent)
     timed = _Timed(built[focus])
     samples = play_chunk(chunk, {**built, focus: timed})
     labels = chunk.labels
-    seats = np.array([sum(label_of(e) == label for e in lineup) for label in labels], dtype=float)
+    seats = np.array([sum(entrant_label(e) == label for e in lineup) for label in labels], dtype=float)
     points = samples[:, :, CARD_METRICS.index("points")]
     own = points[:, labels.index(focus)]
     others_mean = (points @ seats - own) / (players - 1)

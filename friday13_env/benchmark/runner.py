@@ -26,7 +26,7 @@ import numpy as np
 
 from friday13_env import __version__
 from friday13_env.benchmark.fingerprints import behaviour_fingerprint, deals_digest
-from friday13_env.benchmark.play import METRICS, SECOND_METRIC, Entrant, Unit, UnitResult, label_of, play_unit, units
+from friday13_env.benchmark.play import METRICS, SECOND_METRIC, Unit, UnitResult, play_unit, units
 from friday13_env.benchmark.scores import aggregate, cell_interval, normalised_interval, scipy_stats
 from friday13_env.benchmark.suite import NORMALISERS, Suite, get_suite
 from friday13_env.core.agent import Agent
@@ -34,7 +34,7 @@ from friday13_env.core.files import atomic_write_text
 from friday13_env.core.options import available_cpus, count_option
 from friday13_env.core.pool import ordered_results
 from friday13_env.core.registry import Registry
-from friday13_env.core.specs import AgentSpec, shown
+from friday13_env.core.specs import AgentSpec, Entrant, entrant_label, shown
 
 RESULT_FORMAT = "friday13-benchmark-result"
 RESULT_FORMAT_VERSION = 1
@@ -57,10 +57,10 @@ def check_agent(suite: Suite, agent: str | Entrant, workers: int) -> tuple[Entra
         if workers > 1:
             raise ValueError(f"agent object {agent.name!r} cannot be sent to worker processes; use workers=1 or a spec")
         entrant = agent
-        anchors = sorted({*NORMALISERS, *(opponent for cell in suite.cells for opponent in cell.opponents)})
-        if agent.name in anchors:
+        if agent.name in suite.anchor_names:
             raise ValueError(
-                f"agent object {agent.name!r} has the name of an anchor of suite {suite.name!r} ({anchors}); "
+                f"agent object {agent.name!r} has the name of an anchor of suite {suite.name!r} "
+                f"({suite.anchor_names}); "
                 "give it another name, so that its results are not filed as the anchor's"
             )
     else:
@@ -70,7 +70,7 @@ def check_agent(suite: Suite, agent: str | Entrant, workers: int) -> tuple[Entra
     if isinstance(entrant, AgentSpec) and (entrant.name in registry.zoo() or entrant.name.endswith(".npz")):
         checkpoint = hashlib.sha256(registry.policy_path(entrant.name).read_bytes()).hexdigest()
     identity = {
-        "spec": label_of(entrant),
+        "spec": entrant_label(entrant),
         "fingerprint": behaviour_fingerprint(built, suite.game, _decks(suite)[0]),
         "checkpoint_sha256": checkpoint,
     }
@@ -184,15 +184,15 @@ def execute(plan: Plan, progress: Callable[[int, int], None] | None = None) -> d
     resumed_units = len(done)
     games = suite.games_per_cell(split)
     total = sum(games)
-    deals = suite.split(split).deals
-    played = sum(games[int(key.split(":")[0])] * len(result.rows) // deals for key, result in done.items())
+    games_per_deal = [cell_games // suite.split(split).deals for cell_games in games]
+    played = sum(games_per_deal[cell] * len(result.rows) for (cell, _), result in done.items())
     if progress is not None:
         progress(played, total)
     start = time.perf_counter()
     todo = (unit for unit in units(suite, split, plan.entrant) if _key(unit) not in done)
     for unit, unit_result in ordered_results(play_unit, todo, plan.processes):
         done[_key(unit)] = unit_result
-        played += games[unit.cell_index] * unit.count // deals
+        played += games_per_deal[unit.cell_index] * unit.count
         if plan.partial_path is not None:
             atomic_write_text(plan.partial_path, _dumps({**header, "complete": False, "units": _units_json(done)}))
         if progress is not None:
@@ -204,14 +204,18 @@ def execute(plan: Plan, progress: Callable[[int, int], None] | None = None) -> d
     return result
 
 
-def _key(unit: Unit) -> str:
-    return f"{unit.cell_index}:{unit.first}"
+UnitKey = tuple[int, int]
+"""A unit's cell index and first deal; ``"CELL:FIRST"`` in a partial file."""
 
 
-def _units_json(done: dict[str, UnitResult]) -> dict[str, Any]:
+def _key(unit: Unit) -> UnitKey:
+    return unit.cell_index, unit.first
+
+
+def _units_json(done: dict[UnitKey, UnitResult]) -> dict[str, Any]:
     return {
-        key: {"rows": result.rows.tolist(), "act_seconds": result.act_seconds, "decisions": result.decisions}
-        for key, result in done.items()
+        f"{cell}:{first}": {"rows": r.rows.tolist(), "act_seconds": r.act_seconds, "decisions": r.decisions}
+        for (cell, first), r in done.items()
     }
 
 
@@ -239,7 +243,7 @@ def read_json(path: str | Path, what: str, expected: str = RESULT_FORMAT) -> dic
     return data
 
 
-def _resume(path: Path, header: dict[str, Any]) -> dict[str, UnitResult]:
+def _resume(path: Path, header: dict[str, Any]) -> dict[UnitKey, UnitResult]:
     """The units a partial file holds, if it was made by this very run (same suite, split, deals and agent)."""
     if not path.exists():
         return {}
@@ -256,17 +260,18 @@ def _resume(path: Path, header: dict[str, Any]) -> dict[str, UnitResult]:
             rows = np.asarray(unit["rows"], dtype=np.float64)
             if rows.ndim != 2 or rows.shape[1] != len(METRICS) or not np.isfinite(rows).all():
                 raise ValueError(f"unit {key} has rows of shape {rows.shape}")
-            done[str(key)] = UnitResult(rows, float(unit["act_seconds"]), int(unit["decisions"]))
+            cell, _, first = str(key).partition(":")
+            done[int(cell), int(first)] = UnitResult(rows, float(unit["act_seconds"]), int(unit["decisions"]))
     except (KeyError, TypeError, AttributeError, ValueError) as error:
         raise ValueError(f"{path} is a damaged partial benchmark file ({error}); delete it to start again") from error
     return done
 
 
-def cell_rows(suite: Suite, done: dict[str, UnitResult]) -> list[np.ndarray]:
+def cell_rows(suite: Suite, done: dict[UnitKey, UnitResult]) -> list[np.ndarray]:
     """Each cell's per-deal rows, in deal order."""
     cells: list[list[np.ndarray]] = [[] for _ in suite.cells]
-    for key in sorted(done, key=lambda k: tuple(int(part) for part in k.split(":"))):
-        cells[int(key.split(":")[0])].append(done[key].rows)
+    for cell, first in sorted(done):
+        cells[cell].append(done[cell, first].rows)
     return [np.concatenate(parts) for parts in cells]
 
 
@@ -274,7 +279,7 @@ def _assemble(
     suite: Suite,
     split: str,
     header: dict[str, Any],
-    done: dict[str, UnitResult],
+    done: dict[UnitKey, UnitResult],
     workers: int,
     elapsed: float,
     resumed_units: int,

@@ -72,6 +72,11 @@ class Suite:
     num_rounds: int = 4
 
     @property
+    def anchor_names(self) -> list[str]:
+        """Every agent the suite seats or normalises by, sorted: the names ``anchors`` pins."""
+        return sorted({*NORMALISERS, *(opponent for cell in self.cells for opponent in cell.opponents)})
+
+    @property
     def id(self) -> str:
         """``name-vVERSION``: how results and the leaderboard name the suite."""
         return f"{self.name}-v{self.version}"

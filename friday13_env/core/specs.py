@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from friday13_env.core.agent import Agent
+
 OptionValue = bool | int | float | str
 SHOWN_CHARACTERS = 60
 """Longer names are cut in messages: an error must stay readable whatever was typed."""
@@ -39,6 +41,15 @@ class AgentSpec:
         if not self.options:
             return self.name
         return f"{self.name}:" + ",".join(f"{key}={_format_value(value)}" for key, value in self.options)
+
+
+Entrant = AgentSpec | Agent
+"""One participant of a table or a benchmark: a spec (buildable in any process) or an agent object (in-process only)."""
+
+
+def entrant_label(entrant: Entrant) -> str:
+    """How results name an entrant: a spec's canonical text, or an agent object's ``name``."""
+    return entrant.label if isinstance(entrant, AgentSpec) else entrant.name
 
 
 def parse_spec(text: object) -> AgentSpec:

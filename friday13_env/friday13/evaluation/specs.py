@@ -16,16 +16,12 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from friday13_env.core.specs import AgentSpec, parse_spec
+from friday13_env.core.specs import AgentSpec, Entrant, entrant_label, parse_spec
 from friday13_env.friday13 import agents
 from friday13_env.friday13.agents import Agent
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 
 __all__ = ["AgentSpec", "Entrant", "Matchup", "as_entrant", "build", "focus_matchups", "matrix_matchups", "parse_spec"]
-
-
-Entrant = AgentSpec | Agent
-"""One participant of a matchup: a spec (buildable anywhere) or an agent object (in-process only)."""
 
 
 def build(entrant: Entrant, seed: int | None) -> Agent:
@@ -40,10 +36,6 @@ def as_entrant(entrant: str | Entrant) -> Entrant:
     if isinstance(entrant, AgentSpec | Agent):
         return entrant
     raise ValueError(f"expected an agent spec string, an AgentSpec or an Agent, got {entrant!r}")
-
-
-def entrant_label(entrant: Entrant) -> str:
-    return entrant.label if isinstance(entrant, AgentSpec) else entrant.name
 
 
 @dataclass(frozen=True)
