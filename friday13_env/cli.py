@@ -17,6 +17,7 @@ from typing import TextIO
 from friday13_env.benchmark import command as benchmark_command
 from friday13_env.friday13 import play
 from friday13_env.friday13.evaluation import command as evaluate_command
+from friday13_env.web import command as web_command
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,21 @@ SUBCOMMANDS = (
         benchmark_command.add_leaderboard_arguments,
         benchmark_command.run_leaderboard_command,
         benchmark_command.LEADERBOARD_DESCRIPTION,
+    ),
+    Subcommand(
+        "serve",
+        "play both games in a browser against the zoo (the web extra)",
+        web_command.add_serve_arguments,
+        web_command.run_serve,
+        web_command.SERVE_DESCRIPTION,
+        web_command.SERVE_EXAMPLES,
+    ),
+    Subcommand(
+        "replay",
+        "write a replay file as a self-contained HTML page",
+        web_command.add_replay_arguments,
+        web_command.run_replay,
+        web_command.REPLAY_DESCRIPTION,
     ),
 )
 

@@ -26,6 +26,7 @@ from friday13_env.benchmark.runner import execute, partial_path, prepare
 from friday13_env.benchmark.suite import SPLITS, Suite, suites
 from friday13_env.core.files import atomic_write_text, output_problem, run_writing
 from friday13_env.core.specs import non_negative_argument, positive_argument
+from friday13_env.friday13.evaluation.command import add_replay_arguments, checked_replays
 
 DESCRIPTION = "Play a frozen benchmark suite with an agent; print its scores and write a result file."
 EXAMPLES = """\
@@ -34,7 +35,12 @@ Examples:
   friday13 benchmark --agent ppo-v4 --suite card-4p-quick
   friday13 benchmark --agent my_agents:MyAgent --suite card-4p      # a factory of your own
   friday13 benchmark --agent search --suite friday-levels            # the solo game's agents
+  friday13 benchmark --agent search --suite friday-levels --replays results/replays
 Results go to results/benchmark/SUITE-vN/AGENT.json unless --out says otherwise (see docs/benchmark.md).
+--replays DIR also saves games as replay files, one per game: every seat rotation of the first --replay-deals
+deals of each card-game cell (DIR/01-4p-AGENT-cautious-deal0-shift2.json: cell index, players, agents, deal,
+seat shift), the first --replay-deals games of each solo level (DIR/level2-game0.json); with --split dev the
+names start with dev-. `friday13 replay FILE --html OUT.html` renders one as a page.
 """
 
 
@@ -46,6 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=positive_argument, help="processes (default: every usable CPU)")
     parser.add_argument("--out", type=Path, metavar="PATH", help="result file (default under results/benchmark/)")
     parser.add_argument("--overwrite", action="store_true", help="replace a complete result file at --out")
+    add_replay_arguments(parser, "card-game cell (or games of each solo level)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -114,7 +121,14 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
             parser.error(f"argument --out: cannot write {path}: {problem}")
         if path.exists() and not args.overwrite:
             parser.error(f"argument --out: {path} holds a complete result; --overwrite replaces it")
-        plan = prepare(args.agent, suite, split=args.split, workers=args.workers, out=path)
+        replays = checked_replays(
+            args,
+            parser,
+            [path],
+            {"command": "friday13 benchmark", "suite": suite.id, "split": args.split},
+            prefix="" if args.split == "test" else f"{args.split}-",
+        )
+        plan = prepare(args.agent, suite, split=args.split, workers=args.workers, out=path, replays=replays)
     except (ValueError, ModuleNotFoundError) as error:
         parser.error(str(error))
     if args.workers is not None and plan.processes < args.workers:
@@ -122,11 +136,17 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
     resuming = partial_path(path).exists()
     if resuming:
         print(f"continuing the partial run in {partial_path(path)}", file=out)
+    if replays is not None:
+        replays.folder.mkdir(parents=True, exist_ok=True)
+        written.append(f"replays in {replays.folder}")  # saved as the units are played
     with _progress_bar(not args.no_progress) as update:
         result = execute(plan, update)
     written.append(str(path))
     print(format_result(result), file=out)
     print(f"wrote {path}", file=out)
+    if replays is not None:
+        unit = "game(s) of each level" if suite.game == "friday" else "deal(s) of each cell"
+        print(f"saved the games of the first {replays.deals} {unit} in {replays.folder}", file=out)
 
 
 class _progress_bar:

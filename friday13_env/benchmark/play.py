@@ -3,6 +3,8 @@
 A unit's result is one row per deal for the benchmarked agent, ``METRICS`` wide, plus the wall time its
 ``act`` calls took and how many there were. Units are cut by deal count alone and seed everything from the
 split's seed, so the rows do not depend on how many processes play them, or on an interruption between units.
+A unit with ``replays`` also saves the games of its cell's first deals as replay files
+(``friday13_env.web.record``), which changes none of its numbers.
 
 The card game plays each deal once per distinct rotation of the seats (``friday13.evaluation.duplicate``):
 a row is the agent's mean over those games. An agent against copies of itself is one agent in every seat,
@@ -11,15 +13,21 @@ whose win share is the equal seat ``1/n`` and whose margin is 0 by construction;
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from friday13_env.benchmark.suite import Cell, Suite
 from friday13_env.core.agent import Agent, Observation
 from friday13_env.core.specs import AgentSpec, Entrant, entrant_label
+
+if TYPE_CHECKING:
+    from friday13_env.friday13.evaluation.duplicate import ReplaySaving
+    from friday13_env.web.record import SoloRecord
 
 METRICS = ("win", "margin")
 """Per deal: the agent's win share (ties split; the solo game: 1 for a win) and its margin (the card game:
@@ -42,6 +50,8 @@ class Unit:
     first: int
     count: int
     agent: Entrant
+    replays: ReplaySaving | None = None
+    """Where to save the games of the cell's first deals as replays (``None``: nowhere)."""
 
     @property
     def index(self) -> int:
@@ -56,14 +66,14 @@ class UnitResult:
     decisions: int
 
 
-def units(suite: Suite, split: str, agent: Entrant) -> Iterator[Unit]:
+def units(suite: Suite, split: str, agent: Entrant, replays: ReplaySaving | None = None) -> Iterator[Unit]:
     """Every unit of a split, cell by cell, in a fixed order."""
     deals = suite.split(split).deals
     seed = suite.split(split).seed
     for cell_index, cell in enumerate(suite.cells):
         for first in range(0, deals, UNIT_DEALS):
             count = min(UNIT_DEALS, deals - first)
-            yield Unit(suite.game, cell_index, cell, suite.num_rounds, seed, first, count, agent)
+            yield Unit(suite.game, cell_index, cell, suite.num_rounds, seed, first, count, agent, replays)
 
 
 def play_unit(unit: Unit) -> UnitResult:
@@ -74,6 +84,20 @@ def play_unit(unit: Unit) -> UnitResult:
 def solo_game_seed(seed: int, level: int, game: int) -> int:
     """The solo game's environment (and agent) seed of game ``game`` at ``level``."""
     return int(np.random.SeedSequence(seed, spawn_key=(level, game)).generate_state(1, np.uint64)[0])
+
+
+class _Recorded:
+    """An agent whose every action is noted in a solo game's record."""
+
+    def __init__(self, agent: Agent, record: SoloRecord) -> None:
+        self.agent = agent
+        self.name = agent.name
+        self.record = record
+
+    def act(self, observation: Observation) -> int:
+        action = self.agent.act(observation)
+        self.record.move(action)
+        return action
 
 
 class _Timed:
@@ -102,8 +126,11 @@ def _play_card(unit: Unit) -> UnitResult:
         rows = np.tile([1.0 / players, 0.0], (unit.count, 1))
         return UnitResult(rows, 0.0, 0)
     lineup = (unit.agent, *(AgentSpec(opponent) for opponent in unit.cell.opponents))
+    replays = unit.replays
+    if replays is not None:
+        replays = dataclasses.replace(replays, source=(*replays.source, ("cell", unit.cell.name)))
     chunk = Chunk(
-        unit.cell_index, unit.index, lineup, unit.cell.deck, unit.num_rounds, unit.seed, unit.first, unit.count
+        unit.cell_index, unit.index, lineup, unit.cell.deck, unit.num_rounds, unit.seed, unit.first, unit.count, replays
     )
     built = build_agents(chunk)
     focus = entrant_label(unit.agent)
@@ -122,12 +149,14 @@ def _play_solo(unit: Unit) -> UnitResult:
     from friday13_env.friday.agents import make
     from friday13_env.friday.env import FridayEnv
     from friday13_env.friday.evaluation.games import play_game
+    from friday13_env.web.record import MAX_LABEL, SoloRecord, save
 
-    env = FridayEnv(level=unit.cell.level, illegal_action="raise")
+    level, replays = unit.cell.level, unit.replays
+    env = FridayEnv(level=level, illegal_action="raise")
     rows = np.empty((unit.count, len(METRICS)))
     seconds, decisions = 0.0, 0
     for row, game in enumerate(range(unit.first, unit.first + unit.count)):
-        seed = solo_game_seed(unit.seed, unit.cell.level, game)
+        seed = solo_game_seed(unit.seed, level, game)
         if isinstance(unit.agent, AgentSpec):
             agent = make(unit.agent, seed=seed)
         else:
@@ -136,7 +165,13 @@ def _play_solo(unit: Unit) -> UnitResult:
             if callable(reset):
                 reset(seed)
         timed = _Timed(agent)
-        won, score, _ = play_game(env, timed, seed)
+        record = None
+        if replays is not None and replays.saves(game):
+            source = replays.source_with(cell=unit.cell.name, game=game)
+            record = SoloRecord(level, seed, entrant_label(unit.agent)[:MAX_LABEL], source=source)
+        won, score, _ = play_game(env, timed if record is None else _Recorded(timed, record), seed)
+        if replays is not None and record is not None:
+            save(record, replays.path(f"level{level}", f"game{game}"))
         rows[row] = (float(won), float(score))
         seconds += timed.seconds
         decisions += timed.decisions

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,6 +35,9 @@ from friday13_env.core.options import available_cpus, count_option
 from friday13_env.core.pool import ordered_results
 from friday13_env.core.registry import Registry
 from friday13_env.core.specs import AgentSpec, Entrant, entrant_label, shown
+
+if TYPE_CHECKING:
+    from friday13_env.friday13.evaluation.duplicate import ReplaySaving
 
 RESULT_FORMAT = "friday13-benchmark-result"
 RESULT_FORMAT_VERSION = 1
@@ -120,6 +123,9 @@ class Plan:
     header: dict[str, Any]
     processes: int
     out: Path | None
+    replays: ReplaySaving | None = None
+    """Where the units played save the games of each cell's first deals (units resumed from a partial file
+    are not played again, so their games are not saved)."""
 
     @property
     def partial_path(self) -> Path | None:
@@ -138,8 +144,11 @@ def prepare(
     split: str = "test",
     workers: int | None = None,
     out: str | Path | None = None,
+    replays: ReplaySaving | None = None,
 ) -> Plan:
-    """Every check of a run, before any game: the suite, split, worker count, agent, deals and anchors."""
+    """Every check of a run, before any game: the suite, split, worker count, agent, deals and anchors.
+
+    ``replays`` (checked by its caller) saves the games of each cell's first deals as replay files."""
     suite = suite if isinstance(suite, Suite) else get_suite(suite)
     suite.split(split)
     processes = available_cpus() if workers is None else count_option("workers", workers, takes="a positive int")
@@ -153,7 +162,8 @@ def prepare(
         "suite": {"name": suite.name, "version": suite.version, "id": suite.id, "split": split, "deals_sha256": digest},
         "agent": identity,
     }
-    plan = Plan(suite, split, entrant, header, min(processes, available_cpus()), None if out is None else Path(out))
+    out_path = None if out is None else Path(out)
+    plan = Plan(suite, split, entrant, header, min(processes, available_cpus()), out_path, replays)
     if plan.partial_path is not None:
         _resume(plan.partial_path, header)  # a partial file of another run is an error now, not after the checks
     return plan
@@ -167,14 +177,16 @@ def run_benchmark(
     workers: int | None = None,
     out: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
+    replays: ReplaySaving | None = None,
 ) -> dict[str, Any]:
     """Play ``suite``'s ``split`` with ``agent`` and return the result (also written to ``out`` when given).
 
     ``agent`` is anything the game's ``agents.make`` takes, ``"module:factory"`` included, or an agent object
     (then ``workers`` must be 1). ``workers`` defaults to every usable core. ``progress(done, total)`` is called
     with games played. With ``out``, finished units are kept in ``OUT.partial`` and a second call continues.
+    ``replays`` saves the games of each cell's first deals as replay files; the result is the same without it.
     """
-    return execute(prepare(agent, suite, split=split, workers=workers, out=out), progress)
+    return execute(prepare(agent, suite, split=split, workers=workers, out=out, replays=replays), progress)
 
 
 def execute(plan: Plan, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
@@ -189,7 +201,7 @@ def execute(plan: Plan, progress: Callable[[int, int], None] | None = None) -> d
     if progress is not None:
         progress(played, total)
     start = time.perf_counter()
-    todo = (unit for unit in units(suite, split, plan.entrant) if _key(unit) not in done)
+    todo = (unit for unit in units(suite, split, plan.entrant, plan.replays) if _key(unit) not in done)
     for unit, unit_result in ordered_results(play_unit, todo, plan.processes):
         done[_key(unit)] = unit_result
         played += games_per_deal[unit.cell_index] * unit.count

@@ -18,3 +18,6 @@ def missing_extra(missing: ModuleNotFoundError, needed_by: str, extra: tuple[str
 
 BENCHMARK_EXTRA = ("scipy and openskill", "benchmark", frozenset({"scipy", "openskill"}))
 """The ``benchmark`` extra: scipy for the aggregate scores' bootstrap, openskill for the ratings."""
+
+WEB_EXTRA = ("Starlette and uvicorn", "web", frozenset({"starlette", "uvicorn", "anyio", "httpx"}))
+"""The ``web`` extra: the ASGI framework and server of ``friday13 serve``."""

@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from friday13_env.core.files import run_writing
+from friday13_env.core.files import output_problem, run_writing
 from friday13_env.core.options import available_cpus
 from friday13_env.core.specs import AgentSpec, non_negative_argument, positive_argument
 from friday13_env.friday13 import agents
 from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.cards import DECKS
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
+from friday13_env.friday13.evaluation.duplicate import DEFAULT_REPLAY_DEALS, ReplaySaving
 from friday13_env.friday13.evaluation.report import (
     check_output_path,
     format_json,
@@ -52,6 +53,9 @@ Examples:
   friday13 evaluate --focus endgame --vs cautious majority --players 3 4 5 6
   # one mixed table, seats filled with the listed agents in order (then rotated)
   friday13 evaluate --agents random cautious majority search:budget=600
+  # also save the games of the first 2 deals of each matchup, then view one in a browser
+  friday13 evaluate --focus search --vs cautious --replays results/replays
+  friday13 replay results/replays/00-4p-search-cautious-deal0-shift0.json --html game.html
 """
 OUTPUT_FLAGS = ("json", "markdown", "plot")
 STDOUT = Path("-")
@@ -93,7 +97,51 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--markdown", type=Path, metavar="PATH", help="write the results as Markdown tables (- for stdout)"
     )
     parser.add_argument("--plot", type=Path, metavar="PATH", help="plot win rates with intervals (needs matplotlib)")
+    add_replay_arguments(parser, "matchup and table size")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def add_replay_arguments(parser: argparse.ArgumentParser, per: str) -> None:
+    """``--replays DIR`` and ``--replay-deals N``: shared with ``friday13 benchmark`` (``per``: what has deals)."""
+    parser.add_argument(
+        "--replays",
+        type=Path,
+        metavar="DIR",
+        help="also save games as replay files in DIR (created if missing; files of the same name are replaced): "
+        f"every game of the first --replay-deals deals of each {per}, one file per game, which "
+        "`friday13 replay FILE` renders as a page; the results are the same with or without it",
+    )
+    parser.add_argument(
+        "--replay-deals",
+        type=positive_argument,
+        metavar="N",
+        help=f"with --replays: the deals saved per {per} (default {DEFAULT_REPLAY_DEALS})",
+    )
+
+
+def checked_replays(
+    args: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    outputs: Sequence[Path],
+    source: Mapping[str, str],
+    prefix: str = "",
+) -> ReplaySaving | None:
+    """What ``--replays`` and ``--replay-deals`` ask for, ``None`` without ``--replays``; the folder must be
+    creatable and writable and none of the command's ``outputs``. ``source`` goes into every record."""
+    if args.replays is None:
+        if args.replay_deals is not None:
+            parser.error("--replay-deals goes with --replays DIR")
+        return None
+    folder: Path = args.replays
+    problem = output_problem(folder, directory=True)
+    if isinstance(problem, NotADirectoryError):
+        parser.error(f"argument --replays: {problem.filename} is a file, not a folder")
+    if problem is not None:
+        parser.error(f"argument --replays: cannot write in {folder}: {problem.strerror or problem}")
+    if any(output != STDOUT and output.resolve() == folder.resolve() for output in outputs):
+        parser.error(f"argument --replays: {folder} is also an output file; give the replays a folder of their own")
+    deals = DEFAULT_REPLAY_DEALS if args.replay_deals is None else args.replay_deals
+    return ReplaySaving(folder, deals, prefix, tuple(source.items()))
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
@@ -181,6 +229,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
         parser.error(str(error))
     check_outputs(args, parser)
     paths = {flag: getattr(args, flag) for flag in OUTPUT_FLAGS if getattr(args, flag) is not None}
+    replays = checked_replays(args, parser, list(paths.values()), {"command": "friday13 evaluate"})
     notes = sys.stderr if STDOUT in paths.values() else out  # stdout holds that output alone
     workers = min(args.workers, available_cpus())
     if workers < args.workers:
@@ -188,6 +237,9 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
     for path in paths.values():
         if path != STDOUT:
             path.parent.mkdir(parents=True, exist_ok=True)
+    if replays is not None:
+        replays.folder.mkdir(parents=True, exist_ok=True)
+        written.append(f"replays in {replays.folder}")  # saved as the games are played
 
     result = evaluate(
         matchups,
@@ -199,12 +251,15 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
         num_rounds=args.rounds,
         progress=not args.no_progress,
         checked=True,  # check_config ran above: each agent is built once before the first game
+        replays=replays,
     )
 
     print(format_text(result), file=notes)
     games = sum(matchup.games for matchup in result.matchups)
     deals = sum(matchup.deals for matchup in result.matchups)
     print(f"{games} games ({deals} deals) in {result.elapsed_s:.1f} s on {workers} worker(s)", file=notes)
+    if replays is not None:
+        print(f"saved the games of the first {replays.deals} deal(s) of each matchup in {replays.folder}", file=notes)
     writers = {"json": write_json, "markdown": write_markdown, "plot": plot_win_rates}
     texts = {"json": format_json, "markdown": format_markdown}
     for flag, path in paths.items():

@@ -8,25 +8,73 @@ agents reflects skill, not the luck of the deal. The games of one deal are avera
 sample, which is what the confidence intervals are computed over.
 
 Games are played through ``raw_env`` directly (no PettingZoo wrappers in the hot loop); each agent
-only sees ``raw_env.observe`` of its own seat.
+only sees ``raw_env.observe`` of its own seat. With ``Chunk.replays`` (``ReplaySaving``) the games of a
+matchup's first deals are also written as replay files (``friday13_env.web.record``), each by the process
+that played it; recording draws nothing from any generator, so the results are the same with or without it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from friday13_env.core.options import count_option
 from friday13_env.friday13.aec import raw_env
 from friday13_env.friday13.agents import Agent
+from friday13_env.friday13.cards import get_deck
+from friday13_env.friday13.engine import Rules
 from friday13_env.friday13.evaluation.specs import Entrant, build, entrant_label
 from friday13_env.friday13.evaluation.stats import average_ranks, win_shares
+from friday13_env.web.record import MAX_LABEL, CardRecord, new_card_record, save
 
 METRICS = ("win_rate", "points", "rank")
 """The per-game numbers recorded for every agent, in the order of the last axis of ``run_chunk``."""
 _DEALS_KEY = 0
 _AGENTS_KEY = 1
+DEFAULT_REPLAY_DEALS = 2
+"""Deals per matchup (or benchmark cell) whose games ``--replays`` saves, every rotation of each."""
+_FILE_LABEL = 40
+"""At most this many characters of the agents' labels go into a replay file's name."""
+
+
+@dataclass(frozen=True)
+class ReplaySaving:
+    """Save the games of the first ``deals`` deals of each matchup as replay files in ``folder``.
+
+    File names are stable and unique within a run: ``{prefix}{matchup:02d}-{players}p-{agents}-deal{k}-shift{s}.json``
+    for the card game (``Chunk.replay_path``; every seat rotation of a deal is a game); the benchmark names its solo
+    games ``{prefix}level{L}-game{g}.json``. A file of the same name from an earlier run is replaced. The
+    ``source`` entries go into every record's ``source``, with the deal (or game) added.
+    """
+
+    folder: Path
+    deals: int = DEFAULT_REPLAY_DEALS
+    prefix: str = ""
+    source: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        count_option("replay deals", self.deals, takes="a positive int")
+
+    def saves(self, deal_index: int) -> bool:
+        return deal_index < self.deals
+
+    def path(self, *parts: str) -> Path:
+        """``folder/{prefix}{part-part-...}.json``."""
+        return self.folder / f"{self.prefix}{'-'.join(parts)}.json"
+
+    def source_with(self, **extra: object) -> dict[str, str]:
+        """``source`` and ``extra`` as a record's source: short strings (cut at ``MAX_LABEL`` characters)."""
+        entries = {**dict(self.source), **{key: str(value) for key, value in extra.items()}}
+        return {key[:MAX_LABEL]: value[:MAX_LABEL] for key, value in entries.items()}
+
+
+def file_label(text: str, limit: int = _FILE_LABEL) -> str:
+    """``text`` as a safe piece of a file name: runs of characters other than ``A-Za-z0-9.=+-`` become ``_``."""
+    return re.sub(r"[^A-Za-z0-9.=+-]+", "_", text).strip("_.-")[:limit] or "agent"
 
 
 def deal_seed(seed: int, num_players: int, deal_index: int) -> int:
@@ -61,23 +109,43 @@ def rotate(lineup: Sequence[object], shift: int) -> list:
     return [lineup[(seat - shift) % n] for seat in range(n)]
 
 
-def play_game(env: raw_env, seat_agents: Sequence[Agent], seed: int) -> list[int]:
-    """One whole game of the deal ``seed`` with ``seat_agents[s]`` in seat ``s``: the final totals per seat."""
+def play_game(env: raw_env, seat_agents: Sequence[Agent], seed: int, record: CardRecord | None = None) -> list[int]:
+    """One whole game of the deal ``seed`` with ``seat_agents[s]`` in seat ``s``: the final totals per seat.
+
+    With ``record``, every deal and move of the game is noted in it (the environment deals a round inside
+    ``step``, so a new round shows as ``game.round`` changing).
+    """
     env.reset(seed=seed)
     game = env.game
     assert game is not None
+    if record is not None:
+        record.start_round(game)
     while not game.game_over:
-        seat = game.current
-        env.step(seat_agents[seat].act(env.observe(env.agent_selection)))
+        seat, round_index = game.current, game.round
+        action = seat_agents[seat].act(env.observe(env.agent_selection))
+        env.step(action)
+        if record is not None:
+            record.move(action)
+            if game.round != round_index:
+                record.start_round(game)
     return list(game.scores)
 
 
-def play_deal(env: raw_env, lineup: Sequence[Agent], shifts: Sequence[int], seed: int) -> list[list[int]]:
-    """The deal ``seed`` once per shift; each game's totals are returned by *lineup position*, not seat."""
+def play_deal(
+    env: raw_env,
+    lineup: Sequence[Agent],
+    shifts: Sequence[int],
+    seed: int,
+    records: Sequence[CardRecord] | None = None,
+) -> list[list[int]]:
+    """The deal ``seed`` once per shift; each game's totals are returned by *lineup position*, not seat.
+
+    With ``records``, ``records[i]`` records the game of ``shifts[i]``."""
     n = len(lineup)
     results = []
-    for shift in shifts:
-        scores = play_game(env, rotate(lineup, shift), seed)
+    for index, shift in enumerate(shifts):
+        record = None if records is None else records[index]
+        scores = play_game(env, rotate(lineup, shift), seed, record)
         results.append([scores[(position + shift) % n] for position in range(n)])
     return results
 
@@ -98,6 +166,8 @@ class Chunk:
     seed: int
     first_deal: int
     num_deals: int
+    replays: ReplaySaving | None = None
+    """Where to save the games of the matchup's first deals as replays (``None``: nowhere)."""
 
     @property
     def num_players(self) -> int:
@@ -115,6 +185,28 @@ class Chunk:
     def agent_seed(self, label_index: int) -> int:
         key = (_AGENTS_KEY, self.num_players, self.matchup_index, self.index, label_index)
         return int(np.random.SeedSequence(self.seed, spawn_key=key).generate_state(1, np.uint64)[0])
+
+    def replay_path(self, deal_index: int, shift: int) -> Path:
+        """The replay file of deal ``deal_index`` played with seat shift ``shift`` (needs ``replays``)."""
+        assert self.replays is not None
+        agents = file_label("-".join(self.labels))
+        stem = f"{self.matchup_index:02d}-{self.num_players}p-{agents}"
+        return self.replays.path(stem, f"deal{deal_index}", f"shift{shift}")
+
+    def new_records(self, deal_index: int, shifts: Sequence[int]) -> list[CardRecord] | None:
+        """Empty records of the games of deal ``deal_index``, one per shift, or ``None`` when it is not saved."""
+        if self.replays is None or not self.replays.saves(deal_index):
+            return None
+        rules = Rules(num_players=self.num_players, deck=get_deck(self.deck), num_rounds=self.num_rounds)
+        lineup_labels = [entrant_label(entrant) for entrant in self.lineup]
+        return [
+            new_card_record(
+                rules,
+                rotate(lineup_labels, shift),
+                self.replays.source_with(deal=deal_index, shift=shift, seed=self.seed),
+            )
+            for shift in shifts
+        ]
 
 
 def run_chunk(chunk: Chunk) -> np.ndarray:
@@ -145,7 +237,10 @@ def play_chunk(chunk: Chunk, built: Mapping[str, Agent]) -> np.ndarray:
     env = raw_env(num_players=chunk.num_players, deck=chunk.deck, num_rounds=chunk.num_rounds)
     samples = np.empty((chunk.num_deals, len(labels), len(METRICS)))
     for row, deal_index in enumerate(range(chunk.first_deal, chunk.first_deal + chunk.num_deals)):
-        games = play_deal(env, lineup, shifts, deal_seed(chunk.seed, chunk.num_players, deal_index))
+        records = chunk.new_records(deal_index, shifts)
+        games = play_deal(env, lineup, shifts, deal_seed(chunk.seed, chunk.num_players, deal_index), records)
+        for shift, record in zip(shifts, records, strict=True) if records is not None else ():
+            save(record, chunk.replay_path(deal_index, shift))
         per_position = np.array([list(zip(win_shares(g), g, average_ranks(g), strict=True)) for g in games])
         deal_means = per_position.mean(axis=0)
         for column, seats in enumerate(positions):

@@ -29,7 +29,7 @@ from friday13_env.friday13.agents import Agent
 from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.engine import Rules
-from friday13_env.friday13.evaluation.duplicate import METRICS, Chunk, rotations, run_chunk
+from friday13_env.friday13.evaluation.duplicate import METRICS, Chunk, ReplaySaving, rotations, run_chunk
 from friday13_env.friday13.evaluation.results import AgentStats, EvaluationResult, MatchupResult
 from friday13_env.friday13.evaluation.specs import (
     AgentSpec,
@@ -58,6 +58,7 @@ def evaluate(
     progress: bool = False,
     chunk_deals: int = DEFAULT_CHUNK_DEALS,
     checked: bool = False,
+    replays: ReplaySaving | None = None,
 ) -> EvaluationResult:
     """Play every matchup at every table size for at least ``num_games`` duplicate games.
 
@@ -66,7 +67,9 @@ def evaluate(
     installed. Agent objects (rather than specs) in a matchup require ``workers=1``. ``checked`` says the
     caller has already run ``check_config`` on these arguments (as the evaluate command does), so its
     agents are not built again before the first game. At most ``available_cpus()`` processes play, and
-    never more than there are chunks; one plays in this process.
+    never more than there are chunks; one plays in this process. ``replays`` saves the games of each
+    matchup's first deals as replay files (written by the processes that play them); the results are the
+    same with or without it.
     """
     counts = [num_players] if isinstance(num_players, int) else list(num_players)
     if not checked:
@@ -75,7 +78,8 @@ def evaluate(
     deals = [deal_count(lineup, num_games) for _, _, lineup in plan]
     games = [count * len(_shifts(lineup)) for (_, _, lineup), count in zip(plan, deals, strict=True)]
     chunks = [-(-count // chunk_deals) for count in deals]
-    units = work_units([(index, lineup) for index, _, lineup in plan], num_games, chunk_deals, deck, num_rounds, seed)
+    groups = [(index, lineup) for index, _, lineup in plan]
+    units = work_units(groups, num_games, chunk_deals, deck, num_rounds, seed, replays)
     start = time.perf_counter()
     results = []
     with closing(_run_chunks(units, min(workers, available_cpus(), sum(chunks)), progress, sum(games))) as samples:
@@ -120,6 +124,7 @@ def work_units(
     deck: str,
     num_rounds: int,
     seed: int,
+    replays: ReplaySaving | None = None,
 ) -> Iterator[Chunk]:
     """The chunks of each ``(matchup index, lineup)`` in turn, enough whole deals for ``num_games`` games each.
 
@@ -138,6 +143,7 @@ def work_units(
                 seed=seed,
                 first_deal=first,
                 num_deals=min(chunk_deals, deals - first),
+                replays=replays,
             )
 
 

@@ -1,0 +1,191 @@
+"""The web server of ``friday13 serve``: a Starlette application over the sessions (needs the ``web`` extra).
+
+The page talks JSON to a small API; the client never names a file, a checkpoint or a Python object, only
+agent names from the list ``/api/options`` sends, and every request is checked before any work:
+
+=====================================  ===================================================================
+``GET /``                              the page (``static/index.html``)
+``GET /api/options``                   tables, levels and the agent names the page may choose from
+``POST /api/games``                    a new game: ``{"game": "friday13", "players": 4, ...}`` or
+                                       ``{"game": "friday", "level": 1}``
+``GET /api/games/{id}?since=k``        the game's frames from ``k`` on, as the person sees them
+``POST /api/games/{id}/moves``         ``{"action": a, "since": k}``: play a move; the bots answer
+``GET /api/games/{id}/hint``           the adviser's move and how sure it is
+``GET /api/games/{id}/replay``         the finished game's replay file (JSON); ``.../replay.html``: its viewer
+``DELETE /api/games/{id}``             leave the game
+=====================================  ===================================================================
+
+A refused request is a 4xx with ``{"error": message}`` (an illegal move also lists the legal moves); a bot
+that fails ends its own game (the status says why) and the server goes on.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from importlib import resources
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from friday13_env.web import replay_html
+from friday13_env.web.sessions import (
+    CardSession,
+    Options,
+    RequestError,
+    Session,
+    SessionStore,
+    SoloSession,
+    card_agent_names,
+)
+
+MAX_BODY_BYTES = 4_096
+"""No request of the page is longer; a longer body is refused unread (413)."""
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def create_app(store: SessionStore | None = None, options: Options | None = None) -> Starlette:
+    """The application; ``store`` holds the games (a fresh bounded store by default)."""
+    store = store if store is not None else SessionStore()
+    options = options if options is not None else Options(card_agents=card_agent_names())
+    page = resources.files("friday13_env.web").joinpath("static").joinpath("index.html").read_text(encoding="utf-8")
+
+    async def index(request: Request) -> Response:
+        return HTMLResponse(page, headers=SECURITY_HEADERS)
+
+    async def get_options(request: Request) -> Response:
+        return JSONResponse(options.to_dict())
+
+    async def create(request: Request) -> Response:
+        body = await _json_body(request)
+        game = body.get("game")
+        if game == "friday13":
+            session: Session = await run_in_threadpool(CardSession.from_request, body, options.card_agents)
+        elif game == "friday":
+            session = await run_in_threadpool(SoloSession.from_request, body)
+        else:
+            raise RequestError(f"game must be 'friday13' or 'friday', got {game!r}")
+        key = store.add(session)
+        return JSONResponse({"id": key, **session.state(0)}, status_code=201)
+
+    async def get_game(request: Request) -> Response:
+        session = store.get(request.path_params["key"])
+        since = _since(request.query_params.get("since", "0"))
+        return JSONResponse(await _locked(session, lambda: session.state(since)))
+
+    async def move(request: Request) -> Response:
+        session = store.get(request.path_params["key"])
+        body = await _json_body(request)
+        unknown = sorted(set(body) - {"action", "since"})
+        if unknown:
+            raise RequestError(f"unknown field(s) {unknown}; a move is {{'action': a, 'since': k}}")
+        if "action" not in body:
+            raise RequestError("a move needs its 'action'", legal=session.legal())
+
+        def play() -> dict[str, Any]:
+            since = session.check_since(body.get("since", 0))  # checked before the move is played
+            session.move(body["action"])
+            return session.state(since)
+
+        return JSONResponse(await _locked(session, play))
+
+    async def hint(request: Request) -> Response:
+        session = store.get(request.path_params["key"])
+        return JSONResponse(await _locked(session, session.hint))
+
+    async def replay(request: Request) -> Response:
+        session = store.get(request.path_params["key"])
+        _require_over(session)
+        return JSONResponse(
+            session.record().to_dict(), headers={"Content-Disposition": 'attachment; filename="replay.json"'}
+        )
+
+    async def replay_page(request: Request) -> Response:
+        session = store.get(request.path_params["key"])
+        _require_over(session)
+        html = await run_in_threadpool(replay_html.render, session.record())
+        return HTMLResponse(html, headers={"Content-Disposition": 'attachment; filename="replay.html"'})
+
+    async def leave(request: Request) -> Response:
+        store.remove(request.path_params["key"])
+        return Response(status_code=204)
+
+    routes = [
+        Route("/", index),
+        Route("/api/options", get_options),
+        Route("/api/games", _guarded(create), methods=["POST"]),
+        Route("/api/games/{key}", _guarded(get_game), methods=["GET"]),
+        Route("/api/games/{key}", _guarded(leave), methods=["DELETE"]),
+        Route("/api/games/{key}/moves", _guarded(move), methods=["POST"]),
+        Route("/api/games/{key}/hint", _guarded(hint)),
+        Route("/api/games/{key}/replay", _guarded(replay)),
+        Route("/api/games/{key}/replay.html", _guarded(replay_page)),
+        Mount("/static", StaticFiles(packages=[("friday13_env.web", "static")]), name="static"),
+    ]
+    app = Starlette(routes=routes)
+    app.state.store = store
+    return app
+
+
+def _guarded(handler: Handler) -> Handler:
+    """``handler`` with a ``RequestError`` turned into its 4xx/503 JSON answer."""
+
+    async def guarded(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except RequestError as error:
+            return JSONResponse({"error": str(error), **error.detail}, status_code=error.status)
+
+    return guarded
+
+
+async def _locked(session: Session, work: Callable[[], Any]) -> Any:
+    """Run ``work`` in a worker thread holding the session's lock (one request at a time per game)."""
+
+    def run() -> Any:
+        with session.lock:
+            return work()
+
+    return await run_in_threadpool(run)
+
+
+def _require_over(session: Session) -> None:
+    if not session.over:
+        raise RequestError("the replay is available when the game is over (it shows every hand)", 409)
+
+
+def _since(text: str) -> int:
+    if not text.isdigit() or len(text) > 6:
+        raise RequestError(f"since must be a non-negative integer, got {text[:20]!r}")
+    return int(text)
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    """The request's JSON object, read only if it is short."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
+        raise RequestError(f"a request body is at most {MAX_BODY_BYTES} bytes", 413)
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            raise RequestError(f"a request body is at most {MAX_BODY_BYTES} bytes", 413)
+    try:
+        data = json.loads(body or b"{}")
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raise RequestError("the request body is not JSON") from None
+    if not isinstance(data, dict):
+        raise RequestError("the request body must be a JSON object")
+    return data

@@ -1,0 +1,82 @@
+"""``friday13 serve`` (play both games in a browser) and ``friday13 replay`` (a replay file as an HTML page)."""
+
+from __future__ import annotations
+
+import argparse
+import threading
+import webbrowser
+from pathlib import Path
+from typing import TextIO
+
+from friday13_env.core.extras import WEB_EXTRA, missing_extra
+from friday13_env.core.specs import integer_argument
+from friday13_env.web import record, replay_html
+
+SERVE_DESCRIPTION = """Start a local web server and open the page: play Friday the 13th (3-6 players, either deck)
+against any agents of the registry and the zoo, or Friday (solo) at levels 1-4, with hints. Finished games
+can be downloaded as replays. Needs the web extra: pip install "friday13-env[web]"."""
+SERVE_EXAMPLES = """examples:
+  friday13 serve                      # http://127.0.0.1:8013, opened in your browser
+  friday13 serve --port 9000 --no-browser"""
+REPLAY_DESCRIPTION = """Write a recorded game (a replay file from `friday13 evaluate --replays DIR`,
+`friday13 benchmark --replays DIR` or the web page) as one self-contained HTML file that steps through
+the game move by move; it opens from disk, with no server and no network."""
+DEFAULT_PORT = 8013
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
+    )
+    parser.add_argument("--port", type=integer_argument, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    parser.add_argument("--max-sessions", type=integer_argument, default=100, help="games kept at once (default 100)")
+    parser.add_argument(
+        "--idle-minutes",
+        type=integer_argument,
+        default=60,
+        help="a game is dropped after this many minutes without a request (default 60)",
+    )
+    parser.add_argument("--no-browser", action="store_true", help="do not open the page in a browser")
+
+
+def run_serve(args: argparse.Namespace, parser: argparse.ArgumentParser, input_stream: TextIO, output: TextIO) -> int:
+    if not 0 < args.port < 65536:
+        parser.error(f"--port must be in 1..65535, got {args.port}")
+    if args.max_sessions < 1 or args.idle_minutes < 1:
+        parser.error("--max-sessions and --idle-minutes must be positive")
+    try:
+        import uvicorn
+
+        from friday13_env.web.app import create_app
+        from friday13_env.web.sessions import SessionStore
+    except ModuleNotFoundError as error:
+        if missing_extra(error, "friday13 serve", WEB_EXTRA):
+            parser.error(str(error))
+        raise
+    app = create_app(SessionStore(args.max_sessions, args.idle_minutes * 60.0))
+    url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}/"
+    output.write(f"friday13-env: open {url} (Ctrl-C stops the server)\n")
+    output.flush()
+    if not args.no_browser:
+        threading.Timer(1.0, webbrowser.open, args=(url,)).start()
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", metavar="GAME.json", help="a replay file")
+    parser.add_argument("--html", metavar="OUT.html", help="the page to write (default: GAME.html beside the file)")
+
+
+def run_replay(args: argparse.Namespace, parser: argparse.ArgumentParser, input_stream: TextIO, output: TextIO) -> int:
+    source = Path(args.game)
+    target = Path(args.html) if args.html else source.with_suffix(".html")
+    if target.resolve() == source.resolve():
+        parser.error(f"--html {target} would overwrite the replay file itself")
+    try:
+        game = record.load(source)
+    except record.ReplayError as error:
+        parser.error(str(error))
+    replay_html.write(game, target)
+    output.write(f"wrote {target} ({replay_html.title(game)})\n")
+    return 0
