@@ -22,9 +22,11 @@ that fails ends its own game (the status says why) and the server goes on.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -34,6 +36,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from friday13_env.web import replay_html
+from friday13_env.web.record import Record
 from friday13_env.web.sessions import (
     CardSession,
     Options,
@@ -44,6 +47,8 @@ from friday13_env.web.sessions import (
     card_agent_names,
 )
 
+DIGITS = re.compile(r"[0-9]{1,6}")
+"""A count as the API takes it in a query or a header: ASCII digits, not any Unicode digit (``"²".isdigit()``)."""
 MAX_BODY_BYTES = 4_096
 """No request of the page is longer; a longer body is refused unread (413)."""
 SECURITY_HEADERS = {
@@ -70,6 +75,7 @@ def create_app(store: SessionStore | None = None, options: Options | None = None
 
     async def create(request: Request) -> Response:
         body = await _json_body(request)
+        store.check_room()  # before any work: a full server builds no game
         game = body.get("game")
         if game == "friday13":
             session: Session = await run_in_threadpool(CardSession.from_request, body, options.card_agents)
@@ -91,11 +97,22 @@ def create_app(store: SessionStore | None = None, options: Options | None = None
         unknown = sorted(set(body) - {"action", "since"})
         if unknown:
             raise RequestError(f"unknown field(s) {unknown}; a move is {{'action': a, 'since': k}}")
-        if "action" not in body:
-            raise RequestError("a move needs its 'action'", legal=session.legal())
 
         def play() -> dict[str, Any]:
-            since = session.check_since(body.get("since", 0))  # checked before the move is played
+            if "action" not in body or "since" not in body:
+                raise RequestError(
+                    "a move is {'action': a, 'since': k}, k the number of frames the page has", legal=session.legal()
+                )
+            since = session.check_since(body["since"])  # checked before the move is played
+            if since != len(session.frames):
+                # The page has not seen the latest position (a second tab, a repeated request): the move was meant
+                # for another position, where the same number may mean another move.
+                raise RequestError(
+                    f"the game has moved on since frame {since} (it is at frame {len(session.frames)}); "
+                    "reload it and choose again",
+                    409,
+                    legal=session.legal(),
+                )
             session.move(body["action"])
             return session.state(since)
 
@@ -107,15 +124,12 @@ def create_app(store: SessionStore | None = None, options: Options | None = None
 
     async def replay(request: Request) -> Response:
         session = store.get(request.path_params["key"])
-        _require_over(session)
-        return JSONResponse(
-            session.record().to_dict(), headers={"Content-Disposition": 'attachment; filename="replay.json"'}
-        )
+        data = await _locked(session, lambda: _finished(session).to_dict())
+        return JSONResponse(data, headers={"Content-Disposition": 'attachment; filename="replay.json"'})
 
     async def replay_page(request: Request) -> Response:
         session = store.get(request.path_params["key"])
-        _require_over(session)
-        html = await run_in_threadpool(replay_html.render, session.record())
+        html = await _locked(session, lambda: replay_html.render(_finished(session)))
         return HTMLResponse(html, headers={"Content-Disposition": 'attachment; filename="replay.html"'})
 
     async def leave(request: Request) -> Response:
@@ -134,16 +148,21 @@ def create_app(store: SessionStore | None = None, options: Options | None = None
         Route("/api/games/{key}/replay.html", _guarded(replay_page)),
         Mount("/static", StaticFiles(packages=[("friday13_env.web", "static")]), name="static"),
     ]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, exception_handlers={Exception: _server_error})
     app.state.store = store
     return app
 
 
 def _guarded(handler: Handler) -> Handler:
-    """``handler`` with a ``RequestError`` turned into its 4xx/503 JSON answer."""
+    """``handler`` with a ``RequestError`` turned into its 4xx/503 JSON answer, and a request that changes
+    something refused when a page of another site sent it (its ``Origin`` is not this server)."""
 
     async def guarded(request: Request) -> Response:
         try:
+            origin = request.headers.get("origin")
+            writes = request.method not in ("GET", "HEAD")
+            if writes and origin is not None and urlsplit(origin).netloc != request.headers.get("host"):
+                raise RequestError(f"requests from another site ({origin[:80]}) are refused", 403)
             return await handler(request)
         except RequestError as error:
             return JSONResponse({"error": str(error), **error.detail}, status_code=error.status)
@@ -161,21 +180,31 @@ async def _locked(session: Session, work: Callable[[], Any]) -> Any:
     return await run_in_threadpool(run)
 
 
-def _require_over(session: Session) -> None:
+async def _server_error(request: Request, error: Exception) -> Response:
+    """Whatever escaped the checks: a JSON 500 that says so, never a page of HTML or a closed connection."""
+    return JSONResponse({"error": f"the server failed ({type(error).__name__}); the game may need restarting"}, 500)
+
+
+def _finished(session: Session) -> Record:
     if not session.over:
         raise RequestError("the replay is available when the game is over (it shows every hand)", 409)
+    return session.record()
 
 
 def _since(text: str) -> int:
-    if not text.isdigit() or len(text) > 6:
+    if not DIGITS.fullmatch(text):
         raise RequestError(f"since must be a non-negative integer, got {text[:20]!r}")
     return int(text)
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
     """The request's JSON object, read only if it is short."""
+    kind = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if kind != "application/json":
+        # Only JSON: a form on another web site cannot post JSON without the browser asking this server first.
+        raise RequestError(f"the request body must be JSON (Content-Type: application/json), got {kind!r}", 415)
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
+    if declared is not None and (not DIGITS.fullmatch(declared) or int(declared) > MAX_BODY_BYTES):
         raise RequestError(f"a request body is at most {MAX_BODY_BYTES} bytes", 413)
     body = b""
     async for chunk in request.stream():

@@ -90,8 +90,8 @@ class CardRecord:
             "deck": self.deck,
             "rounds": self.rounds,
             "seats": list(self.seats),
-            "deals": self.deals,
-            "moves": self.moves,
+            "deals": [[hand[:] for hand in deal] for deal in self.deals],
+            "moves": [moves[:] for moves in self.moves],
             "source": dict(self.source),
         }
 

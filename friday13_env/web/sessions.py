@@ -35,11 +35,11 @@ from friday13_env.friday13.encoding import encode_observation
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS, Rules
 from friday13_env.web import hints, views
 from friday13_env.web.record import CardRecord, CardStep, SoloRecord, new_card_record
+from friday13_env.web.views import YOU
 
 MAX_WEB_ROUNDS = 8
 """Most rounds a game on the page may have (4 by default), which bounds a session's frames."""
 MAX_SEED = 2**63 - 1
-YOU = "you"
 
 
 class RequestError(ValueError):
@@ -121,6 +121,7 @@ class Session:
         self.frames: list[dict[str, Any]] = []
         self.error: str | None = None
         self.last_used = time.monotonic()
+        self._hint: tuple[int, dict[str, Any]] | None = None
 
     @property
     def over(self) -> bool:
@@ -143,20 +144,36 @@ class Session:
     def _play(self, action: int) -> None:
         raise NotImplementedError
 
-    def hint(self) -> dict[str, Any]:
-        raise NotImplementedError
-
     def record(self) -> CardRecord | SoloRecord:
         raise NotImplementedError
 
     def move(self, action: object) -> None:
-        """Play the person's ``action`` and let the bots answer; a ``RequestError`` for a move that is not allowed."""
+        """Play the person's ``action`` and let the bots answer; a ``RequestError`` for a move that is not allowed.
+
+        Should anything fail past the checks (a bug, never bad input), the game ends with the reason: a half-made
+        move is never played on.
+        """
         if self.over:
             raise RequestError("the game is over; start a new one", 409, legal=[])
         legal = self.legal()
         if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
             raise RequestError(f"{action!r} is not a legal move here; legal moves: {legal}", 409, legal=legal)
-        self._play(action)
+        try:
+            self._play(action)
+        except Exception as error:
+            self.error = f"the game ended: the server failed to play the move ({_short(error)})"
+
+    def hint(self) -> dict[str, Any]:
+        """The adviser's hint for the position (computed once per position: asking again costs nothing)."""
+        if not self.your_turn:
+            raise RequestError("a hint is given when it is your turn", 409)
+        key = len(self.frames)
+        if self._hint is None or self._hint[0] != key:
+            self._hint = (key, self._advise())
+        return self._hint[1]
+
+    def _advise(self) -> dict[str, Any]:
+        raise NotImplementedError
 
     def check_since(self, since: object) -> int:
         """``since`` if it counts frames this game has (0..the number of frames), else a ``RequestError``."""
@@ -267,7 +284,7 @@ class CardSession(Session):
                 if not card_engine.is_legal(state, action):
                     raise ValueError(f"it played {action!r}, not a legal move ({card_engine.legal_actions(state)})")
             except Exception as error:  # a bot's failure ends its game, never the server
-                self.error = f"{self.labels[state.current]} failed and the game ended: {error}"
+                self.error = f"{self.labels[state.current]} failed and the game ended: {_short(error)}"
                 return
             self._apply(int(action))
 
@@ -278,9 +295,7 @@ class CardSession(Session):
             "action_mask": np.array(card_engine.action_mask(state), dtype=np.int8),
         }
 
-    def hint(self) -> dict[str, Any]:
-        if not self.your_turn:
-            raise RequestError("a hint is given when it is your turn", 409)
+    def _advise(self) -> dict[str, Any]:
         deck = self.rules.deck
         adviser = hints.CARD_ADVISERS[deck.name]
         hint = hints.advise(
@@ -334,9 +349,7 @@ class SoloSession(Session):
         move = {"action": action, "text": views.choice_label(before, action)}
         self.frames.append(views.solo_frame(self.state_, move))
 
-    def hint(self) -> dict[str, Any]:
-        if self.over:
-            raise RequestError("the game is over", 409)
+    def _advise(self) -> dict[str, Any]:
         state = self.state_
         observation = {"observation": encode_solo(state), "action_mask": solo_engine.action_mask(state)}
         hint = hints.advise(
@@ -346,6 +359,12 @@ class SoloSession(Session):
 
     def record(self) -> SoloRecord:
         return self.recorded
+
+
+def _short(error: Exception) -> str:
+    """An exception as one short line for the page."""
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text[:200]}{'...' if len(text) > 200 else ''}"
 
 
 class StoreFull(RequestError):
@@ -378,16 +397,26 @@ class SessionStore:
                 break
             del self._sessions[key]
 
+    def check_room(self) -> None:
+        """A ``StoreFull`` (503) when ``max_sessions`` games are in progress, so that a full server builds no game."""
+        with self._lock:
+            self._make_room()
+
+    def _make_room(self) -> None:
+        self._expire(self.clock())
+        if len(self._sessions) >= self.max_sessions:
+            games = "game" if self.max_sessions == 1 else "games"
+            raise StoreFull(
+                f"the server holds {self.max_sessions} {games} already; try again when one has been left or has "
+                f"expired ({self.idle_seconds / 60:.0f} minutes without a request)",
+                503,
+            )
+
     def add(self, session: Session) -> str:
         """Keep ``session`` under a new id; a ``StoreFull`` (503) when ``max_sessions`` games are in progress."""
         with self._lock:
+            self._make_room()
             now = self.clock()
-            self._expire(now)
-            if len(self._sessions) >= self.max_sessions:
-                raise StoreFull(
-                    f"the server holds {self.max_sessions} games already; try again when one has ended or expired",
-                    503,
-                )
             key = secrets.token_urlsafe(18)
             session.last_used = now
             self._sessions[key] = session
@@ -401,8 +430,8 @@ class SessionStore:
             session = self._sessions.get(key)
             if session is None:
                 raise RequestError(
-                    f"no game {key[:40]!r} on this server (games end {self.idle_seconds / 60:.0f} minutes after their "
-                    "last move, and when the server restarts); start a new one",
+                    f"no game {key[:40]!r} on this server (a game is dropped {self.idle_seconds / 60:.0f} minutes "
+                    "after its last request, and when the server restarts); start a new one",
                     404,
                 )
             session.last_used = now

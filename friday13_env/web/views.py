@@ -25,6 +25,8 @@ from friday13_env.friday13.cards import FRIDAY_POINTS, FRIDAY_TYPE, NUM_PILES, O
 from friday13_env.friday13.engine import GameState, Rules
 from friday13_env.web.record import CardRecord, CardStep, SoloRecord, card_positions, solo_positions
 
+YOU = "you"
+"""The label of the person's seat on the live page; the texts address it in the second person."""
 TYPE_KEYS = ("cat", "mirror", "ladder", "friday")
 """How the page names the four card types (the three omen types, then Friday the 13th)."""
 PLURALS = ("black cats", "broken mirrors", "ladders")
@@ -93,9 +95,11 @@ def card_move(step: CardStep, seats: list[str]) -> dict[str, Any]:
     seat = step.before.current
     kind, pile = deck.action_kind_and_pile(step.action)
     announced = step.before.pile_totals[pile] + deck.kind_values[kind]
-    text = f"{seats[seat]} plays {deck.kind_name(kind)} on the {OMEN_TYPE_NAMES[pile]} pile (total {announced})"
+    you = seats[seat] == YOU
+    text = f"{seats[seat]} play{'' if you else 's'} {deck.kind_name(kind)} on the {OMEN_TYPE_NAMES[pile]} pile "
+    text += f"(total {announced})"
     if step.taken:
-        text += f" and takes {step.taken} card{'s' if step.taken > 1 else ''}"
+        text += f" and take{'' if you else 's'} {step.taken} card{'s' if step.taken > 1 else ''}"
     return {
         "seat": seat,
         "action": step.action,
@@ -128,7 +132,9 @@ def explain_round(state: GameState, seats: list[str]) -> dict[str, Any]:
         if most == 0:
             text = f"Nobody took any {PLURALS[omen]}."
         elif sole is not None:
-            text = f"{seats[sole]} {_has(seats[sole])} the most {PLURALS[omen]} ({most}) and discards them."
+            you = seats[sole] == YOU
+            text = f"{seats[sole]} {'have' if you else 'has'} the most {PLURALS[omen]} ({most}) and discard"
+            text += f"{'' if you else 's'} them."
             discards[sole].append(omen)
         else:
             names = " and ".join(seats[seat] for seat in holders)
@@ -148,10 +154,6 @@ def explain_round(state: GameState, seats: list[str]) -> dict[str, Any]:
         total = state.scores[seat]
         rows.append({"seat": seat, "kept": kept, "fridays": fridays, "points": gained, "total": total, "text": text})
     return {"round": state.round, "types": types, "rows": rows, "leaders": card_engine.winners(state.scores)}
-
-
-def _has(label: str) -> str:
-    return "have" if label == "you" else "has"
 
 
 def seat_names(seats: list[str]) -> list[str]:
@@ -197,13 +199,9 @@ def choice_label(state: State, action: int) -> str:
     phase = state.phase
     a = solo_actions
     if phase is Phase.CHOOSE_HAZARD and action in (a.HAZARD_A, a.HAZARD_B):
-        card = state.hazard_options[action - a.HAZARD_A]
-        side = hazard_side(card)
-        value = side.values[min(state.step, 2)]
-        return f"Fight {side.name} (value {value}, {side.free} free cards)"
+        return _hazard_offer(state, state.hazard_options[action - a.HAZARD_A])
     if phase is Phase.LAST_HAZARD:
-        side = hazard_side(state.hazard_options[0])
-        return f"Fight {side.name}" if action == a.FIGHT_LAST else "Skip the last hazard"
+        return _hazard_offer(state, state.hazard_options[0]) if action == a.FIGHT_LAST else "Skip the last hazard"
     if phase is Phase.CHOOSE_PIRATE and action in (a.PIRATE_A, a.PIRATE_B):
         return f"Fight pirate {'AB'[action - a.PIRATE_A]} first: {PIRATES[state.pirates[action - a.PIRATE_A]].label}"
     if phase is Phase.FIGHT and state.fight is not None:
@@ -224,6 +222,32 @@ def choice_label(state: State, action: int) -> str:
     if a.SORT_TOP <= action < a.SORT_TOP + a.SORT_SIZE:
         return f"Put {card_type(state.looked[action - a.SORT_TOP]).name} on top next"
     return solo_actions.action_name(action, phase).capitalize()
+
+
+def _hazard_offer(state: State, card: int) -> str:
+    """A hazard to fight, with what it takes and what it gives: ``Fight wild animals (value 7, 4 free cards) to
+    win weapon +4`` (two hazards of one name differ by the card they give)."""
+    side = hazard_side(card)
+    value = side.values[min(state.step, len(side.values) - 1)]
+    free = f"{side.free} free card{'s' if side.free != 1 else ''}"
+    return f"Fight {side.name} (value {value}, {free}) to win {card_type(card).name} {card_type(card).value:+d}"
+
+
+def distinct_labels(state: State, legal: list[int]) -> list[str]:
+    """``choice_label`` of every legal action, made distinct where two would read alike (two table cards of one
+    name: each gets its place on the table)."""
+    a = solo_actions
+    labels = [choice_label(state, action) for action in legal]
+    for index, (action, label) in enumerate(zip(legal, labels, strict=True)):
+        if labels.count(label) < 2:
+            continue
+        if a.ACTIVATE <= action < a.TARGET + a.MAX_SLOTS:
+            labels[index] = f"{label} (table card {(action - a.ACTIVATE) % a.MAX_SLOTS + 1})"
+        elif a.SORT_DISCARD <= action < a.SORT_TOP + a.SORT_SIZE:
+            labels[index] = f"{label} (looked-at card {(action - a.SORT_DISCARD) % a.SORT_SIZE + 1})"
+        else:
+            labels[index] = f"{label} (choice {index + 1})"
+    return labels
 
 
 PHASE_TEXT = {
@@ -287,7 +311,10 @@ def solo_frame(state: State, move: dict[str, Any] | None = None) -> dict[str, An
         "looked": [solo_card(card) for card in state.looked],
         "placed": [solo_card(card) for card in state.placed],
         "loss_budget": state.loss_budget,
-        "choices": [{"action": action, "label": choice_label(state, action)} for action in legal],
+        "choices": [
+            {"action": action, "label": label}
+            for action, label in zip(legal, distinct_labels(state, legal), strict=True)
+        ],
         "legal": legal,
         "move": move,
         "done": state.done,

@@ -327,7 +327,8 @@ def test_a_long_body_is_refused_with_413(api) -> None:
         for _ in range(10):
             yield b" " * 1000
 
-    assert str(MAX_BODY_BYTES) in error_of(api.post("/api/games", content=chunks()), 413)
+    chunked = api.post("/api/games", content=chunks(), headers={"content-type": "application/json"})
+    assert str(MAX_BODY_BYTES) in error_of(chunked, 413)
     game = solo_game(api, seed=1)
     error_of(api.post(f"/api/games/{game.id}/moves", json={"action": 0, "pad": "y" * 5000}), 413)
     assert api.get(f"/api/games/{game.id}").json()["count"] == 1
@@ -349,12 +350,12 @@ def card(api) -> Game:
 def test_an_illegal_move_is_refused_with_the_legal_moves(api, card: Game) -> None:
     legal = card.legal
     illegal = next(action for action in range(get_deck("standard").num_actions) if action not in legal)
-    response = api.post(f"/api/games/{card.id}/moves", json={"action": illegal})
+    response = api.post(f"/api/games/{card.id}/moves", json={"action": illegal, "since": len(card.frames)})
     message = error_of(response, 409)
     assert str(illegal) in message
     assert response.json()["legal"] == legal
     for action in (-1, 18, 10**12):
-        response = api.post(f"/api/games/{card.id}/moves", json={"action": action})
+        response = api.post(f"/api/games/{card.id}/moves", json={"action": action, "since": len(card.frames)})
         error_of(response, 409)
         assert response.json()["legal"] == legal
     assert api.get(f"/api/games/{card.id}").json()["count"] == len(card.frames)  # nothing was played
@@ -375,7 +376,7 @@ def test_an_illegal_move_is_refused_with_the_legal_moves(api, card: Game) -> Non
 )
 def test_a_move_that_is_not_an_integer_is_refused(api, card: Game, spoil) -> None:
     sent = spoil(card.legal[0])  # a legal move, sent as something other than an integer
-    response = api.post(f"/api/games/{card.id}/moves", json={"action": sent})
+    response = api.post(f"/api/games/{card.id}/moves", json={"action": sent, "since": len(card.frames)})
     error_of(response, 409)
     assert response.json()["legal"] == card.legal
     assert api.get(f"/api/games/{card.id}").json()["count"] == len(card.frames)
@@ -385,7 +386,7 @@ def test_a_bool_is_not_taken_for_action_one(api) -> None:
     """``True == 1`` in Python: a solo position where 1 is legal must still refuse ``true``."""
     game = solo_game(api, level=1, seed=2)
     assert 1 in game.legal
-    error_of(api.post(f"/api/games/{game.id}/moves", json={"action": True}), 409)
+    error_of(api.post(f"/api/games/{game.id}/moves", json={"action": True, "since": 1}), 409)
     assert api.get(f"/api/games/{game.id}").json()["count"] == 1
 
 
@@ -403,9 +404,14 @@ def test_a_malformed_move_is_refused(api, card: Game, body: dict[str, Any], stat
 
 
 def test_a_move_with_a_non_object_body_is_refused(api, card: Game) -> None:
-    error_of(api.post(f"/api/games/{card.id}/moves", content=b"[3]"), 422)
-    error_of(api.post(f"/api/games/{card.id}/moves", content=b"3"), 422)
-    error_of(api.post(f"/api/games/{card.id}/moves", content=b"{"), 422)
+    for content in (b"[3]", b"3", b"{"):
+        sent = api.post(f"/api/games/{card.id}/moves", content=content, headers={"content-type": "application/json"})
+        error_of(sent, 422)
+    # Anything but JSON is refused before it is read (a form of another web site cannot post JSON unasked).
+    assert "application/json" in error_of(api.post(f"/api/games/{card.id}/moves", content=b"action=3"), 415)
+    form = api.post(f"/api/games/{card.id}/moves", data={"action": "3"})
+    assert "application/json" in error_of(form, 415)
+    assert api.get(f"/api/games/{card.id}").json()["count"] == len(card.frames)
 
 
 @pytest.mark.parametrize("since", ["x", -1, 1.5, True, None, "1", 10**9])
@@ -419,11 +425,13 @@ def test_a_move_with_a_bad_since_is_refused_and_not_played(api, card: Game, sinc
 def test_moves_after_the_game_is_over_are_refused(api) -> None:
     game = card_game(api, players=3, rounds=1, opponents=["random"], seed=8)
     game.play_out(chooser(8))
-    assert "over" in error_of(api.post(f"/api/games/{game.id}/moves", json={"action": 0}), 409)
+    assert "over" in error_of(
+        api.post(f"/api/games/{game.id}/moves", json={"action": 0, "since": len(game.frames)}), 409
+    )
     assert api.get(f"/api/games/{game.id}").json()["count"] == len(game.frames)
     solo = solo_game(api, level=1, seed=8)
     solo.play_out(chooser(9))
-    response = api.post(f"/api/games/{solo.id}/moves", json={"action": 0})
+    response = api.post(f"/api/games/{solo.id}/moves", json={"action": 0, "since": len(solo.frames)})
     assert "over" in error_of(response, 409)
     assert response.json()["legal"] == []
 
@@ -621,7 +629,8 @@ def test_a_failing_bot_ends_its_game_and_the_server_goes_on(faulty, bot: str, na
     assert game.status["over"] is True
     assert game.status["your_turn"] is False
     assert api_state(faulty, game.id)["status"]["error"] == error
-    assert "over" in error_of(faulty.post(f"/api/games/{game.id}/moves", json={"action": 0}), 409)
+    moved = {"action": 0, "since": len(game.frames)}
+    assert "over" in error_of(faulty.post(f"/api/games/{game.id}/moves", json=moved), 409)
     error_of(faulty.get(f"/api/games/{game.id}/hint"), 409)
     # The server goes on: other games play, including against the same bot elsewhere at the table.
     other = card_game(faulty, players=3, rounds=1, opponents=["random"], seed=4)

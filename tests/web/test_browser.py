@@ -262,6 +262,48 @@ def test_a_phone_sized_screen_needs_no_sideways_scrolling(browser: Any, server: 
     assert width <= inner
 
 
+def test_the_round_scoring_fits_a_phone_screen(browser: Any, server: str) -> None:
+    context = browser.new_context(viewport={"width": 320, "height": 640}, is_mobile=True, bypass_csp=True)
+    context.set_default_timeout(TIMEOUT_MS)
+    tab = context.new_page()
+    tab.goto(server + "/")
+    tab.select_option("#speed", "0")
+    tab.select_option("#players", "6")
+    tab.select_option("#rounds", "1")
+    tab.click("#start-card")
+    while _wait_for_turn(tab) == "move":
+        tab.locator("#board button.legal").first.click()
+    assert tab.is_visible("#round-end")
+    inner, outer = tab.evaluate(
+        "[document.querySelector('#round-end').scrollWidth, document.querySelector('#round-end').clientWidth]"
+    )
+    assert tab.locator("#round-end .round-table tbody tr").count() == 6
+    context.close()
+    assert inner <= outer
+
+
+def test_the_full_table_of_a_three_player_replay_shows_the_dummy_hand(browser: Any, tmp_path: Path) -> None:
+    import numpy as np
+
+    from friday13_env.friday13 import engine
+    from friday13_env.friday13.engine import Rules
+
+    rules = Rules(num_players=3, num_rounds=1)
+    state = engine.new_game(rules, np.random.default_rng(1))
+    game = record.new_card_record(rules, ["a", "b", "c"])
+    game.start_round(state)
+    path = replay_html.write(game, tmp_path / "three.html")
+    context = browser.new_context()
+    tab = context.new_page()
+    tab.goto(path.as_uri())
+    tab.wait_for_selector("#viewer[data-index='0']")
+    cards = tab.locator("#viewer .mini-hand svg.card").count()
+    dummy = tab.locator("#viewer .seat.dummy .mini-hand svg.card").count()
+    context.close()
+    assert cards == rules.deck.size
+    assert dummy == sum(state.dummy or [])
+
+
 def test_a_replay_file_opens_from_disk_without_network_and_steps_to_the_end(
     browser: Any, tmp_path: Path, shots: Path
 ) -> None:

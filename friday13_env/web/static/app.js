@@ -10,7 +10,9 @@ const page = {
   id: null,
   table: null,
   frames: [],      // every frame received, as the person sees them
-  shown: 0,        // frames drawn so far
+  shown: 0,        // frames received and queued or drawn
+  drawn: 0,        // frames drawn so far: the history shows no further
+  hinting: false,
   status: null,
   busy: false,
   queue: [],       // frames still to animate
@@ -22,7 +24,11 @@ async function api(method, path, body) {
   const response = await fetch(path, {
     method, headers: body ? { "Content-Type": "application/json" } : {}, body: body ? JSON.stringify(body) : undefined,
   });
-  const data = response.status === 204 ? {} : await response.json();
+  let data = {};
+  if (response.status !== 204) {
+    const text = await response.text();
+    try { data = JSON.parse(text); } catch (error) { data = { error: text.slice(0, 200) || "no answer" }; }
+  }
   if (!response.ok) {
     const error = new Error(data.error || "request failed (" + response.status + ")");
     error.status = response.status;
@@ -89,7 +95,9 @@ function enterGame(data, resumed) {
   page.table = data.table;
   page.frames = [];
   page.shown = 0;
+  page.drawn = 0;
   page.queue = [];
+  page.skip = false;
   $("setup").hidden = true;
   $("game").hidden = false;
   $("hint-box").hidden = true;
@@ -151,6 +159,7 @@ function closeRoundEnd() {
 }
 
 function draw(frame, interactive) {
+  page.drawn = Math.max(page.drawn, page.frames.indexOf(frame) + 1);
   const live = interactive !== false && page.queue.length === 0 && page.status && page.status.your_turn;
   renderFrame($("board"), page.table, frame, live ? { onMove: play, onChoice: play } : { seat: page.table.you });
   $("board").setAttribute("data-frames", page.frames.length);
@@ -166,7 +175,6 @@ function finishTurn() {
   $("board").setAttribute("data-ready", status.your_turn || status.over ? "yes" : "no");
   $("hint").disabled = !status.your_turn;
   if (status.over) {
-    localStorage.removeItem(STORAGE_KEY);
     const link = $("download");
     link.href = "/api/games/" + page.id + "/replay.html";
     link.setAttribute("download", "replay.html");
@@ -181,7 +189,8 @@ function gameOverText(frame) {
   if (page.table.game === "friday") return frame.won ? "You won with " + frame.score + " points!" : "You lost; score " + frame.score + ".";
   const best = Math.min(...frame.scores);
   const winners = frame.scores.map((s, i) => (s === best ? page.table.seats[i] : null)).filter((x) => x);
-  return "Game over. " + winners.join(" and ") + (winners.length > 1 ? " share the win" : " wins") + " with " + best + " points.";
+  const verb = winners.length > 1 ? " share the win" : winners[0] === "you" ? " win" : " wins";
+  return "Game over. " + winners.join(" and ") + verb + " with " + best + " points.";
 }
 
 async function play(action) {
@@ -193,24 +202,32 @@ async function play(action) {
     const data = await api("POST", "/api/games/" + page.id + "/moves", { action, since: page.frames.length });
     receive(data, false);
   } catch (error) {
-    say(error.message);
-    if (error.status === 404) return leave();
-    await resync();
+    if (error.status === 404) { say(error.message); return leave(); }
+    await resync(error.message);
   } finally {
     page.busy = false;
   }
 }
 
-async function resync() {
-  const data = await api("GET", "/api/games/" + page.id + "?since=0");
-  enterGame(data, true);
+// After a refused or failed move: the server's position again, with the reason kept on screen.
+async function resync(reason) {
+  try {
+    enterGame(await api("GET", "/api/games/" + page.id + "?since=0"), true);
+    say(reason);
+  } catch (error) {
+    say("The server cannot be reached (" + error.message + "); try your move again.");
+    finishTurn();
+  }
 }
 
 async function hint() {
-  if (!page.status || !page.status.your_turn || page.busy) return;
+  if (!page.status || !page.status.your_turn || page.busy || page.animating || page.hinting) return;
+  const position = page.frames.length;
+  page.hinting = true;
   say("Asking the adviser...");
   try {
     const data = await api("GET", "/api/games/" + page.id + "/hint");
+    if (page.frames.length !== position || page.busy || page.animating) return;  // the game moved on meanwhile
     const box = $("hint-box");
     box.replaceChildren(el("p", { class: "hint-text", text: data.text }),
       el("ul", {}, data.options.slice(0, 5).map((o) => el("li", { text: o.label + ": " + Math.round(o.share * 100) + "%" }))));
@@ -221,12 +238,15 @@ async function hint() {
     if (button) { button.classList.add("hinted"); button.focus(); }
   } catch (error) {
     say(error.message);
+  } finally {
+    page.hinting = false;
   }
 }
 
+// The history: the frames drawn so far, never one the board has not shown yet.
 function showHistory() {
-  const root = $("history");
-  new Viewer(root, page.table, page.frames, { seat: page.table.you, fixedSeat: true, start: page.frames.length - 1 });
+  const frames = page.frames.slice(0, page.drawn);
+  new Viewer($("history"), page.table, frames, { seat: page.table.you, fixedSeat: true, start: frames.length - 1 });
 }
 
 async function leave() {
@@ -235,6 +255,8 @@ async function leave() {
   page.id = null;
   page.frames = [];
   page.queue = [];
+  page.skip = false;
+  $("hint-box").hidden = true;
   $("game").hidden = true;
   $("setup").hidden = false;
   if (id) { try { await api("DELETE", "/api/games/" + id); } catch (error) { /* already gone */ } }
@@ -263,7 +285,7 @@ async function main() {
   page.options = await api("GET", "/api/options");
   setupForms();
   $("hint").addEventListener("click", hint);
-  $("skip").addEventListener("click", () => { page.skip = true; });
+  $("skip").addEventListener("click", () => { if (page.animating) page.skip = true; });
   $("leave").addEventListener("click", leave);
   $("continue").addEventListener("click", closeRoundEnd);
   $("history-toggle").addEventListener("click", () => {

@@ -49,6 +49,12 @@ function renderCardFrame(container, table, frame, options) {
       showHand ? el("div", { class: "mini-hand" }, expandHand(hand).map((k) => cardSVG(table.kinds[k], "small"))) : null,
     ]));
   });
+  if (seat === null && frame.dummy) {
+    seats.appendChild(el("section", { class: "seat dummy", "aria-label": "dummy hand" }, [
+      el("h3", { text: "Dummy hand (never played)" }),
+      el("div", { class: "mini-hand" }, expandHand(frame.dummy).map((k) => cardSVG(table.kinds[k], "small"))),
+    ]));
+  }
   container.appendChild(seats);
 
   const piles = el("div", { class: "piles" });
@@ -104,11 +110,11 @@ function renderRoundEnd(container, table, roundEnd) {
   container.replaceChildren();
   container.appendChild(el("h2", { text: "Round " + (roundEnd.round + 1) + " scored" }));
   container.appendChild(el("ul", { class: "majorities" }, roundEnd.types.map((t) => el("li", { text: t.text }))));
-  const head = el("tr", {}, [el("th", { text: "player" }), ...table.piles.map((p) => el("th", { text: p })),
+  const head = el("tr", {}, [el("th", { text: "player" }), ...table.piles.map((p) => el("th", { class: "type-col", text: p })),
     el("th", { text: "Fri 13" }), el("th", { text: "points" }), el("th", { text: "total" })]);
   const rows = roundEnd.rows.map((row) => el("tr", { "data-seat": row.seat }, [
     el("td", { text: seatNames(table.seats)[row.seat] }),
-    ...roundEnd.types.map((t) => el("td", { class: t.discarder === row.seat ? "discarded" : "",
+    ...roundEnd.types.map((t) => el("td", { class: "type-col" + (t.discarder === row.seat ? " discarded" : ""),
                                            text: String(t.counts[row.seat]) + (t.discarder === row.seat ? " (discarded)" : "") })),
     el("td", { text: String(row.fridays) + " x 2" }),
     el("td", { class: "round-points", text: String(row.points) }),
@@ -217,13 +223,14 @@ class Viewer {
     this.board = el("div", { class: "viewer-board" });
     this.scoring = el("div", { class: "viewer-scoring" });
     this.root.append(controls, this.board, this.scoring);
-    this.root.addEventListener("keydown", (event) => {
+    // One handler per element, replaced with the viewer: a new viewer on the same element adds none.
+    this.root.onkeydown = (event) => {
       if (event.target.tagName === "INPUT" || event.target.tagName === "SELECT") return;
       if (event.key === "ArrowRight") { this.show(this.index + 1); event.preventDefault(); }
       if (event.key === "ArrowLeft") { this.show(this.index - 1); event.preventDefault(); }
       if (event.key === "Home") { this.show(0); event.preventDefault(); }
       if (event.key === "End") { this.show(this.frames.length - 1); event.preventDefault(); }
-    });
+    };
   }
 
   show(index) {

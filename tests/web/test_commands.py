@@ -1,0 +1,107 @@
+"""``friday13 replay`` and ``friday13 serve``'s option checks, through the console command's ``main``."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from friday13_env.cli import main
+from friday13_env.friday13 import engine
+from friday13_env.friday13.engine import Rules
+from friday13_env.web import record
+
+
+def _played(path: Path, seats: list[str] | None = None) -> record.CardRecord:
+    rng = np.random.default_rng(7)
+    rules = Rules(num_players=3, num_rounds=1)
+    state = engine.new_game(rules, rng)
+    game = record.new_card_record(rules, seats or ["ann", "bob", "cy"], {"command": "test"})
+    game.start_round(state)
+    while not state.round_over:
+        action = int(rng.choice(engine.legal_actions(state)))
+        engine.play(state, action)
+        game.move(action)
+    record.save(game, path)
+    return game
+
+
+def _run(*argv: str) -> tuple[int, str]:
+    output = io.StringIO()
+    try:
+        code = main(list(argv), io.StringIO(), output)
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    return code, output.getvalue()
+
+
+def test_replay_writes_a_page_that_holds_every_frame(tmp_path: Path) -> None:
+    game = _played(tmp_path / "game.json")
+    code, output = _run("replay", str(tmp_path / "game.json"), "--html", str(tmp_path / "out.html"))
+    assert code == 0
+    assert "wrote" in output and "out.html" in output
+    page = (tmp_path / "out.html").read_text(encoding="utf-8")
+    start = page.index('<script type="application/json" id="replay-data">') + len(
+        '<script type="application/json" id="replay-data">'
+    )
+    data = json.loads(page[start : page.index("</script>", start)])
+    assert data["table"]["seats"] == ["ann", "bob", "cy"]
+    assert len(data["frames"]) == 1 + len(game.moves[0])
+    assert data["frames"][-1]["round_end"] is not None
+    # Nothing to fetch, so it opens from disk: the only address in it is the SVG namespace, a name, never loaded;
+    # and its policy forbids loading anything at all.
+    assert "://" not in page.replace("http://www.w3.org/2000/svg", "")
+    assert "default-src 'none'" in page
+
+
+def test_replay_writes_beside_the_file_by_default(tmp_path: Path) -> None:
+    _played(tmp_path / "game.json")
+    assert _run("replay", str(tmp_path / "game.json"))[0] == 0
+    assert (tmp_path / "game.html").is_file()
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"not json", "is not JSON"),
+        (b'{"format": "something else"}', "not a replay"),
+    ],
+)
+def test_replay_refuses_a_bad_file_with_exit_code_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, message: str
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    assert _run("replay", str(path), "--html", str(tmp_path / "out.html"))[0] == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "out.html").exists()
+
+
+def test_replay_refuses_a_missing_file_and_overwriting_its_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run("replay", str(tmp_path / "missing.json"))[0] == 2
+    assert "cannot read replay" in capsys.readouterr().err
+    _played(tmp_path / "game.json")
+    assert _run("replay", str(tmp_path / "game.json"), "--html", str(tmp_path / "game.json"))[0] == 2
+    assert "would overwrite the replay file itself" in capsys.readouterr().err
+    record.load(tmp_path / "game.json")  # untouched
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--port", "0"], "--port must be in 1..65535"),
+        (["--port", "70000"], "--port must be in 1..65535"),
+        (["--max-sessions", "0"], "must be positive"),
+        (["--idle-minutes", "-5"], "must be positive"),
+    ],
+)
+def test_serve_refuses_bad_options_before_starting(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    assert _run("serve", "--no-browser", *argv)[0] == 2
+    assert message in capsys.readouterr().err
