@@ -28,12 +28,19 @@ from importlib import resources
 from typing import Any
 from urllib.parse import urlsplit
 
-from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from friday13_env.core.extras import WEB_EXTRA, missing_extra
+
+try:
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.requests import Request
+    from starlette.responses import HTMLResponse, JSONResponse, Response
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
+except ModuleNotFoundError as missing:
+    if not missing_extra(missing, __name__, WEB_EXTRA):
+        raise
+    raise missing from None
 
 from friday13_env.web import replay_html
 from friday13_env.web.record import Record

@@ -15,8 +15,12 @@ import friday13_env
 
 TRAINING_ONLY = ("torch", "stable_baselines3", "sb3_contrib", "tqdm", "tensorboard", "matplotlib")
 RLLIB_ADAPTER = "friday13_env.friday13.batched.rllib"
-"""The one module that needs an extra to import (Ray RLlib's classes are its base classes); nothing imports it."""
+"""A module that needs an extra to import (Ray RLlib's classes are its base classes); nothing imports it."""
 HAS_RAY = importlib.util.find_spec("ray") is not None
+WEB_APP = "friday13_env.web.app"
+"""The other: the web server's application (Starlette, the web extra), imported by ``friday13 serve`` alone."""
+HAS_STARLETTE = importlib.util.find_spec("starlette") is not None
+NEEDS_AN_EXTRA = (RLLIB_ADAPTER, WEB_APP)
 
 
 def _run(*parts: str) -> subprocess.CompletedProcess[str]:
@@ -45,13 +49,17 @@ def all_modules() -> list[str]:
 
 def importable_modules() -> list[str]:
     """Every module this environment can import: the RLlib adapter only where Ray is installed."""
-    return [module for module in all_modules() if HAS_RAY or module != RLLIB_ADAPTER]
+    return [
+        module
+        for module in all_modules()
+        if (HAS_RAY or module != RLLIB_ADAPTER) and (HAS_STARLETTE or module != WEB_APP)
+    ]
 
 
 def test_every_module_imports_without_the_training_extras() -> None:
-    """Every module but the RLlib adapter, which needs the rllib extra (Ray and torch): the two tests below check
-    it imports with the extra and names the extra without it."""
-    modules = [module for module in all_modules() if module != RLLIB_ADAPTER]
+    """Every module but the two that need an extra (the RLlib adapter, the web server's application): the tests
+    below check that each imports with its extra and names the extra without it."""
+    modules = [module for module in all_modules() if module not in NEEDS_AN_EXTRA]
     assert "friday13_env.core.checkpoint" in modules and "friday13_env.friday13.aec" in modules
     result = _run(_blocker(TRAINING_ONLY), f"import importlib\nfor m in {modules!r}: importlib.import_module(m)")
     assert result.returncode == 0, result.stderr
@@ -68,6 +76,20 @@ def test_the_rllib_adapter_without_ray_names_the_extra() -> None:
 @pytest.mark.skipif(not HAS_RAY, reason="the rllib extra (Ray) is not installed")
 def test_the_rllib_adapter_imports_with_the_rllib_extra() -> None:
     result = _run(f"import {RLLIB_ADAPTER}")
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_web_app_without_starlette_names_the_extra() -> None:
+    result = _run("import sys\nsys.modules['starlette'] = None", f"import {WEB_APP}")  # Starlette missing, or hidden
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        f'ModuleNotFoundError: {WEB_APP} needs Starlette and uvicorn (the web extra): pip install "friday13-env[web]"'
+    )
+
+
+@pytest.mark.skipif(not HAS_STARLETTE, reason="the web extra (Starlette) is not installed")
+def test_the_web_app_imports_with_the_web_extra() -> None:
+    result = _run(f"import {WEB_APP}")
     assert result.returncode == 0, result.stderr
 
 

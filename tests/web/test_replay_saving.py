@@ -165,6 +165,7 @@ def test_benchmark_card_replays_give_the_rows_of_the_result(tmp_path: Path, monk
 def test_benchmark_friday_levels_saves_solo_games_that_replay_to_their_scores(tmp_path: Path) -> None:
     """``friday-levels`` with ``--replay-deals 1``: one game per level, named ``levelL-game0.json``, whose
     replay from its seed ends with the score of the result's row."""
+    pytest.importorskip("scipy", reason="a suite with references needs the benchmark extra")
     replays, out = tmp_path / "replays", tmp_path / "random.json"
     argv = ["benchmark", "--agent", "random", "--suite", "friday-levels", "--workers", "1", "--no-progress"]
     code, printed = run([*argv, "--out", str(out), "--replays", str(replays), "--replay-deals", "1"])
