@@ -54,6 +54,7 @@ class Hint:
             "label": label(self.action),
             "share": self.share,
             "basis": self.basis,
+            "runs": SEARCHES if self.basis == "searches" else None,
             "text": f"{self.agent} would play {label(self.action)}: {sure}.",
             "options": [{"action": action, "label": label(action), "share": share} for action, share in self.options],
         }

@@ -230,7 +230,8 @@ async function hint() {
     if (page.frames.length !== position || page.busy || page.animating) return;  // the game moved on meanwhile
     const box = $("hint-box");
     box.replaceChildren(el("p", { class: "hint-text", text: data.text }),
-      el("ul", {}, data.options.slice(0, 5).map((o) => el("li", { text: o.label + ": " + Math.round(o.share * 100) + "%" }))));
+      el("ul", {}, data.options.slice(0, 5).map((o) => el("li", { text: o.label + ": " + (data.basis === "searches"
+        ? Math.round(o.share * data.runs) + " of " + data.runs + " runs" : Math.round(o.share * 100) + "% probability") }))));
     box.setAttribute("data-action", data.action);
     box.hidden = false;
     say("Hint from " + data.agent + ".");

@@ -97,7 +97,8 @@ function soloCardSVG(card, options) {
   if (opts.hazardSide && card.hazard) {
     // The hazard side: its name, free cards and the value in the green, yellow and red step.
     children.push(svg("rect", { x: 6, y: 80, width: 88, height: 54, rx: 5, fill: "#7a2d1d" }));
-    children.push(svg("text", { x: 50, y: 96, "text-anchor": "middle", "font-size": 9, fill: "#fff", text: card.hazard.name }));
+    const size = Math.min(9, 150 / card.hazard.name.length);  // long names ("further exploring the island") fit too
+    children.push(svg("text", { x: 50, y: 96, "text-anchor": "middle", "font-size": size, fill: "#fff", text: card.hazard.name }));
     children.push(svg("text", { x: 50, y: 112, "text-anchor": "middle", "font-size": 11, fill: "#fff",
                                 text: "free " + card.hazard.free }));
     children.push(svg("text", { x: 50, y: 128, "text-anchor": "middle", "font-size": 11, fill: "#fff",
