@@ -185,6 +185,19 @@ def test_a_reload_keeps_the_game(page: Any) -> None:
     assert page.locator("#board button.legal").count() > 0
 
 
+def test_a_reload_after_a_round_ended_shows_its_scoring_again(page: Any) -> None:
+    _start_card_game(page, opponents="cautious", rounds=2)
+    while _wait_for_turn(page) == "move":
+        page.locator("#board button.legal").first.click()
+    scoring = page.text_content("#round-end-body")
+    page.reload()
+    assert _wait_for_turn(page) == "round"
+    assert page.text_content("#round-end-body") == scoring
+    page.keyboard.press("Enter")
+    assert _wait_for_turn(page) == "move"
+    assert page.get_attribute("#board", "data-ready") == "yes"
+
+
 def test_the_keyboard_alone_plays_a_game(page: Any) -> None:
     page.select_option("#speed", "0")
     page.select_option("#rounds", "1")

@@ -117,6 +117,8 @@ function receive(data, instant) {
       page.shown = page.frames.length;
       draw(page.frames[page.frames.length - 1]);
       finishTurn();
+      const pending = unseenRoundEnd();
+      if (pending) showRoundEnd(pending).then(finishTurn);
       return;
     }
     page.shown = 1;
@@ -125,6 +127,16 @@ function receive(data, instant) {
   page.queue.push(...page.frames.slice(page.shown));
   page.shown = page.frames.length;
   animate();
+}
+
+// A game resumed (a reload) where a round ended after the person's last move: its scoring was perhaps never seen.
+function unseenRoundEnd() {
+  for (let i = page.frames.length - 1; i >= 0; i--) {
+    const frame = page.frames[i];
+    if (frame.round_end) return frame.round_end;
+    if (frame.move && frame.move.seat === page.table.you) return null;
+  }
+  return null;
 }
 
 function delay() { return page.skip ? 0 : Number($("speed").value); }
