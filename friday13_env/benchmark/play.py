@@ -23,6 +23,7 @@ import numpy as np
 
 from friday13_env.benchmark.suite import Cell, Suite
 from friday13_env.core.agent import Agent, Observation
+from friday13_env.core.seeds import derived_seed
 from friday13_env.core.specs import AgentSpec, Entrant, entrant_label
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ def play_unit(unit: Unit) -> UnitResult:
 
 def solo_game_seed(seed: int, level: int, game: int) -> int:
     """The solo game's environment (and agent) seed of game ``game`` at ``level``."""
-    return int(np.random.SeedSequence(seed, spawn_key=(level, game)).generate_state(1, np.uint64)[0])
+    return derived_seed(seed, level, game)
 
 
 class _Recorded:

@@ -19,7 +19,7 @@ import numpy as np
 
 from friday13_env.core.layout import Block, Layout
 from friday13_env.friday13.cards import CAPTURE_LIMIT, FRIDAY_POINTS, NUM_PILES, NUM_TYPES, OMEN_POINTS, Deck
-from friday13_env.friday13.engine import MAX_PLAYERS, GameState, Rules, deal_sizes
+from friday13_env.friday13.engine import MAX_PLAYERS, GameState, Rules, action_mask, deal_sizes
 
 MAX_SEATS = MAX_PLAYERS
 
@@ -209,6 +209,14 @@ def encode_observation(state: GameState, observer: int) -> np.ndarray:
     piles_part, seats_part = _public_parts(state, observer)
     unseen = [total - held - seen for total, held, seen in zip(deck.kind_counts, hand, state.played, strict=True)]
     return np.array(hand + piles_part + unseen + seats_part + capture_preview(state), dtype=np.float32)
+
+
+def mover_observation(state: GameState) -> dict[str, np.ndarray]:
+    """What the player to move sees, as an agent takes it: the dict ``raw_env.observe`` gives for that seat."""
+    return {
+        "observation": encode_observation(state, state.current),
+        "action_mask": np.array(action_mask(state), dtype=np.int8),
+    }
 
 
 def capture_preview(state: GameState) -> list[int]:

@@ -29,7 +29,7 @@ from friday13_env.friday13 import agents, engine
 from friday13_env.friday13.agents import Agent
 from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.cards import DECKS, OMEN_TYPE_NAMES, OMEN_TYPES, Deck, get_deck
-from friday13_env.friday13.encoding import encode_observation
+from friday13_env.friday13.encoding import mover_observation
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS, GameState, Rules, new_game
 from friday13_env.friday13.render import hand_text, render_state
 
@@ -184,7 +184,7 @@ class Game:
                 action = self._ask_move(read_line)
             else:
                 agent = self.opponents[state.current]
-                action = agent.act(_observation(state, state.current))
+                action = agent.act(mover_observation(state))
             self._play(action)
             if not state.round_over:
                 continue
@@ -273,14 +273,6 @@ class Game:
         if seat == self.human:
             return f"player_{seat} (you)"
         return f"player_{seat} ({self.opponents[seat].name})"
-
-
-def _observation(state: GameState, seat: int) -> dict[str, np.ndarray]:
-    """What an agent sees: the same dict as ``raw_env.observe`` for the player to move."""
-    return {
-        "observation": encode_observation(state, seat),
-        "action_mask": np.array(engine.action_mask(state), dtype=np.int8),
-    }
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

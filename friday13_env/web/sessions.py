@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from friday13_env.core.agent import Agent
+from friday13_env.core.seeds import derived_seed
 from friday13_env.friday import engine as solo_engine
 from friday13_env.friday.agents import REGISTRY as SOLO_REGISTRY
 from friday13_env.friday.encoding import encode as encode_solo
@@ -31,7 +32,7 @@ from friday13_env.friday13 import engine as card_engine
 from friday13_env.friday13.agents import REGISTRY as CARD_REGISTRY
 from friday13_env.friday13.agents.seating import deck_of_agent, make_seated
 from friday13_env.friday13.cards import DECKS, get_deck
-from friday13_env.friday13.encoding import encode_observation
+from friday13_env.friday13.encoding import mover_observation
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS, Rules
 from friday13_env.web import hints, views
 from friday13_env.web.record import CardRecord, CardStep, SoloRecord, new_card_record
@@ -104,10 +105,6 @@ def _check_keys(body: Mapping[str, Any], allowed: Sequence[str]) -> None:
     unknown = sorted(str(key) for key in body if key not in allowed)
     if unknown:
         raise RequestError(f"unknown field(s) {unknown}; allowed: {sorted(allowed)}")
-
-
-def _sub_seed(seed: int, *key: int) -> int:
-    return int(np.random.SeedSequence(seed, spawn_key=key).generate_state(1, np.uint64)[0] >> 1)
 
 
 class Session:
@@ -204,11 +201,10 @@ class CardSession(Session):
         self.rules = rules
         self.you = you
         self.bots: dict[int, Agent] = {
-            seat: make_seated(name, _sub_seed(seed, 1, seat), rules.deck) for seat, name in opponents.items()
+            seat: make_seated(name, derived_seed(seed, 1, seat), rules.deck) for seat, name in opponents.items()
         }
         labels = [YOU if seat == you else f"{opponents[seat]} ({seat + 1})" for seat in range(rules.num_players)]
-        self.labels = labels
-        self.rng = np.random.default_rng(_sub_seed(seed, 0))
+        self.rng = np.random.default_rng(derived_seed(seed, 0))
         self.state_ = card_engine.new_game(rules, self.rng)
         self.recorded = new_card_record(rules, labels, {"seed": str(seed), "made by": "friday13 serve"})
         self.recorded.start_round(self.state_)
@@ -242,6 +238,11 @@ class CardSession(Session):
         return cls(rules, you, dict(zip(others, chosen, strict=True)), _seed(body))
 
     @property
+    def labels(self) -> list[str]:
+        """Each seat's label: ``you``, or the bot's name and seat number."""
+        return self.recorded.seats
+
+    @property
     def over(self) -> bool:
         return self.error is not None or self.state_.game_over
 
@@ -267,9 +268,7 @@ class CardSession(Session):
         before = state.copy()
         taken = card_engine.play(state, action)
         self.recorded.move(action)
-        step = CardStep(before, action, taken, state)
-        round_end = views.explain_round(state, self.labels) if state.round_over else None
-        self.frames.append(views.card_frame(state, views.card_move(step, self.labels), round_end))
+        self.frames.append(views.move_frame(CardStep(before, action, taken, state), self.labels))
         if state.round_over and not state.game_over:
             card_engine.next_round(state, self.rng)
             self.recorded.start_round(state)
@@ -280,7 +279,7 @@ class CardSession(Session):
         while not self.over and state.current != self.you:
             bot = self.bots[state.current]
             try:
-                action = bot.act(self._observation(state.current))
+                action = bot.act(mover_observation(state))
                 if not card_engine.is_legal(state, action):
                     raise ValueError(f"it played {action!r}, not a legal move ({card_engine.legal_actions(state)})")
             except Exception as error:  # a bot's failure ends its game, never the server
@@ -288,21 +287,14 @@ class CardSession(Session):
                 return
             self._apply(int(action))
 
-    def _observation(self, seat: int) -> dict[str, np.ndarray]:
-        state = self.state_
-        return {
-            "observation": encode_observation(state, seat),
-            "action_mask": np.array(card_engine.action_mask(state), dtype=np.int8),
-        }
-
     def _advise(self) -> dict[str, Any]:
         deck = self.rules.deck
         adviser = hints.CARD_ADVISERS[deck.name]
         hint = hints.advise(
             lambda name, seed: make_seated(name, seed, deck),
             adviser,
-            self._observation(self.you),
-            _sub_seed(self.seed, 2, len(self.frames)),
+            mover_observation(self.state_),  # the person's: a hint is given on their turn
+            derived_seed(self.seed, 2, len(self.frames)),
         )
         return hint.to_dict(deck.action_name)
 
@@ -343,17 +335,16 @@ class SoloSession(Session):
         return solo_engine.legal_actions(self.state_) if not self.over else []
 
     def _play(self, action: int) -> None:
-        before = self.state_.copy()
+        move = views.solo_move(self.state_, action)  # named before it is played
         solo_engine.apply_action(self.state_, action, self.rng)
         self.recorded.move(action)
-        move = {"action": action, "text": views.choice_label(before, action)}
         self.frames.append(views.solo_frame(self.state_, move))
 
     def _advise(self) -> dict[str, Any]:
         state = self.state_
         observation = {"observation": encode_solo(state), "action_mask": solo_engine.action_mask(state)}
         hint = hints.advise(
-            SOLO_REGISTRY.make, hints.SOLO_ADVISER, observation, _sub_seed(self.seed, 2, len(self.frames))
+            SOLO_REGISTRY.make, hints.SOLO_ADVISER, observation, derived_seed(self.seed, 2, len(self.frames))
         )
         return hint.to_dict(lambda action: views.choice_label(state, action))
 

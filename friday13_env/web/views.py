@@ -12,6 +12,7 @@ count, never its order).
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 from friday13_env.friday import actions as solo_actions
@@ -166,17 +167,20 @@ def card_frames(record: CardRecord) -> list[dict[str, Any]]:
     scoring explained)."""
     starts, steps = card_positions(record)
     names = seat_names(record.seats)
+    played = iter(steps)
     frames = []
-    step_index = 0
     for start, moves in zip(starts, record.moves, strict=True):
         frames.append(card_frame(start))
-        for _ in moves:
-            step = steps[step_index]
-            step_index += 1
-            after = step.after
-            round_end = explain_round(after, names) if after.round_over else None
-            frames.append(card_frame(after, card_move(step, names), round_end))
+        frames.extend(move_frame(next(played), names) for _ in moves)
     return frames
+
+
+def move_frame(step: CardStep, seats: list[str]) -> dict[str, Any]:
+    """The position after a move, with the move in words and, when it ended a round, the round's scoring
+    explained: what a replay and a live game show after every move."""
+    after = step.after
+    round_end = explain_round(after, seats) if after.round_over else None
+    return card_frame(after, card_move(step, seats), round_end)
 
 
 # -- the solo game -------------------------------------------------------------------------------------------
@@ -330,14 +334,16 @@ def solo_table(level: int, player: str) -> dict[str, Any]:
 def solo_frames(record: SoloRecord) -> list[dict[str, Any]]:
     """Every frame of a recorded solo game: the first decision, then one frame after each move."""
     positions = solo_positions(record)
-    frames = [solo_frame(positions[0][0])] if len(positions) == 1 else []
-    for index, (state, action) in enumerate(positions[:-1]):
-        if index == 0:
-            frames.append(solo_frame(state))
+    frames = [solo_frame(positions[0][0])]
+    for (state, action), (after, _) in pairwise(positions):
         assert action is not None
-        after = positions[index + 1][0]
-        frames.append(solo_frame(after, {"action": action, "text": choice_label(state, action)}))
+        frames.append(solo_frame(after, solo_move(state, action)))
     return frames
+
+
+def solo_move(state: State, action: int) -> dict[str, Any]:
+    """A solo move as a frame carries it, named in the position it was chosen in (before it is played)."""
+    return {"action": action, "text": choice_label(state, action)}
 
 
 def record_view(record: CardRecord | SoloRecord) -> dict[str, Any]:

@@ -5,6 +5,7 @@ Importing this module needs Starlette (the ``web`` extra): each test module skip
 
 from __future__ import annotations
 
+import asyncio
 import random
 import warnings
 from collections.abc import Callable, Iterator
@@ -86,3 +87,44 @@ def chooser(seed: int) -> Callable[[list[int]], int]:
     """A seeded uniform choice among the legal moves."""
     rng = random.Random(seed)
     return lambda legal: rng.choice(legal)
+
+
+def raw_request(
+    app: Any, path: bytes, method: str = "GET", headers: tuple[tuple[bytes, bytes], ...] = (), body: bytes = b""
+) -> tuple[int, bytes]:
+    """``method path`` sent to the application exactly as written: a path an HTTP client would normalise (``..``)
+    or a header it would refuse to send. Returns the status and the body."""
+    sent: list[dict[str, Any]] = []
+    requested = False
+    finished = asyncio.Event()
+
+    async def receive() -> dict[str, Any]:
+        nonlocal requested
+        if not requested:
+            requested = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await finished.wait()  # then the client goes away, as a real one does
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+        if message["type"] == "http.response.body" and not message.get("more_body", False):
+            finished.set()
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path.decode("latin-1"),
+        "raw_path": path,
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(b"host", b"testserver"), *headers],
+        "client": ("127.0.0.1", 1),
+        "server": ("testserver", 80),
+    }
+    asyncio.run(app(scope, receive, send))
+    status = next(message["status"] for message in sent if message["type"] == "http.response.start")
+    return status, b"".join(message.get("body", b"") for message in sent if message["type"] == "http.response.body")

@@ -5,7 +5,6 @@ and the static page."""
 
 from __future__ import annotations
 
-import asyncio
 import math
 from typing import Any
 
@@ -21,7 +20,7 @@ from friday13_env.web import sessions
 from friday13_env.web.app import MAX_BODY_BYTES, create_app
 from friday13_env.web.sessions import Options, SessionStore
 from friday13_env.web.views import card_frames, seat_view, solo_frames
-from tests.web.helpers import Game, chooser, client, create, options
+from tests.web.helpers import Game, chooser, client, create, options, raw_request
 
 
 @pytest.fixture(scope="module")
@@ -722,45 +721,6 @@ def test_static_files_are_served(api, name: str, kind: str) -> None:
     assert len(response.text) > 100
 
 
-def raw_get(app, path: bytes) -> tuple[int, bytes]:
-    """GET ``path`` exactly as written (an HTTP client would normalise ``..`` away before sending)."""
-    sent: list[dict[str, Any]] = []
-    requested = False
-    finished = asyncio.Event()
-
-    async def receive() -> dict[str, Any]:
-        nonlocal requested
-        if not requested:
-            requested = True
-            return {"type": "http.request", "body": b"", "more_body": False}
-        await finished.wait()  # then the client goes away, as a real one does
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-        if message["type"] == "http.response.body" and not message.get("more_body", False):
-            finished.set()
-
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": path.decode("latin-1"),
-        "raw_path": path,
-        "root_path": "",
-        "query_string": b"",
-        "headers": [(b"host", b"testserver")],
-        "client": ("127.0.0.1", 1),
-        "server": ("testserver", 80),
-    }
-    asyncio.run(app(scope, receive, send))
-    status = next(message["status"] for message in sent if message["type"] == "http.response.start")
-    body = b"".join(message.get("body", b"") for message in sent if message["type"] == "http.response.body")
-    return status, body
-
-
 @pytest.mark.parametrize(
     "path",
     [
@@ -776,9 +736,9 @@ def raw_get(app, path: bytes) -> tuple[int, bytes]:
 )
 def test_static_files_do_not_reach_outside_their_folder(path: bytes) -> None:
     app = create_app(SessionStore(), options())
-    status, body = raw_get(app, path)
+    status, body = raw_request(app, path)
     assert status in (400, 403, 404)
     assert b"import" not in body
     assert b"root:" not in body
     # The same way of asking does serve a real static file.
-    assert raw_get(app, b"/static/app.js")[0] == 200
+    assert raw_request(app, b"/static/app.js")[0] == 200

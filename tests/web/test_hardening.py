@@ -4,7 +4,6 @@ read alike."""
 
 from __future__ import annotations
 
-import asyncio
 import warnings
 from typing import Any
 
@@ -21,7 +20,7 @@ from friday13_env.friday import engine as solo_engine
 from friday13_env.web import hints, sessions, views
 from friday13_env.web.app import create_app
 from friday13_env.web.sessions import SessionStore, SoloSession
-from tests.web.helpers import Game, client, create, options
+from tests.web.helpers import Game, client, create, options, raw_request
 
 
 @pytest.fixture(scope="module")
@@ -85,35 +84,9 @@ def test_a_content_length_in_other_digits_is_refused() -> None:
     """``"²".isdigit()`` is true and ``int("²")`` raises: the header is refused as it is, never a 500 (asked of the
     application directly, as an HTTP client would not send such a header)."""
     app = create_app(SessionStore(5, 600), options())
-    answer: dict[str, Any] = {}
-
-    async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": b'{"game": "friday"}', "more_body": False}
-
-    async def send(message: dict[str, Any]) -> None:
-        if message["type"] == "http.response.start":
-            answer["status"] = message["status"]
-
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/api/games",
-        "raw_path": b"/api/games",
-        "query_string": b"",
-        "root_path": "",
-        "headers": [
-            (b"host", b"testserver"),
-            (b"content-type", b"application/json"),
-            (b"content-length", "²".encode("latin-1")),
-        ],
-        "client": ("127.0.0.1", 1),
-        "server": ("testserver", 80),
-    }
-    asyncio.run(app(scope, receive, send))
-    assert answer["status"] == 413
+    headers = ((b"content-type", b"application/json"), (b"content-length", "²".encode("latin-1")))
+    status, _ = raw_request(app, b"/api/games", "POST", headers, b'{"game": "friday"}')
+    assert status == 413
 
 
 def test_only_json_bodies_are_read(api) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from friday13_env.core.options import count_option
+from friday13_env.core.seeds import derived_seed
 from friday13_env.friday13.aec import raw_env
 from friday13_env.friday13.agents import Agent
 from friday13_env.friday13.cards import get_deck
@@ -82,8 +83,7 @@ def deal_seed(seed: int, num_players: int, deal_index: int) -> int:
 
     Sharing the deals across matchups makes the cells of a results matrix paired as well.
     """
-    sequence = np.random.SeedSequence(seed, spawn_key=(_DEALS_KEY, num_players, deal_index))
-    return int(sequence.generate_state(1, np.uint64)[0])
+    return derived_seed(seed, _DEALS_KEY, num_players, deal_index)
 
 
 def rotations(labels: Sequence[str]) -> list[int]:
@@ -183,8 +183,7 @@ class Chunk:
         return self.num_deals * len(rotations([entrant_label(entrant) for entrant in self.lineup]))
 
     def agent_seed(self, label_index: int) -> int:
-        key = (_AGENTS_KEY, self.num_players, self.matchup_index, self.index, label_index)
-        return int(np.random.SeedSequence(self.seed, spawn_key=key).generate_state(1, np.uint64)[0])
+        return derived_seed(self.seed, _AGENTS_KEY, self.num_players, self.matchup_index, self.index, label_index)
 
     def replay_path(self, deal_index: int, shift: int) -> Path:
         """The replay file of deal ``deal_index`` played with seat shift ``shift`` (needs ``replays``)."""
