@@ -17,7 +17,9 @@ With ``--actor type-shared`` the actor reads and plays the three interchangeable
 weights (:class:`friday13_training.actor_critic.TypeSharedActor`); it is written out as a plain MLP, so the export
 format is the same.
 With ``--device cuda`` the networks act and learn on an NVIDIA GPU; the engine and the pool stay on the CPU.
-Nothing is learned from search, and nothing starts from a trained network.
+Nothing is learned from search, and nothing starts from a trained network unless ``--init-policy`` names one (a best
+response starting from its target's weights, ``training/best_response.py``: such a run is not from scratch, and its
+record and export say so).
 
 Reads top to bottom: hyperparameters (every field of ``Args`` is a ``--flag``; ``--help``), the rollout,
 the advantages, the update, evaluation and the snapshot pool, then the loop. What is not the algorithm lives in
@@ -80,7 +82,8 @@ from friday13_training.script_args import field_errors, network_errors, option, 
 from threadpoolctl import threadpool_limits
 from torch import nn
 
-from friday13_env.core.mlp import RAW_INPUT
+from friday13_env.core.mlp import RAW_INPUT, MLPPolicy
+from friday13_env.friday13.agents import make as make_agent
 from friday13_env.friday13.agents.policy import Friday13PolicyAgent, input_scale
 from friday13_env.friday13.batched import SelfPlayTables, make_batched
 from friday13_env.friday13.batched.agents import BatchedAgent, BatchedPolicy, act_seated
@@ -180,9 +183,9 @@ class Args:
     eval_every: int = option(
         2_000_000, "timesteps between evaluations against the baselines (0 = never)", minimum=0, maximum=MAX_TIMESTEPS
     )
-    eval_games: int = option(200, "4-player duplicate-deal games per evaluation opponent", minimum=1)
+    eval_games: int = option(200, "duplicate-deal games per evaluation opponent", minimum=1)
     eval_opponents: list[str] = option(
-        ["cautious", "majority"], "baselines of the periodic evaluation (three copies each): agent specs"
+        ["cautious", "majority"], "baselines of the periodic evaluation (--eval-players - 1 copies each): agent specs"
     )
     checkpoint_every: int = option(
         2_000_000,
@@ -205,6 +208,20 @@ class Args:
         "2-core CPU: a second thread waits on the other core's work",
         minimum=1,
     )
+    eval_players: int = option(4, "table size of the periodic evaluations", minimum=MIN_PLAYERS, maximum=MAX_PLAYERS)
+    critic_warmup: int = option(
+        0,
+        "timesteps at the start in which only the critic learns (the actor keeps its first weights: with "
+        "--init-policy, so that a fresh critic's noisy advantages do not move a trained actor)",
+        minimum=0,
+        maximum=MAX_TIMESTEPS,
+    )
+    init_policy: str = option(
+        "",
+        "start the actor from this numpy policy (a zoo name or an .npz path of the run's deck; a plain MLP with "
+        "the run's --hidden-sizes, --activation and --input-features, --actor mlp). Empty: from scratch. A run "
+        "started from a policy is not from scratch (training/best_response.py starts from its target)",
+    )
 
 
 RUN_SETTINGS = (
@@ -214,6 +231,7 @@ RUN_SETTINGS = (
 """What ``--resume`` may change; every other field is a hyperparameter of the run, fixed when it starts."""
 ADDED_LATER = {
     "pool_draw": "seat", "input_features": RAW_INPUT, "ent_anneal": False, "device": "cpu", "actor": "mlp",
+    "eval_players": 4, "init_policy": "", "critic_warmup": 0,
 }  # fmt: skip
 """Arguments added after release 0.6.0, with the value the runs recorded before them were trained with."""
 
@@ -266,10 +284,49 @@ def checked_args(args: Args) -> Args:
         except ValueError as error:
             problems.append(f"--opponents: {error}")
     problems += evaluation_opponent_errors(args.eval_opponents, deck)
+    if args.init_policy:
+        problems += init_policy_errors(args)
     problems += output_errors([("--export", args.export, False), ("--run-dir", run_directory(args), True)])
     if problems:
         raise ValueError("; ".join(problems))
     return args
+
+
+def initial_policy(spec: str, deck: str) -> MLPPolicy:
+    """The network ``--init-policy`` names (a zoo name or a checkpoint path), or a ``ValueError`` saying why not."""
+    agent = make_agent(spec)
+    if not isinstance(agent, Friday13PolicyAgent):
+        raise ValueError(f"{spec!r} is not a network (a zoo name or an .npz policy): it has no weights to start from")
+    if agent.policy.metadata.deck != deck:
+        raise ValueError(f"{spec!r} plays the {agent.policy.metadata.deck!r} deck, the run the {deck!r} deck")
+    return agent.policy
+
+
+def init_policy_errors(args: Args) -> list[str]:
+    """Why ``--init-policy`` cannot start this run's actor: a spec that is not a network of the deck, or a network
+    of another shape than the run's (each difference named, with the policy's value)."""
+    try:
+        policy = initial_policy(args.init_policy, args.deck)
+    except ValueError as error:
+        return [f"--init-policy: {error}"]
+    metadata = policy.metadata
+    if not np.array_equal(policy.input_scale, input_scale(args.deck, metadata.input_features)):
+        return [f"--init-policy {args.init_policy}: its inputs are scaled otherwise than this script scales them"]
+    wanted: dict[str, tuple[str | list[int], str | list[int]]] = {
+        "--hidden-sizes": (args.hidden_sizes, metadata.hidden_sizes),
+        "--activation": (args.activation, metadata.activation),
+        "--input-features": (args.input_features, metadata.input_features),
+        "--actor": (args.actor, "mlp"),
+    }
+
+    def text(value: str | list[int]) -> str:
+        return value if isinstance(value, str) else " ".join(map(str, value))
+
+    return [
+        f"--init-policy {args.init_policy}: needs {flag} {text(value)} (the run has {text(mine)})"
+        for flag, (mine, value) in wanted.items()
+        if mine != value
+    ]
 
 
 def rollout_memory(args: Args, inputs: int, hidden: int, num_actions: int) -> int:
@@ -497,9 +554,10 @@ def advantages(rollout: Rollout, gamma: float, gae_lambda: float) -> np.ndarray:
 # -- the update ------------------------------------------------------------------------------------
 def update(
     model: ActorCritic, optimizer: torch.optim.Optimizer, rollout: Rollout, advantage: np.ndarray, args: Args,
-    generator: torch.Generator, ent_coef: float,
+    generator: torch.Generator, ent_coef: float, actor_learns: bool = True,
 ) -> dict[str, float]:  # fmt: skip
-    """Clipped-surrogate PPO over the learner's samples, with entropy bonus ``ent_coef``; returns the mean losses."""
+    """Clipped-surrogate PPO over the learner's samples, with entropy bonus ``ent_coef``; returns the mean losses.
+    Without ``actor_learns`` (``--critic-warmup``) only the value loss is minimised."""
     valid = rollout.trained
     observations = on(args, rollout.observations[valid])
     hidden = on(args, rollout.hidden[valid])
@@ -525,7 +583,7 @@ def update(
             gain = (gain - gain.mean()) / (gain.std() + 1e-8)
             policy_loss = torch.max(-gain * ratio, -gain * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
             value_loss = 0.5 * (model.value(observations[batch], hidden[batch]) - returns[batch]).pow(2).mean()
-            loss = policy_loss + args.vf_coef * value_loss - ent_coef * entropy
+            loss = args.vf_coef * value_loss + (policy_loss - ent_coef * entropy if actor_learns else 0.0)
             optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
@@ -542,17 +600,19 @@ def record_evaluation(
     model: ActorCritic, args: Args, steps: int, progress: dict[str, Any], run_dir: Path, writer: Any,
     clock: dict[str, float],
 ) -> None:  # fmt: skip
-    """Duplicate-deal win rates at 4 players against three copies of each baseline (the package's evaluation),
+    """Duplicate-deal win rates at ``--eval-players`` against copies of each baseline (the package's evaluation),
     added to the learning curve, TensorBoard and the console."""
     tick = time.perf_counter()
     agent = Friday13PolicyAgent(model.policy(args, "evaluation", {"timesteps": steps}), name="learner")
-    rates = evaluate_agent(agent, args.eval_opponents, args.eval_games, num_players=4, seed=EVAL_SEED, deck=args.deck)
+    rates = evaluate_agent(
+        agent, args.eval_opponents, args.eval_games, num_players=args.eval_players, seed=EVAL_SEED, deck=args.deck
+    )
     progress["curve"].append({"timesteps": steps, **{name: rate.mean for name, rate in rates.items()}})
     write_curve(run_dir, progress["curve"], ["timesteps", *args.eval_opponents])
     if writer is not None:
         for name, rate in rates.items():
             writer.add_scalar(f"eval/win_rate_vs_{name}", rate.mean, steps)
-    print_win_rates(steps, rates)
+    print_win_rates(steps, rates, args.eval_players)
     clock["evaluate"] += time.perf_counter() - tick
 
 
@@ -593,7 +653,10 @@ def train(args: Args, given: set[str]) -> Path:
         input_scale(args.deck, args.input_features), hidden_scale(args), deck.num_actions, args.hidden_sizes,
         args.activation, input_features(args.input_features, deck),
         omen_type_groups(deck) if args.actor == "type-shared" else None,
-    ).to(args.device)  # fmt: skip
+    )  # fmt: skip
+    if args.init_policy:
+        model.load_actor(initial_policy(args.init_policy, args.deck))  # a resumed run then loads its own weights
+    model = model.to(args.device)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
     if args.resume:
         load_checkpoint(run_dir, model, optimizer, args.device, progress["timesteps"])
@@ -632,7 +695,8 @@ def train(args: Args, given: set[str]) -> Path:
             gains = advantages(rollout, args.gamma, args.gae_lambda)
             clock["advantages"] += time.perf_counter() - tick
             tick = time.perf_counter()
-            stats = update(model, optimizer, rollout, gains, args, generator, ent_coef)
+            actor_learns = done >= args.critic_warmup
+            stats = update(model, optimizer, rollout, gains, args, generator, ent_coef, actor_learns)
             clock["update"] += time.perf_counter() - tick
             done += per_rollout
             check_finite(model, stats, done, saved)

@@ -1,7 +1,8 @@
 """The leaderboard: ``docs/leaderboard.md`` generated from the result files, never typed by hand.
 
 ``friday13 leaderboard`` reads ``results/benchmark/SUITE-vN/*.json`` (one file per agent and suite, as
-``friday13 benchmark --out`` writes them) and ``results/benchmark/ratings.json``, and writes the page;
+``friday13 benchmark --out`` writes them), ``results/benchmark/ratings.json`` and
+``results/benchmark/exploitability.json`` (``training/best_response.py --record``), and writes the page;
 ``--check`` says whether the page on disk is what the files give (a test runs it).
 """
 
@@ -14,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from friday13_env.benchmark.exploitability import EXPLOITABILITY_FILE, Gap, largest_gaps, read_table
 from friday13_env.benchmark.suite import NORMALISERS, Suite, suites
 
 RESULTS_FOLDER = Path("results") / "benchmark"
@@ -98,18 +100,25 @@ def generate(results: str | Path = RESULTS_FOLDER) -> str:
         "What the suites are and how the scores are computed: [the benchmark guide](benchmark.md).",
         "",
         "**Normalised score**: 0 plays like `random`, 1 like `search`, per cell of a suite; a suite's score is the",
-        "interquartile mean (IQM) over its cells, with a 95% stratified-bootstrap interval. Exploitability will be",
-        "a column once the best-response tool measures it.",
+        "interquartile mean (IQM) over its cells, with a 95% stratified-bootstrap interval.",
+        "",
+        "**Exploitability gap** (4 players): the most a best response trained against the agent won over an equal",
+        "seat's 0.25, on duplicate deals ([how it is measured](exploitability.md)): a lower bound on what an",
+        "adaptive opponent gains, at the budget of its run.",
         "",
     ]
-    lines += _card_section(loaded, ratings)
+    gaps_path = Path(results) / EXPLOITABILITY_FILE
+    gaps = read_table(gaps_path) if gaps_path.exists() else []
+    lines += _card_section(loaded, ratings, gaps)
     lines += _solo_section(loaded)
     lines += _costs(loaded)
     lines += _details(loaded)
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _card_section(loaded: dict[str, dict[str, dict[str, Any]]], ratings: dict[str, Any] | None) -> list[str]:
+def _card_section(
+    loaded: dict[str, dict[str, dict[str, Any]]], ratings: dict[str, Any] | None, gaps: list[Gap]
+) -> list[str]:
     card_suites = [s for s in suites().values() if s.game == "friday13" and s.id in loaded and "quick" not in s.name]
     main = suites()["card-4p"].id
     agents = sorted(
@@ -117,8 +126,10 @@ def _card_section(loaded: dict[str, dict[str, dict[str, Any]]], ratings: dict[st
         key=lambda a: (-_score(loaded.get(main, {}).get(a)), a),
     )
     lines = ["## Friday the 13th (card game)", ""]
-    header = "| agent | " + " | ".join(f"`{s.name}`" for s in card_suites) + " | rating (mu - 3 sigma) | ms per move |"
-    lines += [header, "|" + " --- |" * (len(card_suites) + 3)]
+    header = "| agent | " + " | ".join(f"`{s.name}`" for s in card_suites)
+    header += " | rating (mu - 3 sigma) | exploitability gap | ms per move |"
+    lines += [header, "|" + " --- |" * (len(card_suites) + 4)]
+    largest = largest_gaps(gaps)
     rated = ratings["ratings"] if ratings is not None else {}
     for agent in agents:
         cells = [_normalised(loaded[s.id].get(agent)) for s in card_suites]
@@ -126,7 +137,9 @@ def _card_section(loaded: dict[str, dict[str, dict[str, Any]]], ratings: dict[st
         rating_text = "-" if rating is None else f"{rating['mu']:.1f} ± {rating['sigma']:.1f} ({rating['ordinal']:.1f})"
         cost = loaded.get(main, {}).get(agent, {}).get("cost", {}).get("ms_per_move")
         cost_text = "-" if cost is None else f"{cost:.2f}"
-        lines.append(f"| `{agent}` | " + " | ".join(cells) + f" | {rating_text} | {cost_text} |")
+        gap = largest.get(agent)
+        gap_text = "-" if gap is None else _signed(gap.gap)
+        lines.append(f"| `{agent}` | " + " | ".join(cells) + f" | {rating_text} | {gap_text} | {cost_text} |")
     lines += [
         "",
         "A dash: not measured (policies trained on the standard deck cannot sit at a German-deck table).",
@@ -137,7 +150,41 @@ def _card_section(loaded: dict[str, dict[str, dict[str, Any]]], ratings: dict[st
     ]
     if ratings is not None:
         lines += _ratings_section(ratings)
+    lines += _exploitability_section(gaps)
     return lines
+
+
+def _signed(interval: tuple[float, float, float]) -> str:
+    mean, low, high = interval
+    return f"{mean:+.3f} [{low:+.3f}, {high:+.3f}]"
+
+
+def _exploitability_section(gaps: list[Gap]) -> list[str]:
+    lines = [
+        "### Exploitability",
+        "",
+        "Each best response from `training/best_response.py` (its command in the row): a learner trained in one seat",
+        "against the agent in every other seat, from scratch or from the agent's own weights, then played greedily",
+        "against copies of it on duplicate deals (win share with its 95% interval over deals; the gap is the win",
+        "share minus the equal share). A gap at or below 0 says that budget found nothing, not that there is",
+        "nothing to find; the column above shows each agent's larger gap of its two starts. Minutes: the run's wall",
+        "time, its learning-curve evaluations included ([exploitability.md](exploitability.md)).",
+        "",
+    ]
+    if not gaps:
+        return [*lines, "No best response is recorded yet.", ""]
+    lines += [
+        "| agent | players | start | card plays | minutes | win share vs the agent | gap | command |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for gap in sorted(gaps, key=lambda g: (g.players, -g.gap[0], g.target, g.start)):
+        mean, low, high = gap.win_share
+        lines.append(
+            f"| `{gap.target}` | {gap.players} | {gap.start} | {gap.card_plays / 1e6:.1f}M | "
+            f"{gap.training_seconds / 60:.0f} | {mean:.3f} [{low:.3f}, {high:.3f}] ({gap.final_games:,} games) | "
+            f"{_signed(gap.gap)} | `{gap.command}` |"
+        )
+    return [*lines, ""]
 
 
 def _ratings_section(ratings: dict[str, Any]) -> list[str]:

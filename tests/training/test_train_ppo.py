@@ -365,7 +365,7 @@ def record_entropy_weights(train: ModuleType, monkeypatch: pytest.MonkeyPatch) -
     real_update = train.update
 
     def recording_update(*arguments: Any) -> dict[str, float]:
-        weights.append(arguments[-1])
+        weights.append(arguments[6])  # update(model, optimizer, rollout, advantage, args, generator, ent_coef, ...)
         return real_update(*arguments)
 
     monkeypatch.setattr(train, "update", recording_update)

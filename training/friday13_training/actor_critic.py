@@ -126,6 +126,24 @@ class ActorCritic(nn.Module):
                     nn.init.zeros_(layer.bias)
             nn.init.orthogonal_(self.actor[-1].weight, 0.01)  # near-uniform first moves, as CleanRL starts
 
+    def load_actor(self, policy: MLPPolicy) -> None:
+        """Start the actor from ``policy``'s layers (a best response that starts from its target's weights).
+
+        The actor must be a plain MLP of the policy's shape, reading the same inputs: a ``ValueError`` says what
+        differs. The critic keeps its fresh weights."""
+        if not isinstance(self.actor, nn.Sequential):
+            raise ValueError("only a plain MLP actor (--actor mlp) can start from a policy's layers")
+        linear = [layer for layer in self.actor if isinstance(layer, nn.Linear)]
+        shapes = [tuple(layer.weight.shape[::-1]) for layer in linear]
+        if shapes != [weights.shape for weights in policy.weights]:
+            raise ValueError(f"the policy's layers are {[w.shape for w in policy.weights]}, the actor's {shapes}")
+        if not np.array_equal(policy.input_scale, self.scale.cpu().numpy()):
+            raise ValueError("the policy scales its inputs differently from this actor")
+        with torch.no_grad():
+            for layer, weights, biases in zip(linear, policy.weights, policy.biases, strict=True):
+                layer.weight.copy_(torch.tensor(weights.T))
+                layer.bias.copy_(torch.tensor(biases))
+
     def inputs(self, observations: np.ndarray) -> np.ndarray:
         """What the networks read for these observations: the observations, then their derived inputs if any."""
         return network_inputs(observations, self.features)

@@ -60,7 +60,13 @@ def save_run(
         "args": dataclasses.asdict(args),
         "timesteps": progress["timesteps"],
     }
-    model.export(run_dir / "policy.npz", args, "self-play PPO from scratch (training/train_ppo.py)", training)
+    start = getattr(args, "init_policy", "")
+    description = (
+        f"PPO started from {start}'s weights, not from scratch (training/train_ppo.py --init-policy)"
+        if start
+        else "self-play PPO from scratch (training/train_ppo.py)"
+    )
+    model.export(run_dir / "policy.npz", args, description, training)
     atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
     os.replace(run_dir / NEXT_CHECKPOINT, run_dir / CHECKPOINT)
     for path in (run_dir / "snapshots").glob("*.npz"):  # snapshots that left the pool

@@ -48,7 +48,8 @@ def write_curve(
     atomic_write_text(run_dir / "learning_curve.csv", table.getvalue())
 
 
-def print_win_rates(steps: int, rates: Mapping[str, Any]) -> None:
-    """The console's line for a periodic evaluation: the 4-player win rate against three copies of each baseline."""
+def print_win_rates(steps: int, rates: Mapping[str, Any], players: int = 4) -> None:
+    """The console's line for a periodic evaluation: the win rate at a table of ``players`` against copies of each
+    baseline."""
     summary = ", ".join(f"{name} {win_rate}" for name, win_rate in rates.items())
-    print(f"[eval @ {steps:,} steps] 4-player win rate vs 3 copies of: {summary}", flush=True)
+    print(f"[eval @ {steps:,} steps] {players}-player win rate vs {players - 1} copies of: {summary}", flush=True)

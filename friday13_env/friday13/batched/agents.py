@@ -348,7 +348,11 @@ def make_batched(spec: str | os.PathLike[str] | AgentSpec | MLPPolicy | BatchedA
         built.name = parsed.label  # the spec with its options, as the scalar environment labels it
         return built
     agent = REGISTRY.make(parsed)
-    assert isinstance(agent, Friday13PolicyAgent)
+    if not isinstance(agent, Friday13PolicyAgent):
+        raise ValueError(
+            f"{parsed.label!r} has no batched form: batched agents are random, cautious, majority and networks (zoo "
+            "names, .npz policies)"
+        )
     return _checked_deck(BatchedPolicy(agent.policy, parsed.label, greedy=agent.greedy), deck)
 
 

@@ -1,0 +1,216 @@
+"""training/best_response.py: a learner trained against a frozen target in every other seat. It finds the easy
+win against ``random``; the same seed gives the same run, result and export; ``--start target`` starts from the
+target's weights (its first evaluation is the target against itself: exactly the equal share); ``--resume`` goes on
+and refuses a changed target; every bad flag is refused before anything is built, naming the allowed values."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+from friday13_env import agents
+from friday13_env.friday13.agents.policy import observation_scale, read_friday13_policy
+from friday13_env.friday13.cards import get_deck
+from tests.scripts import load_training_script
+
+torch = pytest.importorskip("torch", reason="the training extra is not installed")
+
+TINY = [
+    "--num-tables", "16", "--num-steps", "8", "--minibatch-size", "64", "--eval-games", "8", "--final-games", "8",
+    "--eval-every", "128", "--checkpoint-every", "128", "--torch-threads", "1", "--no-progress",
+]  # fmt: skip
+"""One rollout is 16 x 8 = 128 card plays."""
+TIMING = ("training_seconds", "final_seconds")
+
+
+def load_script() -> ModuleType:
+    load_training_script("train_ppo")  # best_response imports it as a module, as it does when run from training/
+    return load_training_script("best_response")
+
+
+def result_of(run_dir: Path) -> dict[str, Any]:
+    return json.loads((run_dir / "best_response.json").read_text())
+
+
+def untimed(result: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in result.items() if key not in TIMING}
+
+
+def fingerprint(run_dir: Path) -> str:
+    return read_friday13_policy(run_dir / "policy.npz").fingerprint()
+
+
+def run(run_dir: Path, *flags: str) -> dict[str, Any]:
+    load_script().main(["--run-dir", str(run_dir), *flags])
+    return result_of(run_dir)
+
+
+def test_a_best_response_to_random_finds_the_easy_win(tmp_path: Path) -> None:
+    """Against three ``random`` a learner from scratch soon wins nearly every game: a gap far above 0."""
+    result = run(
+        tmp_path / "run", "--target", "random", "--total-timesteps", "196608", "--num-tables", "256", "--num-steps",
+        "16", "--minibatch-size", "1024", "--eval-every", "0", "--final-games", "200", "--no-progress",
+    )  # fmt: skip
+    assert result["win_share"]["mean"] > 0.75, result["win_share"]
+    assert result["gap"]["low"] > 0.5
+    assert result["gap"]["mean"] == pytest.approx(result["win_share"]["mean"] - 0.25)
+    assert (result["target"], result["players"], result["start"], result["card_plays"]) == ("random", 4, "scratch",
+                                                                                             196608)  # fmt: skip
+
+
+def test_the_same_seed_gives_the_same_run_result_and_export(tmp_path: Path) -> None:
+    """Two runs of one command: equal weights and equal results (timings aside); ``--export`` is the run's
+    policy, and ``agents.load`` plays it without torch's help."""
+    flags = ["--target", "cautious", "--total-timesteps", "256", "--players", "3", *TINY]
+    first = run(tmp_path / "a", *flags, "--export", str(tmp_path / "br.npz"))
+    second = run(tmp_path / "b", *flags)
+    assert untimed(first) == untimed(second)
+    assert fingerprint(tmp_path / "a") == fingerprint(tmp_path / "b")  # the weights (the records name their folders)
+    assert (tmp_path / "br.npz").read_bytes() == (tmp_path / "a" / "policy.npz").read_bytes()
+    assert agents.load(tmp_path / "br.npz").policy.metadata.training["args"]["init_policy"] == ""  # type: ignore[attr-defined]
+    assert first["equal_share"] == pytest.approx(1 / 3) and first["players"] == 3
+    assert [point["card_plays"] for point in first["curve"]] == [0, 128, 256]
+    other = run(tmp_path / "c", *flags, "--seed", "1")
+    assert fingerprint(tmp_path / "c") != fingerprint(tmp_path / "a")
+    assert other["seed"] == 1
+
+
+def test_start_target_begins_as_the_target_itself(tmp_path: Path) -> None:
+    """From ``ppo-v4``'s weights, the first evaluation seats the target against three copies of itself: on
+    duplicate deals every seat is everyone's once, so the share is exactly the equal one."""
+    result = run(tmp_path / "run", "--target", "ppo-v4", "--start", "target", "--total-timesteps", "128", *TINY)
+    assert result["start"] == "target"
+    assert result["command"] == (
+        "python training/best_response.py --target ppo-v4 --start target --num-tables 16 --num-steps 8 "
+        "--minibatch-size 64 --eval-games 8 --total-timesteps 128 --final-games 8"
+    )
+    assert result["curve"][0] == {"card_plays": 0, "win_share": 0.25}
+    assert result["target_fingerprint"] == agents.make("ppo-v4").policy.fingerprint()  # type: ignore[attr-defined]
+    policy = read_friday13_policy(tmp_path / "run" / "policy.npz")
+    assert policy.metadata.hidden_sizes == [192, 192] and policy.metadata.training["args"]["init_policy"] == "ppo-v4"
+    assert "not from scratch" in policy.metadata.description
+    scratch = run(tmp_path / "scratch", "--target", "ppo-v4", "--total-timesteps", "128", *TINY)
+    assert scratch["curve"][0]["win_share"] != 0.25  # a random network loses nearly every game
+
+
+def test_load_actor_copies_the_policy_and_refuses_another_shape() -> None:
+    from friday13_training.actor_critic import ActorCritic
+
+    policy = agents.make("ppo-v4").policy  # type: ignore[attr-defined]
+    deck = get_deck("standard")
+    model = ActorCritic(observation_scale("standard"), np.zeros(0, np.float32), deck.num_actions, [192, 192], "tanh")
+    model.load_actor(policy)
+    copied = model.policy(policy.metadata, "copy", {})  # type: ignore[arg-type]
+    for mine, theirs in zip([*copied.weights, *copied.biases], [*policy.weights, *policy.biases], strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    narrow = ActorCritic(observation_scale("standard"), np.zeros(0, np.float32), deck.num_actions, [128, 128], "tanh")
+    with pytest.raises(ValueError, match="layers"):
+        narrow.load_actor(policy)
+
+
+def test_resume_goes_on_and_refuses_a_changed_target(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    run(run_dir, "--target", "majority", "--total-timesteps", "128", *TINY)
+    resumed = run(run_dir, "--resume", "--total-timesteps", "256", "--final-games", "8", "--no-progress")
+    assert (resumed["target"], resumed["card_plays"]) == ("majority", 256)
+    assert [point["card_plays"] for point in resumed["curve"]] == [0, 128, 256]
+    for flags, named in [(["--target", "cautious"], "--target"), (["--players", "5"], "--players")]:
+        with pytest.raises(SystemExit, match=f"these differ: {named}: the run has"):
+            run(run_dir, "--resume", "--total-timesteps", "384", *flags)
+    assert result_of(run_dir)["card_plays"] == 256  # nothing was trained or written
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        ([], "--target is required"),
+        (["--target", "search"], "'search' has no batched version; batched agents: ['cautious', 'majority', 'random']"),
+        (["--target", "endgame"], "docs/exploitability.md says what a budget against it would cost"),
+        (["--target", "friday13_env.friday13.agents:RandomAgent"], "has no batched form"),
+        (["--target", "nonesuch"], "unknown Friday the 13th agent 'nonesuch'"),
+        (["--target", "cautious", "--start", "target"], "'cautious' is not a network"),
+        (["--target", "ppo-v4", "--deck", "german"], "'standard' deck"),
+        (["--target", "random", "--players", "7"], "--players"),
+        (["--target", "random", "--start", "best"], "--start"),
+    ],
+)
+def test_bad_flags_are_refused_before_anything_is_built(
+    flags: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        load_script().main(["--run-dir", str(tmp_path / "run"), *flags, "--no-progress"])
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+def test_during_the_critic_warmup_the_actor_keeps_the_targets_weights(tmp_path: Path) -> None:
+    """``--critic-warmup`` covering the whole run: the exported actor is still exactly ``ppo-v4``; without it the
+    same run moves the actor."""
+    target = agents.make("ppo-v4").policy.fingerprint()  # type: ignore[attr-defined]
+    flags = ["--target", "ppo-v4", "--start", "target", "--total-timesteps", "256", *TINY]
+    run(tmp_path / "warm", *flags, "--critic-warmup", "256")
+    assert fingerprint(tmp_path / "warm") == target
+    run(tmp_path / "cold", *flags, "--critic-warmup", "0")
+    assert fingerprint(tmp_path / "cold") != target
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--init-policy", "ppo-v4"], "--init-policy ppo-v4: needs --hidden-sizes 192 192 (the run has 128 128)"),
+        (
+            ["--init-policy", "ensemble-v1", "--hidden-sizes", "256", "256"],
+            "needs --activation relu (the run has tanh)",
+        ),
+        (["--init-policy", "ppo-v4", "--hidden-sizes", "192", "192", "--actor", "type-shared"], "needs --actor mlp"),
+        (["--init-policy", "majority"], "'majority' is not a network"),
+    ],
+)
+def test_train_ppo_refuses_an_init_policy_of_another_shape(
+    flags: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``train_ppo.py --init-policy`` names every difference between the network and the run, before any work."""
+    with pytest.raises(SystemExit):
+        load_training_script("train_ppo").parse_args(flags)
+    assert message in capsys.readouterr().err
+
+
+def test_resuming_a_finished_run_evaluates_and_records_it_without_training_on(tmp_path: Path) -> None:
+    """``--resume`` keeps the run's budget unless it is given: a finished run is evaluated again (here into a new
+    table with ``--record``), not trained on to the default budget."""
+    run_dir, table = tmp_path / "run", tmp_path / "exploitability.json"
+    first = run(run_dir, "--target", "cautious", "--total-timesteps", "128", *TINY)
+    again = run(run_dir, "--resume", "--record", str(table), "--final-games", "8", "--no-progress")
+    assert again["card_plays"] == 128 and untimed(again) == untimed(first)
+    (entry,) = json.loads(table.read_text())["entries"]
+    assert (entry["target"], entry["start"], entry["card_plays"]) == ("cautious", "scratch", 128)
+    assert entry["command"] == (
+        "python training/best_response.py --target cautious --num-tables 16 --num-steps 8 --minibatch-size 64 "
+        "--eval-games 8 --total-timesteps 128 --final-games 8"
+    )
+
+
+def test_the_target_is_named_by_its_canonical_spec(tmp_path: Path) -> None:
+    """A spec written another way (``open_min=02``) is recorded as results name it, and its curve and result work."""
+    result = run(tmp_path / "run", "--target", "majority:open_min=02", "--total-timesteps", "128", *TINY)
+    assert result["target"] == "majority:open_min=2"
+    assert [point["card_plays"] for point in result["curve"]] == [0, 128]
+
+
+def test_resume_checks_its_record_and_target_before_training(tmp_path: Path) -> None:
+    """On ``--resume``, a damaged ``--record`` table is refused before any training; a resume of a missing run with
+    a heuristic ``--start target`` is a one-line error, not a traceback."""
+    run_dir, table = tmp_path / "run", tmp_path / "exploitability.json"
+    run(run_dir, "--target", "cautious", "--total-timesteps", "128", *TINY)
+    table.write_text("{damaged")
+    with pytest.raises(SystemExit, match=r"--record: exploitability file .* is not JSON"):
+        run(run_dir, "--resume", "--total-timesteps", "256", "--record", str(table))
+    assert result_of(run_dir)["card_plays"] == 128 and table.read_text() == "{damaged"
+    with pytest.raises(SystemExit, match="'cautious' is not a network"):
+        run(tmp_path / "missing", "--resume", "--target", "cautious", "--start", "target")

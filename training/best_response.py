@@ -1,0 +1,357 @@
+"""A best response to a frozen agent: how much an opponent that adapts to it can take from it.
+
+A learner trains by PPO (``train_ppo.py``'s algorithm, on the batched engine) in one seat of every table while the
+frozen ``--target`` plays every other seat, then plays ``--final-games`` duplicate games against ``players - 1``
+copies of the target. Its win share there minus the equal share ``1 / players`` is the target's **exploitability
+gap**: a lower bound, at this budget, on what an adaptive opponent gains against it (exact measures such as
+OpenSpiel's NashConv need the whole game tree and two players). A gap near 0 or below says the learner found
+nothing at this budget, not that the target cannot be exploited.
+
+The learner starts from scratch (``--start scratch``) or, for a network target, from the target's own weights
+(``--start target``: the critic starts fresh). The target plays as ``agents.make`` makes it (a network greedily);
+it needs a batched form (``random``, ``cautious``, ``majority``, zoo names, ``.npz`` policies): ``search`` and
+``endgame`` decide one game at a time and are refused, with what a budget against them would cost
+(docs/exploitability.md). The learner plays greedily in the final evaluation, as its export does.
+
+Every flag is checked before anything is built; ``--help`` lists them. The run is a ``train_ppo.py`` run in
+``--run-dir`` (default ``runs/<run-name>``): its checkpoints, ``--resume``, its learning curve (win rate against
+the target every ``--eval-every`` card plays) and its export ``policy.npz``; this script adds ``best_response.json``
+(the gap, its interval, the curve, the cost), written atomically once the final evaluation is done. A resumed run
+keeps its target, table size, start and hyperparameters (a changed one is refused, listed). The same seed gives the
+same run and the same figures.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+import train_ppo
+from friday13_training.runs import MAX_SEED, MAX_TIMESTEPS, RunError, parse_run_args, run_directory, run_main
+from friday13_training.script_args import atomic_write_text, field_errors, option, output_errors
+
+from friday13_env import __version__
+from friday13_env.benchmark.exploitability import STARTS, read_table, record, spec_problem
+from friday13_env.core.specs import parse_spec
+from friday13_env.friday13.agents import REGISTRY
+from friday13_env.friday13.agents import make as make_agent
+from friday13_env.friday13.agents.policy import Friday13PolicyAgent, read_friday13_policy
+from friday13_env.friday13.batched import make_batched
+from friday13_env.friday13.cards import DECKS, get_deck
+from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
+from friday13_env.friday13.evaluation import evaluate_agent
+
+RESULT = "best_response.json"
+LEARNER = "best-response"
+"""The learner's name in the evaluations."""
+SCRATCH_LEARNING_RATE = train_ppo.Args().learning_rate
+TARGET_LEARNING_RATE = 5e-4
+
+
+@dataclass
+class Args:
+    """Every knob of a best response; each becomes a ``--flag`` with this default, bounds and help."""
+
+    target: str = option("", "the frozen agent: a batched agent spec (random, cautious, majority, a zoo name, an .npz)")
+    players: int = option(4, "table size: the learner and players - 1 copies of the target", minimum=MIN_PLAYERS,
+                          maximum=MAX_PLAYERS)  # fmt: skip
+    start: str = option(
+        "scratch",
+        "the learner's first weights: random (scratch) or the target's own (target; a network target only)",
+        choices=list(STARTS),
+    )
+    total_timesteps: int = option(
+        20_000_000, "the budget: card plays to train for (every seat's)", minimum=1, maximum=MAX_TIMESTEPS
+    )
+    deck: str = option("standard", "the deck of the tables", choices=sorted(DECKS))
+    seed: int = option(0, "seeds the learner, the deals and the sampling", minimum=0, maximum=MAX_SEED)
+    learning_rate: float = option(
+        0.0,
+        "Adam learning rate, annealed linearly to 0 (0: 2.5e-3 from scratch, as train_ppo.py; 5e-4 from the "
+        "target's weights, which a larger rate soon moves away from the target's play)",
+        minimum=0,
+    )
+    ent_coef: float = option(0.03, "entropy bonus (train_ppo.py's)", minimum=0)
+    critic_warmup: int = option(
+        1_000_000,
+        "with --start target: card plays at the start in which only the fresh critic learns, so that its noisy "
+        "first advantages do not move the target's weights (a learner from scratch has none to keep)",
+        minimum=0,
+        maximum=MAX_TIMESTEPS,
+    )
+    num_tables: int = option(1024, "tables played in lockstep", minimum=1, maximum=train_ppo.MAX_TABLES)
+    num_steps: int = option(64, "card plays per table per rollout", minimum=1, maximum=train_ppo.MAX_NUM_STEPS)
+    minibatch_size: int = option(4096, "samples per gradient step", minimum=2)
+    final_games: int = option(2000, "duplicate games of the final evaluation (deals x seat rotations)", minimum=1)
+    final_seed: int = option(0, "seed of the final evaluation's deals (0: the strength figures' deals)", minimum=0,
+                             maximum=MAX_SEED)  # fmt: skip
+    eval_every: int = option(
+        2_000_000, "card plays between the learning curve's evaluations (0 = never)", minimum=0, maximum=MAX_TIMESTEPS
+    )
+    eval_games: int = option(200, "duplicate games of each learning-curve evaluation", minimum=1)
+    checkpoint_every: int = option(
+        2_000_000, "card plays between checkpoints (0 = only at the end)", minimum=0, maximum=MAX_TIMESTEPS
+    )
+    run_name: str = option("best-response", "name of the run; its directory is runs/<run-name>")
+    run_dir: str = option("", "explicit run directory (overrides --run-name)")
+    export: str = option("", "also copy the learner's numpy policy here")
+    record: str = option(
+        "",
+        "also add the result to this exploitability table (e.g. results/benchmark/exploitability.json, which the "
+        "leaderboard reads), replacing an entry of the same target, table size and start",
+    )
+    resume: bool = option(False, "continue the run in the run directory from its last checkpoint")
+    progress: bool = option(True, "show a progress bar")
+    torch_threads: int = option(1, "CPU threads of torch and of numpy's BLAS", minimum=1)
+    device: str = option("cpu", "where torch acts and learns (cpu or cuda)", choices=["cpu", "cuda"])
+
+
+HYPERPARAMETERS = (
+    "target", "players", "start", "deck", "seed", "learning_rate", "ent_coef", "critic_warmup", "num_tables",
+    "num_steps", "minibatch_size", "eval_games",
+)  # fmt: skip
+"""What a run keeps from its start (``--resume`` refuses another value); every other flag is a run setting or
+belongs to the final evaluation."""
+RUN_LENGTH = ("total_timesteps", "eval_every", "checkpoint_every")
+"""What a ``--resume`` keeps from the run unless its command line gives it."""
+
+
+def parse_args(argv: Sequence[str] | None = None) -> Args:
+    """The command line, every flag checked (the target's batched form, the start, the run's outputs)."""
+    return parse_run_args(Args, __doc__, checked_args, argv)
+
+
+def checked_args(args: Args) -> Args:
+    """The checks of a whole configuration, a ``ValueError`` listing every problem; returns the configuration with
+    the target's canonical spec text (as results name it) and the start's learning rate and warm-up."""
+    problems = field_errors(Args, asdict(args))
+    if not args.target:
+        problems.append("--target is required: a batched agent spec (random, cautious, majority, a zoo name, an .npz)")
+    else:
+        problems += target_errors(args)
+    problems += record_errors(args)
+    if not problems:
+        try:
+            train_ppo.checked_args(ppo_args(args))
+        except ValueError as error:
+            problems.append(str(error))
+    if problems:
+        raise ValueError("; ".join(problems))
+    return replace(
+        args,
+        target=parse_spec(args.target).label,
+        learning_rate=learning_rate(args),
+        critic_warmup=args.critic_warmup if args.start == "target" else 0,  # a learner from scratch has none
+    )
+
+
+def learning_rate(args: Args) -> float:
+    """``--learning-rate``, or the start's default where it is 0."""
+    return args.learning_rate or (TARGET_LEARNING_RATE if args.start == "target" else SCRATCH_LEARNING_RATE)
+
+
+def target_errors(args: Args) -> list[str]:
+    """Why ``--target`` cannot be the frozen opponent (no batched form, another deck) or the start."""
+    try:
+        make_batched(args.target, get_deck(args.deck))
+    except ValueError as error:
+        name = args.target.split(":")[0]
+        unbatched = name in REGISTRY.names() and name not in REGISTRY.batched_names()  # search, endgame
+        hint = " (the learner trains on the batched engine; docs/exploitability.md says what a budget against it "
+        return [f"--target {args.target}: {error}" + (hint + "would cost)" if unbatched else "")]
+    if args.start == "target" and not isinstance(make_agent(args.target), Friday13PolicyAgent):
+        return [f"--start target: {args.target!r} is not a network, so there are no weights to start from; use "
+                "--start scratch"]  # fmt: skip
+    return []
+
+
+def record_errors(args: Args) -> list[str]:
+    """Why the result could not be added to ``--record`` once the run ends: checked before any training."""
+    if not args.record:
+        return []
+    problems = output_errors([("--record", args.record, False)])
+    problem = spec_problem(args.target)
+    if problem:
+        problems.append(f"--record: the table cannot name this target: {problem}")
+    try:
+        if Path(args.record).is_file():
+            read_table(args.record)  # a damaged table is refused now, not after the training
+    except (OSError, ValueError) as error:
+        problems.append(f"--record: {error}")
+    return problems
+
+
+def ppo_args(args: Args) -> train_ppo.Args:
+    """The ``train_ppo`` run of this best response: one learner seat at every table, the target in all others (no
+    snapshots of the learner join them)."""
+    network = (
+        make_agent(args.target).policy.metadata  # type: ignore[attr-defined]
+        if args.start == "target" and args.target
+        else None
+    )
+    return train_ppo.Args(
+        run_name=args.run_name,
+        run_dir=args.run_dir,
+        seed=args.seed,
+        total_timesteps=args.total_timesteps,
+        players=[args.players],
+        deck=args.deck,
+        num_tables=args.num_tables,
+        num_steps=args.num_steps,
+        pool_share=1.0,
+        pool_draw="game",
+        opponents=[args.target],
+        snapshot_every=0,
+        learning_rate=learning_rate(args),
+        ent_coef=args.ent_coef,
+        minibatch_size=args.minibatch_size,
+        hidden_sizes=list(network.hidden_sizes) if network else train_ppo.Args().hidden_sizes,
+        activation=network.activation if network else train_ppo.Args().activation,
+        input_features=network.input_features if network else train_ppo.Args().input_features,
+        eval_every=args.eval_every,
+        eval_games=args.eval_games,
+        eval_opponents=[args.target],
+        eval_players=args.players,
+        checkpoint_every=args.checkpoint_every,
+        export=args.export,
+        resume=args.resume,
+        progress=args.progress,
+        device=args.device,
+        torch_threads=args.torch_threads,
+        init_policy=args.target if args.start == "target" else "",
+        critic_warmup=args.critic_warmup if args.start == "target" else 0,
+    )
+
+
+def resumed_args(args: Args, given: set[str]) -> Args:
+    """The best response a ``--resume`` goes on with: the run's recorded one (its hyperparameters, and its budget and
+    periods unless this command line gives them), with this command line's run settings. A hyperparameter given
+    with another value than the run's is refused, each one listed. A run directory without a readable record is
+    left to ``train_ppo``, which names what is missing or damaged."""
+    try:
+        stored = json.loads((run_directory(args) / "progress.json").read_text())["args"]
+        best_response = (
+            stored.get("pool_share") == 1.0 and len(stored.get("opponents", [])) == 1
+            and len(stored.get("players", [])) == 1
+        )  # fmt: skip
+        if not best_response:
+            raise RunError(f"--resume: {run_directory(args)} is a train_ppo.py run, not a best response")
+        recorded = Args(
+            target=stored["opponents"][0], players=stored["players"][0],
+            start="target" if stored.get("init_policy") else "scratch", deck=stored["deck"], seed=stored["seed"],
+            learning_rate=stored["learning_rate"], ent_coef=stored["ent_coef"],
+            critic_warmup=stored.get("critic_warmup", 0), num_tables=stored["num_tables"],
+            num_steps=stored["num_steps"], minibatch_size=stored["minibatch_size"], eval_games=stored["eval_games"],
+            **{name: stored[name] for name in RUN_LENGTH},
+        )  # fmt: skip
+    except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return args
+    changed = [
+        f"--{name.replace('_', '-')}: the run has {getattr(recorded, name)!r}, the command line {getattr(args, name)!r}"
+        for name in HYPERPARAMETERS
+        if name in given
+        and getattr(args, name) != getattr(recorded, name)
+        and not (name == "learning_rate" and args.learning_rate == 0)  # 0: the start's default
+    ]
+    if changed:
+        raise RunError("--resume keeps the run's target and hyperparameters; these differ: " + "; ".join(changed))
+    kept = [*HYPERPARAMETERS, *(name for name in RUN_LENGTH if name not in given)]
+    return replace(args, **{name: getattr(recorded, name) for name in kept})
+
+
+def target_fingerprint(target: str) -> str | None:
+    """What decides a network target's moves (``MLPPolicy.fingerprint``); None for a heuristic."""
+    agent = make_agent(target)
+    return agent.policy.fingerprint() if isinstance(agent, Friday13PolicyAgent) else None
+
+
+def train(args: Args, given: set[str]) -> Path:
+    """Train (or resume) the learner, evaluate it against the target and write ``best_response.json``."""
+    if args.resume:
+        args = resumed_args(args, given)
+        problems = (target_errors(args) if args.target else []) + record_errors(args)
+        if problems:
+            raise RunError("; ".join(problems))
+    fingerprint = target_fingerprint(args.target) if args.target else None
+    run_dir = train_ppo.train(ppo_args(args), {field.name for field in fields(train_ppo.Args)})
+    if target_fingerprint(args.target) != fingerprint:
+        raise RunError(f"--target {args.target} changed while the learner trained against it: its result would "
+                       "mix two targets; nothing was evaluated")  # fmt: skip
+    progress = json.loads((run_dir / "progress.json").read_text())
+    result = final_result(args, run_dir, progress, fingerprint)
+    atomic_write_text(run_dir / RESULT, json.dumps(result, indent=2) + "\n")
+    if args.record:
+        try:
+            record(args.record, result)
+        except (OSError, ValueError) as error:
+            raise RunError(f"--record: {error} (the result is in {run_dir / RESULT})") from error
+    gap = result["gap"]
+    print(
+        f"best response to {args.target} ({args.players} players, start {args.start}, "
+        f"{result['card_plays']:,} card plays, {result['training_seconds']:,.0f} s): wins "
+        f"{result['win_share']['mean']:.3f} against {args.players - 1} x {args.target} on "
+        f"{args.final_games:,} duplicate games; exploitability gap {gap['mean']:+.3f} "
+        f"[{gap['low']:+.3f}, {gap['high']:+.3f}]; {run_dir / RESULT}",
+        flush=True,
+    )
+    return run_dir
+
+
+def final_result(args: Args, run_dir: Path, progress: dict[str, Any], fingerprint: str | None) -> dict[str, Any]:
+    """The learner's duplicate-deal win share against the target and the gap over the equal share, with the run's
+    hyperparameters, curve and cost."""
+    learner = Friday13PolicyAgent(read_friday13_policy(run_dir / "policy.npz"), name=LEARNER)
+    tick = time.perf_counter()
+    rate = evaluate_agent(
+        learner, [args.target], args.final_games, num_players=args.players, seed=args.final_seed, deck=args.deck
+    )[args.target]
+    equal = 1 / args.players
+    return {
+        **{name: getattr(args, name) for name in HYPERPARAMETERS},
+        "target_fingerprint": fingerprint,
+        "card_plays": progress["timesteps"],
+        "training_seconds": progress["seconds"],
+        "final_games": args.final_games,
+        "final_seed": args.final_seed,
+        "final_seconds": time.perf_counter() - tick,
+        "equal_share": equal,
+        "win_share": {"mean": rate.mean, "low": rate.low, "high": rate.high},
+        "gap": {"mean": rate.mean - equal, "low": rate.low - equal, "high": rate.high - equal},
+        "curve": [{"card_plays": point["timesteps"], "win_share": point[args.target]} for point in progress["curve"]],
+        "package_version": __version__,
+        "command": command_of(args),
+    }
+
+
+REPORTED = (*HYPERPARAMETERS, "total_timesteps", "final_games", "final_seed")
+
+
+def command_of(args: Args) -> str:
+    """The command that reproduces this result: its target, and every figure-changing flag not at its default (the
+    start's own learning rate and warm-up are defaults)."""
+    start_defaults = replace(Args(), start=args.start)
+    defaults = replace(
+        Args(),
+        learning_rate=learning_rate(start_defaults),
+        critic_warmup=start_defaults.critic_warmup if args.start == "target" else args.critic_warmup,  # unused there
+    )
+    flags = [
+        f"--{name.replace('_', '-')} {shlex.quote(str(getattr(args, name)))}"
+        for name in REPORTED
+        if getattr(args, name) != getattr(defaults, name)
+    ]
+    return " ".join(["python training/best_response.py", *flags])
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """The command line: bad flags exit with argparse's usage message, run-directory problems with theirs."""
+    run_main(Args, parse_args, train, argv)
+
+
+if __name__ == "__main__":
+    main()
