@@ -6,6 +6,7 @@ and refuses a changed target; every bad flag is refused before anything is built
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -214,3 +215,19 @@ def test_resume_checks_its_record_and_target_before_training(tmp_path: Path) -> 
     assert result_of(run_dir)["card_plays"] == 128 and table.read_text() == "{damaged"
     with pytest.raises(SystemExit, match="'cautious' is not a network"):
         run(tmp_path / "missing", "--resume", "--target", "cautious", "--start", "target")
+
+
+def test_every_recorded_command_is_one_this_script_accepts() -> None:
+    """The leaderboard's exploitability rows name their commands: each is a command line of this script, for the
+    row's target and start."""
+    from friday13_env.benchmark.exploitability import read_table
+
+    table = Path(__file__).resolve().parents[2] / "results" / "benchmark" / "exploitability.json"
+    gaps = read_table(table)
+    assert gaps
+    script = load_script()
+    for gap in gaps:
+        words = shlex.split(gap.command)
+        assert words[:2] == ["python", "training/best_response.py"]
+        args = script.parse_args(words[2:])
+        assert (args.target, args.players, args.start) == gap.key
