@@ -583,7 +583,10 @@ def update(
             gain = (gain - gain.mean()) / (gain.std() + 1e-8)
             policy_loss = torch.max(-gain * ratio, -gain * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
             value_loss = 0.5 * (model.value(observations[batch], hidden[batch]) - returns[batch]).pow(2).mean()
-            loss = args.vf_coef * value_loss + (policy_loss - ent_coef * entropy if actor_learns else 0.0)
+            if actor_learns:  # (this order of the terms: the same float rounding as the runs made before the warm-up)
+                loss = policy_loss + args.vf_coef * value_loss - ent_coef * entropy
+            else:
+                loss = args.vf_coef * value_loss
             optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
