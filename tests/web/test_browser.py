@@ -376,3 +376,16 @@ def test_a_replay_file_opens_from_disk_without_network_and_steps_to_the_end(
     context.close()
     assert not dialogs, "a seat label ran as script"
     assert requests == []
+
+
+def test_the_board_stops_awaiting_the_person_as_soon_as_a_move_is_sent(page: Any) -> None:
+    # data-ready is how a script (and these tests) knows the page waits for the person; a stale "yes" while the
+    # move is in flight let a test read a board the bots' reply was redrawing.
+    _start_card_game(page, opponents="majority", rounds=1)
+    _wait_for_turn(page)
+    ready_after_click = page.evaluate(
+        "() => { document.querySelector('#board button.legal').click();"
+        " return document.querySelector('#board').dataset.ready; }"
+    )
+    assert ready_after_click == "no"
+    assert _wait_for_turn(page) in ("move", "round")

@@ -144,6 +144,7 @@ function delay() { return page.skip ? 0 : Number($("speed").value); }
 async function animate() {
   if (page.animating) return;
   page.animating = true;
+  $("board").setAttribute("data-ready", "no");
   while (page.queue.length) {
     const frame = page.queue.shift();
     draw(frame, !page.queue.length);
@@ -208,6 +209,7 @@ function gameOverText(frame) {
 async function play(action) {
   if (page.busy || page.animating) return;
   page.busy = true;
+  $("board").setAttribute("data-ready", "no");
   $("hint-box").hidden = true;
   document.querySelectorAll("#board button.move").forEach((b) => { b.disabled = true; });
   try {
