@@ -12,6 +12,11 @@ from types import ModuleType
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 TRAINING = REPOSITORY / "training"
+PLAIN_PPO_RECIPE = [
+    "--actor", "mlp", "--pool-share", "0.5", "--pool-draw", "seat", "--opponents", "cautious", "majority",
+]  # fmt: skip
+"""``train_ppo.py``'s recipe before 0.10.0 (a plain actor, half the games against a pool drawn seat by seat): the
+tests of its machinery were written for it and keep it; those of today's defaults say so."""
 
 
 def load_training_script(name: str) -> ModuleType:

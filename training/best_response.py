@@ -49,8 +49,13 @@ from friday13_env.friday13.evaluation import evaluate_agent
 RESULT = "best_response.json"
 LEARNER = "best-response"
 """The learner's name in the evaluations."""
-SCRATCH_LEARNING_RATE = train_ppo.Args().learning_rate
+SCRATCH_LEARNING_RATE = 2.5e-3
 TARGET_LEARNING_RATE = 5e-4
+SCRATCH_HIDDEN_SIZES = (128, 128)
+LEARNER_ACTOR = "mlp"
+LEARNER_UPDATE_EPOCHS = 4
+"""The learner's recipe where ``train_ppo.py``'s defaults moved on after the exploitability table's runs (0.10.0):
+fixed here, so that new runs stay comparable with the table. Its other hyperparameters are ``train_ppo.py``'s."""
 
 
 @dataclass
@@ -210,9 +215,11 @@ def ppo_args(args: Args) -> train_ppo.Args:
         learning_rate=learning_rate(args),
         ent_coef=args.ent_coef,
         minibatch_size=args.minibatch_size,
-        hidden_sizes=list(network.hidden_sizes) if network else train_ppo.Args().hidden_sizes,
+        hidden_sizes=list(network.hidden_sizes) if network else list(SCRATCH_HIDDEN_SIZES),
         activation=network.activation if network else train_ppo.Args().activation,
         input_features=network.input_features if network else train_ppo.Args().input_features,
+        actor=LEARNER_ACTOR,
+        update_epochs=LEARNER_UPDATE_EPOCHS,
         eval_every=args.eval_every,
         eval_games=args.eval_games,
         eval_opponents=[args.target],

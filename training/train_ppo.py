@@ -44,6 +44,7 @@ seed and its timesteps, so it is reproducible, though not identical to an uninte
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -126,17 +127,18 @@ class Args:
     num_tables: int = option(1024, "tables played in lockstep", minimum=1, maximum=MAX_TABLES)
     num_steps: int = option(64, "card plays per table per rollout", minimum=1, maximum=MAX_NUM_STEPS)
     pool_share: float = option(
-        0.5, "share of games where the learner holds one seat against the pool", minimum=0, maximum=1
+        0.75, "share of games where the learner holds one seat against the pool", minimum=0, maximum=1
     )
     pool_draw: str = option(
-        "seat",
+        "game",
         "how a pool game's other seats are filled: a member drawn for each seat, or one for the whole table (as the "
         "evaluation seats three copies of one baseline)",
         choices=["seat", "game"],
     )
     opponents: list[str] = option(
-        ["cautious", "majority"],
-        "the pool's fixed members: batched agent specs (random, cautious, majority, zoo names)",
+        ["cautious", "majority", "majority"],
+        "the pool's fixed members: batched agent specs (random, cautious, majority, zoo names); one listed twice is "
+        "drawn twice as often",
     )
     snapshot_every: int = option(
         0,
@@ -161,7 +163,7 @@ class Args:
     ent_anneal: bool = option(False, "anneal the entropy bonus linearly to 0 with the learning rate")
     vf_coef: float = option(0.5, "value loss weight", minimum=0)
     max_grad_norm: float = option(0.5, "gradient norm clip", above=0)
-    hidden_sizes: list[int] = option([128, 128], "hidden layer widths of the actor and the critic", minimum=1)
+    hidden_sizes: list[int] = option([192, 192], "hidden layer widths of the actor and the critic", minimum=1)
     input_features: str = option(
         RAW_INPUT,
         "what the networks read: the observation alone, or also derived inputs computed from it (majority_preview: "
@@ -170,7 +172,7 @@ class Args:
         choices=list(INPUT_FEATURES),
     )
     actor: str = option(
-        "mlp",
+        "type-shared",
         "the actor's network: a plain MLP, or type-shared (the three interchangeable omen types read and played "
         "with the same weights; each hidden width is split into one block per type, so it must be a multiple of "
         "3; exported as a plain MLP)",
@@ -181,7 +183,7 @@ class Args:
     )
     activation: str = option("tanh", "activation of the hidden layers", choices=["relu", "tanh"])
     eval_every: int = option(
-        2_000_000, "timesteps between evaluations against the baselines (0 = never)", minimum=0, maximum=MAX_TIMESTEPS
+        4_000_000, "timesteps between evaluations against the baselines (0 = never)", minimum=0, maximum=MAX_TIMESTEPS
     )
     eval_games: int = option(200, "duplicate-deal games per evaluation opponent", minimum=1)
     eval_opponents: list[str] = option(
@@ -203,10 +205,10 @@ class Args:
         choices=["cpu", "cuda"],
     )
     torch_threads: int = option(
-        1,
-        "CPU threads of torch and of numpy's BLAS (the pool's snapshots, the evaluations); one is fastest on a shared "
-        "2-core CPU: a second thread waits on the other core's work",
-        minimum=1,
+        0,
+        "CPU threads of torch and of numpy's BLAS (the update, the pool's snapshots, the evaluations); 0: one per core "
+        "this process may use. Give 1 when another job holds a core: a second thread then waits on its work",
+        minimum=0,
     )
     eval_players: int = option(4, "table size of the periodic evaluations", minimum=MIN_PLAYERS, maximum=MAX_PLAYERS)
     critic_warmup: int = option(
@@ -636,6 +638,13 @@ def add_snapshot(
 
 
 # -- the run ---------------------------------------------------------------------------------------
+def thread_count(requested: int) -> int:
+    """``--torch-threads``: the number given, or for 0 the cores this process may run on."""
+    if requested:
+        return requested
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def train(args: Args, given: set[str]) -> Path:
     """The run ``args`` describes; returns its directory. Ctrl-C or SIGTERM (``Interrupted``) saves the run as it was
     at the start of the rollout under way, and ``--resume`` goes on from there."""
@@ -647,8 +656,9 @@ def train(args: Args, given: set[str]) -> Path:
         args = resumed_args(args, given, progress, run_dir)
         check_win_rate_curve(run_dir / "progress.json", progress, args.eval_opponents)
         progress["args"] = dataclasses.asdict(args)
-    torch.set_num_threads(args.torch_threads)
-    threadpool_limits(args.torch_threads, user_api="blas")  # numpy's matrix products: a busy core stalls extra threads
+    threads = thread_count(args.torch_threads)
+    torch.set_num_threads(threads)
+    threadpool_limits(threads, user_api="blas")  # numpy's matrix products: a busy core stalls extra threads
     torch.manual_seed(args.seed)
     generator = torch.Generator().manual_seed(args.seed + progress["timesteps"])
     deck = get_deck(args.deck)

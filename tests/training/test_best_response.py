@@ -51,6 +51,20 @@ def run(run_dir: Path, *flags: str) -> dict[str, Any]:
     return result_of(run_dir)
 
 
+def test_the_scratch_learner_is_the_tables_recipe_whatever_train_ppos_defaults() -> None:
+    """The exploitability table's runs from scratch trained a plain 128 x 128 tanh MLP at 2.5e-3, four passes per
+    rollout; ``train_ppo.py``'s defaults have moved on since, and a new run must stay comparable with the table."""
+    train_ppo = load_training_script("train_ppo")
+    learner = load_script().ppo_args(load_script().Args(target="cautious"))
+    recipe = (learner.hidden_sizes, learner.activation, learner.actor, learner.update_epochs, learner.learning_rate)
+    assert recipe == ([128, 128], "tanh", "mlp", 4, 2.5e-3)
+    assert (learner.input_features, learner.minibatch_size, learner.ent_coef) == (
+        train_ppo.Args().input_features,
+        4096,
+        0.03,
+    )
+
+
 def test_a_best_response_to_random_finds_the_easy_win(tmp_path: Path) -> None:
     """Against three ``random`` a learner from scratch soon wins nearly every game: a gap far above 0."""
     result = run(
@@ -164,12 +178,15 @@ def test_during_the_critic_warmup_the_actor_keeps_the_targets_weights(tmp_path: 
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (["--init-policy", "ppo-v4"], "--init-policy ppo-v4: needs --hidden-sizes 192 192 (the run has 128 128)"),
         (
-            ["--init-policy", "ensemble-v1", "--hidden-sizes", "256", "256"],
+            ["--init-policy", "ppo-v4", "--actor", "mlp", "--hidden-sizes", "128", "128"],
+            "--init-policy ppo-v4: needs --hidden-sizes 192 192 (the run has 128 128)",
+        ),
+        (
+            ["--init-policy", "ensemble-v1", "--actor", "mlp", "--hidden-sizes", "256", "256"],
             "needs --activation relu (the run has tanh)",
         ),
-        (["--init-policy", "ppo-v4", "--hidden-sizes", "192", "192", "--actor", "type-shared"], "needs --actor mlp"),
+        (["--init-policy", "ppo-v4"], "needs --actor mlp"),
         (["--init-policy", "majority"], "'majority' is not a network"),
     ],
 )

@@ -12,6 +12,8 @@ import itertools
 import json
 import os
 import shutil
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -27,16 +29,16 @@ from friday13_env.friday13.batched.engine import DUMMY_SLOT, MAX_SEATS
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import observation_layout, omen_type_groups
 from friday13_env.friday13.features import majority_preview
-from tests.scripts import load_training_script, play_without
+from tests.scripts import PLAIN_PPO_RECIPE, REPOSITORY, load_training_script, play_without
 
 torch = pytest.importorskip("torch", reason="the training extra is not installed")
 
 
 TINY = [
     "--num-tables", "16", "--num-steps", "8", "--minibatch-size", "64", "--hidden-sizes", "16", "16",
-    "--eval-games", "8", "--torch-threads", "1", "--no-progress",
+    "--eval-games", "8", "--torch-threads", "1", "--no-progress", *PLAIN_PPO_RECIPE,
 ]  # fmt: skip
-"""One rollout is 16 x 8 = 128 timesteps."""
+"""One rollout is 16 x 8 = 128 timesteps, with the recipe of the defaults before 0.10.0 (``PLAIN_PPO_RECIPE``)."""
 RUN = [
     *TINY, "--players", "3", "4", "--learning-rate", "5e-4", "--gamma", "0.9", "--eval-every", "256",
     "--checkpoint-every", "256", "--snapshot-every", "128", "--max-snapshots", "2",
@@ -419,6 +421,57 @@ def test_the_same_seed_gives_the_same_run_and_another_seed_another(tmp_path: Pat
     assert all(torch.equal(state_a[key], state_b[key]) for key in state_a)
     assert not np.array_equal(a.weights[0], c.weights[0])
     assert a.fingerprint() != c.fingerprint()
+
+
+def test_two_processes_with_two_threads_make_the_same_run(tmp_path: Path) -> None:
+    """``--torch-threads`` defaults to every core; with two threads splitting the update's matrix products, a seed
+    still gives the same run in another process (the same machine and thread count: the split fixes the rounding)."""
+    flags = ["--total-timesteps", "256", *TINY, "--eval-every", "0", "--torch-threads", "2",
+             "--hidden-sizes", "96", "96", "--minibatch-size", "128"]  # fmt: skip
+    for name in "ab":
+        subprocess.run(
+            [sys.executable, str(REPOSITORY / "training" / "train_ppo.py"), "--run-dir", str(tmp_path / name), *flags],
+            check=True, capture_output=True, timeout=600,
+        )  # fmt: skip
+    a, b = (read_friday13_policy(tmp_path / name / "policy.npz") for name in "ab")
+    assert a.fingerprint() == b.fingerprint()
+
+
+def test_the_default_recipe_reproduces_resumes_and_exports_a_policy_that_plays(tmp_path: Path) -> None:
+    """Today's defaults (a type-shared actor, three quarters of the games against whole tables of one pool member,
+    ``majority`` drawn twice as often), only smaller: a seed gives the same run in two runs, a resume to a larger total
+    gives the same policy as another resume of the same run, and the export plays without torch."""
+    train = load_script()
+    sizes = ["--num-tables", "16", "--num-steps", "8", "--minibatch-size", "64", "--hidden-sizes", "18", "18",
+             "--eval-games", "8", "--eval-every", "0", "--torch-threads", "1", "--no-progress"]  # fmt: skip
+    for name in "ab":
+        train.main(["--run-dir", str(tmp_path / name), "--total-timesteps", "256", *sizes])
+    args = progress_of(tmp_path / "a")["args"]
+    assert (args["actor"], args["pool_share"], args["pool_draw"]) == ("type-shared", 0.75, "game")
+    assert args["opponents"] == ["cautious", "majority", "majority"]
+    first = [read_friday13_policy(tmp_path / name / "policy.npz").fingerprint() for name in "ab"]
+    assert first[0] == first[1]
+    for name in "ab":
+        train.main(["--run-dir", str(tmp_path / name), "--resume", "--total-timesteps", "384"])
+    resumed = [read_friday13_policy(tmp_path / name / "policy.npz").fingerprint() for name in "ab"]
+    assert resumed[0] == resumed[1] != first[0]
+    assert progress_of(tmp_path / "a")["timesteps"] == 384
+    result = play_without(tmp_path / "a" / "policy.npz", 4, ["torch"])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["200", "MLPPolicy", "False"]
+
+
+def test_torch_threads_zero_is_every_core_this_process_may_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    train = load_script()
+    cores = len(os.sched_getaffinity(0))
+    assert (train.thread_count(0), train.thread_count(3)) == (cores, 3)
+    assert train.parse_args([]).torch_threads == 0
+    set_to: list[int] = []
+    monkeypatch.setattr(torch, "set_num_threads", set_to.append)
+    train.main(["--run-dir", str(tmp_path / "run"), "--total-timesteps", "128", "--eval-every", "0", *TINY,
+                "--torch-threads", "0"])  # fmt: skip
+    assert set_to == [cores]
+    assert progress_of(tmp_path / "run")["args"]["torch_threads"] == 0
 
 
 # -- 3. --resume -----------------------------------------------------------------------------------
@@ -895,7 +948,8 @@ def rollout_setup(
     train = load_script()
     args = train.parse_args([
         "--run-dir", str(tmp_path / "unused"), "--num-tables", str(num_tables), "--num-steps", str(num_steps),
-        "--minibatch-size", "8", "--hidden-sizes", "16", "16", "--players", "3", "4", "--reward", "points", *flags,
+        "--minibatch-size", "8", "--hidden-sizes", "16", "16", "--players", "3", "4", "--reward", "points",
+        *PLAIN_PPO_RECIPE, *flags,
     ])  # fmt: skip
     torch.manual_seed(0)
     return train, args, make_model(train, args), train.Tables(args, seed=3)

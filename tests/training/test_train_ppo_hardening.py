@@ -18,13 +18,13 @@ import pytest
 from friday13_env import agents
 from friday13_env.core.checkpoint import MAX_LAYERS, MAX_PARAMETERS
 from friday13_env.friday13.agents.policy import observation_scale, policy_metadata, read_friday13_policy
-from tests.scripts import load_training_script
+from tests.scripts import PLAIN_PPO_RECIPE, load_training_script
 
 torch = pytest.importorskip("torch", reason="the training extra is not installed")
 
 TINY = [
     "--num-tables", "16", "--num-steps", "8", "--minibatch-size", "64", "--hidden-sizes", "16", "16",
-    "--eval-games", "8", "--torch-threads", "1", "--no-progress", "--players", "3", "4",
+    "--eval-games", "8", "--torch-threads", "1", "--no-progress", "--players", "3", "4", *PLAIN_PPO_RECIPE,
 ]  # fmt: skip
 """One rollout is 16 x 8 = 128 timesteps."""
 

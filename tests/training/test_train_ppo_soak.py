@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from friday13_env import agents
-from tests.scripts import REPOSITORY
+from tests.scripts import PLAIN_PPO_RECIPE, REPOSITORY
 
 torch = pytest.importorskip("torch", reason="the training extra is not installed")
 pytestmark = pytest.mark.slow
@@ -25,7 +25,7 @@ CHECKPOINT_EVERY = 128
 FLAGS = [
     "--num-tables", "8", "--num-steps", "8", "--minibatch-size", "32", "--hidden-sizes", "8", "--players", "3", "4",
     "--eval-every", "0", "--snapshot-every", "192", "--max-snapshots", "2", "--checkpoint-every", str(CHECKPOINT_EVERY),
-    "--torch-threads", "1", "--no-progress",
+    "--torch-threads", "1", "--no-progress", *PLAIN_PPO_RECIPE,
 ]  # fmt: skip
 """One rollout is 8 x 8 = 64 timesteps: a checkpoint every second rollout."""
 
