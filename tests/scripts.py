@@ -20,7 +20,11 @@ tests of its machinery were written for it and keep it; those of today's default
 
 
 def load_training_script(name: str) -> ModuleType:
-    """Registered in ``sys.modules`` so that worker processes can unpickle the script's job objects."""
+    """Registered in ``sys.modules`` so that worker processes can unpickle the script's job objects. ``training/`` is
+    put on ``sys.path``, as Python does for a script run from there, so a script that imports another (as
+    ``best_response`` imports ``train_ppo``) finds it whatever the tests loaded before."""
+    if str(TRAINING) not in sys.path:
+        sys.path.append(str(TRAINING))
     spec = importlib.util.spec_from_file_location(name, TRAINING / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
