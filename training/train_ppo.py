@@ -1,8 +1,8 @@
 """Self-play PPO for Friday the 13th from scratch, on the batched engine (CleanRL-style).
 
 Thousands of tables play in lockstep (:class:`friday13_env.friday13.batched.SelfPlayTables`), each game
-at a table size drawn from ``--players``. At most tables the learner plays every seat (self-play);
-at a share of them (``--pool-share``) it holds one seat and the others are drawn from a pool of the
+at a table size drawn from ``--players``. At a quarter of the tables the learner plays every seat (self-play);
+at the others (``--pool-share``) it holds one seat and the others are drawn from a pool of the
 ``--opponents`` heuristics (and, with ``--snapshot-every``, frozen snapshots of its past selves: a league
 that did not help at the default length, docs/training.md). Every learner move is a PPO
 sample: a seat's reward (``relative``: the table's mean points minus its own, at each round's end) is

@@ -13,11 +13,10 @@ from typing import Any
 
 import pytest
 
+from friday13_env.friday13.agents.policy import read_friday13_policy
 from tests.scripts import REPOSITORY, load_training_script
 
 pytest.importorskip("torch", reason="train_ppo.py needs the train extra")
-
-from friday13_env.friday13.agents.policy import read_friday13_policy
 
 ZOO = REPOSITORY / "friday13_env" / "friday13" / "zoo"
 CARDS = sorted(path for path in ZOO.glob("ppo-v*.md"))
