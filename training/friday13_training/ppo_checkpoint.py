@@ -37,6 +37,7 @@ class RunArgs(NetworkArgs, Protocol):
     """``train_ppo``'s ``Args`` as a checkpoint records them (a dataclass, written out whole)."""
 
     __dataclass_fields__: ClassVar[dict[str, Any]]
+    init_policy: str
 
 
 def read_snapshot(run_dir: Path, name: str) -> MLPPolicy:
@@ -60,10 +61,9 @@ def save_run(
         "args": dataclasses.asdict(args),
         "timesteps": progress["timesteps"],
     }
-    start = getattr(args, "init_policy", "")
     description = (
-        f"PPO started from {start}'s weights, not from scratch (training/train_ppo.py --init-policy)"
-        if start
+        f"PPO started from {args.init_policy}'s weights, not from scratch (training/train_ppo.py --init-policy)"
+        if args.init_policy
         else "self-play PPO from scratch (training/train_ppo.py)"
     )
     model.export(run_dir / "policy.npz", args, description, training)
