@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 TRAINING = REPOSITORY / "training"
@@ -17,6 +18,11 @@ PLAIN_PPO_RECIPE = [
 ]  # fmt: skip
 """``train_ppo.py``'s recipe before 0.10.0 (a plain actor, half the games against a pool drawn seat by seat): the
 tests of its machinery were written for it and keep it; those of today's defaults say so."""
+
+
+def win_rates(curve: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A learning curve's points without their ``seconds`` (the run's clock, which no seed reproduces)."""
+    return [{key: value for key, value in point.items() if key != "seconds"} for point in curve]
 
 
 def load_training_script(name: str) -> ModuleType:

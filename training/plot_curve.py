@@ -1,7 +1,8 @@
-"""Plot a training run's learning curve: win rate against the baselines over training steps.
+"""Plot training runs' learning curves: win rate against the baselines over training steps or wall-clock seconds.
 
-Usage: ``python training/plot_curve.py runs/ppo --out docs/ppo_curve.png``.
-Reads the run's ``progress.json`` (written by ``train_ppo.py``), so a resumed run plots as one curve;
+Usage: ``python training/plot_curve.py runs/ppo --out docs/ppo_curve.png`` (``--x seconds`` for time to a
+strength; several run directories, with ``--labels``, share one figure to compare recipes).
+Reads each run's ``progress.json`` (written by ``train_ppo.py``), so a resumed run plots as one curve;
 one line per ``--eval-opponents`` agent, named by its spec. The image is written atomically.
 """
 
@@ -20,8 +21,9 @@ from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.evaluation.report import require_matplotlib
 
 
-def read_curve(progress_file: Path) -> list[dict[str, Any]]:
-    """The run's evaluations, oldest first; a ``ValueError`` that names the file if it is missing or damaged."""
+def read_curve(progress_file: Path, x: str = "timesteps") -> list[dict[str, Any]]:
+    """The run's evaluations, oldest first; a ``ValueError`` that names the file if it is missing or damaged, or if
+    a point lacks ``x`` (a run of a release before 0.11.0 has no seconds)."""
     try:
         progress = json.loads(progress_file.read_text())
     except FileNotFoundError:
@@ -36,22 +38,40 @@ def read_curve(progress_file: Path) -> list[dict[str, Any]]:
         raise ValueError(f"{progress_file} is damaged: no list of evaluations under 'curve'")
     if not curve:
         raise ValueError(f"{progress_file} holds no evaluations yet (--eval-every 0?)")
+    if missing := [point["timesteps"] for point in curve if not isinstance(point.get(x), int | float)]:
+        raise ValueError(
+            f"{progress_file}: the evaluations at {missing[:3]} timesteps have no {x} (written before 0.11.0 recorded "
+            f"them; --x timesteps plots them)"
+        )
     return curve
+
+
+AXES = {
+    "timesteps": "training timesteps (as the run counts them)",
+    "seconds": "wall-clock seconds of the run (its evaluations included)",
+}
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("run_dir", type=Path, help="a train_ppo.py run directory")
+    parser.add_argument(
+        "run_dirs", type=Path, nargs="+", help="train_ppo.py run directories (one line per baseline each)"
+    )
     parser.add_argument("--out", type=Path, required=True, help="where to write the PNG")
+    parser.add_argument("--x", choices=sorted(AXES), default="timesteps", help="what the horizontal axis counts")
+    parser.add_argument("--labels", nargs="+", help="a name for each run in the legend (default: the folder names)")
     parser.add_argument("--players", type=int, default=4, help="table size of the evaluations (for the 1/n line)")
     args = parser.parse_args(argv)
     if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
         parser.error(f"--players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {args.players}")
+    labels = args.labels or [run_dir.name for run_dir in args.run_dirs]
+    if len(labels) != len(args.run_dirs):
+        parser.error(f"--labels: {len(labels)} given for {len(args.run_dirs)} run directories (allowed: one per run)")
     problem = output_error(args.out)
     if problem:
         parser.error(f"--out: {problem}")
     try:
-        curve = read_curve(args.run_dir / "progress.json")
+        curves = [read_curve(run_dir / "progress.json", args.x) for run_dir in args.run_dirs]
         require_matplotlib()
     except (ValueError, ImportError) as error:
         parser.error(str(error))
@@ -59,12 +79,14 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     figure = Figure(figsize=(7, 4))
     axes = figure.subplots()
-    steps = [point["timesteps"] for point in curve]
-    for opponent in [key for key in curve[0] if key != "timesteps"]:
-        rates = [point.get(opponent, float("nan")) for point in curve]  # nan: a point without this column
-        axes.plot(steps, rates, marker="o", label=f"vs 3 x {opponent}")
+    for label, curve in zip(labels, curves, strict=True):
+        where = [point[args.x] for point in curve]
+        for opponent in [key for key in curve[0] if key not in AXES]:
+            rates = [point.get(opponent, float("nan")) for point in curve]  # nan: a point without this column
+            name = f"vs 3 x {opponent}" if len(curves) == 1 else f"{label}: vs 3 x {opponent}"
+            axes.plot(where, rates, marker="o", label=name)
     axes.axhline(1 / args.players, linestyle="--", color="grey", label=f"equal seat (1/{args.players})")
-    axes.set_xlabel("training timesteps (as the run counts them)")
+    axes.set_xlabel(AXES[args.x])
     axes.set_ylabel(f"{args.players}-player win rate")
     axes.set_ylim(0, 1)
     axes.legend()

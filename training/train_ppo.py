@@ -602,23 +602,31 @@ def update(
 
 # -- evaluation and the snapshot pool --------------------------------------------------------------
 def record_evaluation(
-    model: ActorCritic, args: Args, steps: int, progress: dict[str, Any], run_dir: Path, writer: Any,
+    model: ActorCritic, args: Args, steps: int, seconds: float, progress: dict[str, Any], run_dir: Path, writer: Any,
     clock: dict[str, float],
 ) -> None:  # fmt: skip
     """Duplicate-deal win rates at ``--eval-players`` against copies of each baseline (the package's evaluation),
-    added to the learning curve, TensorBoard and the console."""
+    added to the learning curve (with ``seconds``, the run's wall clock as the evaluation began, from which the
+    time to a given strength is read), TensorBoard and the console."""
     tick = time.perf_counter()
     agent = Friday13PolicyAgent(model.policy(args, "evaluation", {"timesteps": steps}), name="learner")
     rates = evaluate_agent(
         agent, args.eval_opponents, args.eval_games, num_players=args.eval_players, seed=EVAL_SEED, deck=args.deck
     )
-    progress["curve"].append({"timesteps": steps, **{name: rate.mean for name, rate in rates.items()}})
-    write_curve(run_dir, progress["curve"], ["timesteps", *args.eval_opponents])
+    point = {"timesteps": steps, "seconds": seconds, **{name: rate.mean for name, rate in rates.items()}}
+    progress["curve"].append(point)
+    write_curve(run_dir, progress["curve"], curve_columns(args))
     if writer is not None:
         for name, rate in rates.items():
             writer.add_scalar(f"eval/win_rate_vs_{name}", rate.mean, steps)
     print_win_rates(steps, rates, args.eval_players)
     clock["evaluate"] += time.perf_counter() - tick
+
+
+def curve_columns(args: Args) -> list[str]:
+    """The columns of ``learning_curve.csv``: a point's timesteps, seconds and a win rate per baseline (a point
+    written before 0.11.0 has no seconds: its cell is empty)."""
+    return ["timesteps", "seconds", *args.eval_opponents]
 
 
 def add_snapshot(
@@ -694,7 +702,7 @@ def train(args: Args, given: set[str]) -> Path:
     boundary = Boundary.of(done, model, optimizer, progress)
     try:
         if done == 0 and args.eval_every and not progress["curve"]:  # (a run stopped at 0 may have its first point)
-            record_evaluation(model, args, 0, progress, run_dir, writer, clock)
+            record_evaluation(model, args, 0, time.perf_counter() - started, progress, run_dir, writer, clock)
         while done < args.total_timesteps:
             boundary = Boundary.of(done, model, optimizer, progress)
             fraction = 1.0 - done / args.total_timesteps
@@ -725,7 +733,7 @@ def train(args: Args, given: set[str]) -> Path:
                 add_snapshot(model, args, run_dir, progress, tables, done)
             if done >= next_eval or (done >= args.total_timesteps and args.eval_every):
                 next_eval = next_multiple(done, args.eval_every)
-                record_evaluation(model, args, done, progress, run_dir, writer, clock)
+                record_evaluation(model, args, done, time.perf_counter() - started, progress, run_dir, writer, clock)
             if done >= next_checkpoint or done >= args.total_timesteps:
                 next_checkpoint = next_multiple(done, args.checkpoint_every)
                 progress["timesteps"] = done
@@ -745,7 +753,7 @@ def train(args: Args, given: set[str]) -> Path:
             progress["seconds"] = time.perf_counter() - started
             progress["clock"] = clock
             save_run(run_dir, model, optimizer, args, progress)
-            write_curve(run_dir, progress["curve"], ["timesteps", *args.eval_opponents])
+            write_curve(run_dir, progress["curve"], curve_columns(args))
             saved = boundary.timesteps
         stop.saved = f"the checkpoint at {saved:,} timesteps is in {run_dir}: --resume goes on from it"
         raise

@@ -29,7 +29,7 @@ from friday13_env.friday13.batched.engine import DUMMY_SLOT, MAX_SEATS
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import observation_layout, omen_type_groups
 from friday13_env.friday13.features import majority_preview
-from tests.scripts import PLAIN_PPO_RECIPE, REPOSITORY, load_training_script, play_without
+from tests.scripts import PLAIN_PPO_RECIPE, REPOSITORY, load_training_script, play_without, win_rates
 
 torch = pytest.importorskip("torch", reason="the training extra is not installed")
 
@@ -116,14 +116,16 @@ def test_a_run_leaves_its_checkpoint_record_policy_and_curve(finished_run: Path)
     assert (args["learning_rate"], args["gamma"], args["players"], args["total_timesteps"]) == (5e-4, 0.9, [3, 4], 512)
     assert (args["num_tables"], args["num_steps"], args["hidden_sizes"], args["resume"]) == (16, 8, [16, 16], False)
     assert [point["timesteps"] for point in progress["curve"]] == [0, 256, 512]  # 0: the initial policy
-    assert all(set(point) == {"timesteps", "cautious", "majority"} for point in progress["curve"])
+    assert all(set(point) == {"timesteps", "seconds", "cautious", "majority"} for point in progress["curve"])
     assert all(0 <= point[name] <= 1 for point in progress["curve"] for name in ("cautious", "majority"))
+    seconds = [point["seconds"] for point in progress["curve"]]  # the run's clock when each evaluation began
+    assert 0 <= seconds[0] < seconds[1] < seconds[2] < progress["seconds"]
     assert progress["snapshots"] == ["snapshot_384", "snapshot_512"]  # --max-snapshots 2: the newest two
-    assert progress["seconds"] > 0
     rows = (finished_run / "learning_curve.csv").read_text().splitlines()
-    assert rows[0] == "timesteps,cautious,majority"
+    assert rows[0] == "timesteps,seconds,cautious,majority"
     assert [row.split(",")[0] for row in rows[1:]] == ["0", "256", "512"]
-    assert [float(row.split(",")[1]) for row in rows[1:]] == [point["cautious"] for point in progress["curve"]]
+    assert [float(row.split(",")[1]) for row in rows[1:]] == seconds
+    assert [float(row.split(",")[2]) for row in rows[1:]] == [point["cautious"] for point in progress["curve"]]
     state = torch.load(finished_run / "last.pt", weights_only=True)  # tensors only
     assert set(state) == {"model", "optimizer", "timesteps"} and state["timesteps"] == 512  # of the record
     assert not (finished_run / "next.pt").exists()  # the new checkpoint took last.pt's place
@@ -406,6 +408,33 @@ def test_a_run_recorded_before_ent_anneal_resumes_with_a_constant_bonus(
     assert progress_of(run_dir)["args"]["ent_anneal"] is False
 
 
+def test_plot_curve_draws_runs_against_their_seconds_and_names_a_run_without_them(
+    finished_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two runs on one figure against wall-clock seconds; a run written before curve points had seconds is named
+    (``--x timesteps`` still plots it), and so is a count of labels that does not match the runs."""
+    pytest.importorskip("matplotlib")
+    plot = load_training_script("plot_curve")
+    older = copy_of(finished_run, tmp_path, "older")
+    progress = progress_of(older)
+    for point in progress["curve"]:
+        del point["seconds"]
+    (older / "progress.json").write_text(json.dumps(progress))
+    out = tmp_path / "curve.png"
+    plot.main([str(finished_run), str(finished_run), "--x", "seconds", "--labels", "new", "old", "--out", str(out)])
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    plot.main([str(older), "--out", str(tmp_path / "steps.png")])
+    assert (tmp_path / "steps.png").exists()
+    for flags, message in [
+        ([str(older), "--x", "seconds"], "the evaluations at [0, 256, 512] timesteps have no seconds"),
+        ([str(finished_run), "--labels", "a", "b"], "--labels: 2 given for 1 run directories"),
+    ]:
+        with pytest.raises(SystemExit):
+            plot.main([*flags, "--out", str(tmp_path / "refused.png")])
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "refused.png").exists()
+
+
 # -- 2. determinism --------------------------------------------------------------------------------
 def test_the_same_seed_gives_the_same_run_and_another_seed_another(tmp_path: Path) -> None:
     """Same seed and flags: equal weights (numpy export and checkpoint) and curves; ``--seed 1``: other weights."""
@@ -415,7 +444,7 @@ def test_the_same_seed_gives_the_same_run_and_another_seed_another(tmp_path: Pat
         train.main(["--run-dir", str(tmp_path / name), "--seed", seed, *flags])
     a, b, c = (read_friday13_policy(tmp_path / name / "policy.npz") for name in "abc")
     assert all(np.array_equal(x, y) for x, y in zip(weights_of(a), weights_of(b), strict=True))
-    assert progress_of(tmp_path / "a")["curve"] == progress_of(tmp_path / "b")["curve"]
+    assert win_rates(progress_of(tmp_path / "a")["curve"]) == win_rates(progress_of(tmp_path / "b")["curve"])
     assert [point["timesteps"] for point in progress_of(tmp_path / "a")["curve"]] == [0, 128, 256]
     state_a, state_b = (torch.load(tmp_path / name / "last.pt", weights_only=True)["model"] for name in "ab")
     assert all(torch.equal(state_a[key], state_b[key]) for key in state_a)
@@ -493,6 +522,25 @@ def test_resume_continues_to_a_larger_total_with_new_run_settings(finished_run: 
     exported = read_friday13_policy(export)
     assert exported.metadata.training["timesteps"] == 768 and exported.metadata.training["args"] == args
     assert exported.fingerprint() != read_friday13_policy(finished_run / "policy.npz").fingerprint()  # it trained on
+
+
+def test_a_resumed_run_keeps_its_clock_and_an_older_curve_without_seconds(finished_run: Path, tmp_path: Path) -> None:
+    """The seconds of a resumed run's new points go on from the record's; a record written before curve points had
+    seconds (0.10.0) resumes, its old points as they were, the CSV's cells for their seconds empty."""
+    train = load_script()
+    run_dir = copy_of(finished_run, tmp_path)
+    progress = progress_of(run_dir)
+    for point in progress["curve"]:
+        del point["seconds"]
+    (run_dir / "progress.json").write_text(json.dumps(progress))
+    train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "640", "--eval-every", "128"])
+    resumed = progress_of(run_dir)
+    assert resumed["curve"][:3] == progress["curve"]
+    assert set(resumed["curve"][3]) == {"timesteps", "seconds", "cautious", "majority"}
+    assert progress["seconds"] < resumed["curve"][3]["seconds"] < resumed["seconds"]
+    rows = (run_dir / "learning_curve.csv").read_text().splitlines()
+    assert [row.split(",")[:2] for row in rows] == [["timesteps", "seconds"], ["0", ""], ["256", ""], ["512", ""],
+                                                    ["640", repr(resumed["curve"][3]["seconds"])]]  # fmt: skip
 
 
 def test_a_resumed_run_is_reproducible(finished_run: Path, tmp_path: Path) -> None:

@@ -148,21 +148,27 @@ def progress_problems(progress: dict[str, Any]) -> list[str]:
 
 def check_win_rate_curve(path: Path, progress: dict[str, Any], opponents: Sequence[str]) -> None:
     """A run's learning curve of win rates against ``opponents`` (its evaluation baselines): each point their rates,
-    between 0 and 1, at timesteps that never go back and are not past the record's; else a ``RunError``."""
+    between 0 and 1, at timesteps and seconds that never go back and are not past the record's; else a ``RunError``.
+    A point's seconds may be missing (points written before 0.11.0 recorded them)."""
     expected = {"timesteps", *opponents}
-    earlier = 0
+    earlier, earlier_seconds = 0, 0.0
     for index, point in enumerate(progress["curve"]):  # read_progress checked the types
-        if set(point) != expected or not all(0 <= point[name] <= 1 for name in opponents):
+        if set(point) - {"seconds"} != expected or not all(0 <= point[name] <= 1 for name in opponents):
             raise RunError(
-                f"--resume: {path} is damaged: curve point {index} {_short(repr(point))} (allowed: timesteps and a "
-                f"win rate from 0 to 1 against each of {list(opponents)})"
+                f"--resume: {path} is damaged: curve point {index} {_short(repr(point))} (allowed: timesteps, "
+                f"seconds and a win rate from 0 to 1 against each of {list(opponents)})"
             )
         if not earlier <= point["timesteps"] <= progress["timesteps"]:
             raise RunError(
                 f"--resume: {path} is damaged: curve point {index} at {point['timesteps']:,} timesteps (allowed: "
                 f"from {earlier:,}, the point before, to {progress['timesteps']:,}, the record's)"
             )
-        earlier = point["timesteps"]
+        if "seconds" in point and not earlier_seconds <= point["seconds"] <= progress["seconds"]:
+            raise RunError(
+                f"--resume: {path} is damaged: curve point {index} at {point['seconds']!r} seconds (allowed: from "
+                f"{earlier_seconds!r}, the point before, to {progress['seconds']!r}, the record's)"
+            )
+        earlier, earlier_seconds = point["timesteps"], point.get("seconds", earlier_seconds)
 
 
 def _no_constant(name: str) -> None:
