@@ -46,6 +46,7 @@ def read_curve(progress_file: Path, x: str = "timesteps") -> list[dict[str, Any]
     return curve
 
 
+LINE_STYLES = ("-", "--", ":", "-.")
 AXES = {
     "timesteps": "training timesteps (as the run counts them)",
     "seconds": "wall-clock seconds of the run (its evaluations included)",
@@ -79,12 +80,15 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     figure = Figure(figsize=(7, 4))
     axes = figure.subplots()
-    for label, curve in zip(labels, curves, strict=True):
+    colours: dict[str, str] = {}  # one colour per baseline, one line style per run
+    for index, (label, curve) in enumerate(zip(labels, curves, strict=True)):
         where = [point[args.x] for point in curve]
         for opponent in [key for key in curve[0] if key not in AXES]:
             rates = [point.get(opponent, float("nan")) for point in curve]  # nan: a point without this column
             name = f"vs 3 x {opponent}" if len(curves) == 1 else f"{label}: vs 3 x {opponent}"
-            axes.plot(where, rates, marker="o", label=name)
+            colour = colours.setdefault(opponent, f"C{len(colours)}")
+            style = LINE_STYLES[index % len(LINE_STYLES)]
+            axes.plot(where, rates, marker="o", markersize=4, color=colour, linestyle=style, label=name)
     axes.axhline(1 / args.players, linestyle="--", color="grey", label=f"equal seat (1/{args.players})")
     axes.set_xlabel(AXES[args.x])
     axes.set_ylabel(f"{args.players}-player win rate")
