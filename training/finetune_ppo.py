@@ -61,6 +61,7 @@ from friday13_training.maskable_ppo import (
     RunError,
     changed_hyperparameters,
     check_checkpoint,
+    close_vec_env,
     export_copy,
     hyperparameter_error,
     new_maskable_ppo,
@@ -465,7 +466,7 @@ def train(args: Args, given: set[str]) -> None:
         )
         callback.save(model.num_timesteps)
     finally:
-        vec_env.close()
+        close_vec_env(vec_env)
     export_copy(run_dir, args.export)
     print(f"done: {model.num_timesteps:,} timesteps; run directory {run_dir}", flush=True)
 

@@ -39,7 +39,7 @@ import multiprocessing
 import os
 import time
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +52,7 @@ from friday13_training.friday_dagger import FIELDS, GameTask, LabelledGames, pla
 from friday13_training.maskable_ppo import (
     ACTIVATIONS,
     RunError,
+    close_vec_env,
     export_copy,
     hyperparameter_error,
     new_maskable_ppo,
@@ -95,6 +96,9 @@ class Args:
     reward_scale: float = option(0.02, "multiplies the final reward (scores span about -80..+90)", above=0)
     win_bonus: float = option(0.0, "reward shaping, off by default: score points added to the final reward of a win")
     teacher: str = option("search", "stage 1: the agent spec DAgger distils (a registered name with options)")
+    distill_init: str = option(
+        "", "stage 1: start the student from this Friday policy (a zoo name or .npz of the same network; '' = fresh)"
+    )
     distill_iterations: int = option(
         12, "stage 1: DAgger rounds (the first plays the teacher's games; 0 = no distillation)", minimum=0
     )
@@ -172,10 +176,30 @@ def checked_args(args: Args) -> Args:
         REGISTRY.make(REGISTRY.check(parse_spec(args.teacher)), seed=args.seed)  # checks its options too
     except (ValueError, CheckpointError) as error:
         problems.append(f"--teacher {args.teacher}: {error}")
+    if args.distill_init:
+        problems += init_errors(args)
     problems += output_errors([("--run-dir", run_directory(args), True), ("--export", args.export, False)])
     if problems:
         raise ValueError("; ".join(problems))
     return args
+
+
+def init_errors(args: Args) -> list[str]:
+    """What keeps ``--distill-init`` from starting the student: not a Friday policy, or another network."""
+    try:
+        policy = read_friday_policy(REGISTRY.policy_path(args.distill_init))
+    except (ValueError, CheckpointError) as error:
+        return [f"--distill-init {args.distill_init}: {error}"]
+    network = (policy.metadata.hidden_sizes, policy.metadata.activation)
+    if not np.all(policy.input_scale == 1):
+        return [f"--distill-init {args.distill_init}: its input scale is not 1 (the student reads the raw observation)"]
+    if network != (args.hidden_sizes, args.activation) or policy.features is not None:
+        return [
+            f"--distill-init {args.distill_init}: its network is hidden sizes {network[0]}, {network[1]}"
+            f"{'' if policy.features is None else ' with extra input features'}; the run's is {args.hidden_sizes},"
+            f" {args.activation} on the observation alone: give the same --hidden-sizes and --activation"
+        ]
+    return []
 
 
 # -- environments ----------------------------------------------------------------------------------
@@ -251,6 +275,15 @@ class SparseActor(torch.nn.Module):
         for layer in self.rest[:-1]:
             hidden = self.activation(layer(hidden))
         return self.rest[-1](hidden)
+
+    def load_weights(self, weights: Sequence[np.ndarray], biases: Sequence[np.ndarray]) -> None:
+        """Take the network of a policy file (the inverse of ``weights``; the shapes are checked by torch)."""
+        with torch.no_grad():
+            self.first.weight.copy_(torch.tensor(weights[0]))
+            self.first_bias.copy_(torch.tensor(biases[0]))
+            for layer, weight, bias in zip(self.rest, weights[1:], biases[1:], strict=True):
+                layer.weight.copy_(torch.tensor(weight.T))
+                layer.bias.copy_(torch.tensor(bias))
 
     def weights(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """The network as the package's MLP: weights ``(inputs, outputs)`` and biases, input first."""
@@ -437,10 +470,12 @@ def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor | None]:
 def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
     """DAgger: ``--distill-iterations`` rounds of playing ``--distill-games`` games (the teacher's, then more
     and more the student's), labelling each decision with the teacher's move, and fitting the student to
-    everything labelled so far; then ``--distill-final-epochs`` passes at the final learning rate. Each round is
-    saved (its games; the student and its optimiser as ``round.*``), so ``--resume`` continues after the last
-    finished one; the final passes start from a round's student and write ``final.npz``, which the next round
-    of a resumed run does not see. Returns the policy file of the run's student."""
+    everything labelled so far; then ``--distill-final-epochs`` passes at the final learning rate. With
+    ``--distill-init`` the student starts as that policy (round 0 is still the teacher's games, and records the
+    policy's agreement with it). Each round is saved (its games; the student and its optimiser as ``round.*``),
+    so ``--resume`` continues after the last finished one; the final passes start from a round's student and
+    write ``final.npz``, which the next round of a resumed run does not see. Returns the policy file of the
+    run's student."""
     folder = run_dir / "distill"
     folder.mkdir(exist_ok=True)
     torch.manual_seed(args.seed)
@@ -448,6 +483,10 @@ def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
     optimizer = torch.optim.Adam(actor.parameters(), lr=args.distill_learning_rate)
     record = progress.setdefault("distill", [])
     student = None
+    if not record and args.distill_init:  # a fresh run starting from a policy: round 0 measures its agreement
+        policy = read_friday_policy(REGISTRY.policy_path(args.distill_init))
+        actor.load_weights(policy.weights, policy.biases)
+        student = write_student(actor, args, progress, folder / "round.npz")
     if record:
         recorded = len(record)
         load_round(actor, optimizer, folder / "round.pt", progress)
@@ -713,7 +752,7 @@ def train(args: Args, given: set[str]) -> None:
         stop.saved = saved_checkpoint(run_dir, args)
         raise
     finally:
-        vec_env.close()
+        close_vec_env(vec_env)
     export_copy(run_dir, args.export)
     print(f"done: {model.num_timesteps:,} timesteps; run directory {run_dir}", flush=True)
 

@@ -238,3 +238,37 @@ def test_a_resume_completes_a_half_saved_round_and_refuses_changed_hyperparamete
     round_file.write_bytes(b"not torch")
     with pytest.raises(SystemExit, match=r"round.pt is missing, damaged or of another network"):
         train.main([*flags, "--distill-iterations", "3", "--resume"])
+
+
+def test_a_run_can_start_from_a_policy_whose_agreement_round_zero_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--distill-init``: the student of round 0 is the given policy (its agreement with the round's labels is
+    recorded before the fit), and a policy of another network or no policy at all is refused before any game."""
+    train = load_script("train_friday")
+    first = tmp_path / "first"
+    train.main([*small_run_flags(first), "--distill-iterations", "1"])
+    started = tmp_path / "started"
+    train.main([*small_run_flags(started), "--distill-iterations", "1", "--distill-init", str(first / "policy.npz")])
+    round_zero = json.loads((started / "progress.json").read_text())["distill"][0]
+    games = train.read_games(started / "distill" / "games_00.npz")
+    student = load(first / "policy.npz")
+    rows = np.arange(len(games))
+    moves = [
+        student.act({"observation": obs, "action_mask": mask})
+        for obs, mask in zip(games.dense(rows), games.legal(rows), strict=True)
+    ]
+    assert round_zero["student_share"] == 0.0  # round 0 is the teacher's games
+    assert round_zero["agreement_before_fit"] == round(float(np.mean(np.array(moves) == games.actions)), 4)
+    fresh = json.loads((first / "progress.json").read_text())["distill"][0]
+    assert fresh["agreement_before_fit"] is None
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        train.main(
+            [*small_run_flags(tmp_path / "x"), "--hidden-sizes", "8", "--distill-init", str(first / "policy.npz")]
+        )
+    assert "its network is hidden sizes [16], relu; the run's is [8], relu" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train.main([*small_run_flags(tmp_path / "y"), "--distill-init", "nowhere.npz"])
+    assert "--distill-init nowhere.npz: 'nowhere.npz' is neither a zoo policy ['dagger-v1'" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()

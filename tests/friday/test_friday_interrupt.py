@@ -310,3 +310,51 @@ def test_sigkill_at_random_moments_and_during_checkpoint_writes_then_resume_lose
     rounds, timesteps = on_disk(run_dir)
     assert rounds == 4 and timesteps >= max(1536, saved[1] + 256)
     assert play_game(FridayEnv(level=1), load(run_dir / "policy.npz"), seed=3)[2] > 0  # legal moves to the end
+
+
+def test_a_stop_in_the_middle_of_a_subprocess_step_saves_and_ends_instead_of_waiting_forever(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SIGTERM (or Ctrl-C) can land while stage 2 reads its worker processes' results, after some were read: SB3's
+    ``SubprocVecEnv.close`` would then wait forever for the results already read. The run must save, print its
+    line and exit, and its workers must end."""
+    pytest.importorskip("sb3_contrib", reason="the training extra is not installed")
+    import threading
+
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    train = load_script("train_friday")
+    run_dir = tmp_path / "run"
+    flags = [
+        "--run-dir", str(run_dir), "--distill-iterations", "0", "--total-timesteps", "4096", "--num-envs", "2",
+        "--subprocess", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1", "--hidden-sizes", "16",
+        "--eval-every", "0", "--checkpoint-every", "4096", "--no-progress", "--levels", "1",
+    ]  # fmt: skip
+    environments: list[SubprocVecEnv] = []
+    original = SubprocVecEnv.step_wait
+
+    def stop_after_one_result(self: SubprocVecEnv) -> Any:
+        environments.append(self)
+        if len(environments) == 50:
+            self.remotes[0].recv()  # the first worker's result is read, then the signal lands
+            raise Interrupted(signal.SIGTERM)
+        return original(self)
+
+    outcome: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            train.main(flags)
+        except BaseException as error:  # SystemExit included
+            outcome.append(error)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(SubprocVecEnv, "step_wait", stop_after_one_result)
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        thread.join(120)
+    assert not thread.is_alive(), "the stopped run waited forever for its workers"
+    assert isinstance(outcome[0], SystemExit) and outcome[0].code == 128 + signal.SIGTERM
+    assert json.loads((run_dir / "progress.json").read_text())["timesteps"] == 49 * 2
+    assert "stopped by SIGTERM: the PPO model at 98 timesteps is saved" in capsys.readouterr().err
+    assert not any(process.is_alive() for process in environments[0].processes)

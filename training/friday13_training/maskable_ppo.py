@@ -62,6 +62,23 @@ def vectorize(thunks: Sequence[Callable[[], gym.Env]], subprocess: bool) -> VecE
     return VecMonitor(DummyVecEnv(list(thunks)))
 
 
+def close_vec_env(vec_env: VecEnv) -> None:
+    """Close ``vec_env``. If a step was under way (a run stopped by Ctrl-C or SIGTERM while it read its workers'
+    results), end the worker processes instead: SB3's ``close`` would first wait for every worker's result, and
+    those the step had read already never come again, so it would wait forever."""
+    inner = vec_env.unwrapped
+    if isinstance(inner, SubprocVecEnv) and inner.waiting and not inner.closed:
+        for process in inner.processes:
+            process.terminate()
+        for process in inner.processes:
+            process.join()
+        for remote in inner.remotes:
+            remote.close()
+        inner.closed = True
+        return
+    vec_env.close()
+
+
 def new_maskable_ppo(args: PPOHyperparameters, vec_env: VecEnv, run_dir: Path) -> MaskablePPO:
     """A fresh CPU MaskablePPO with separate actor and critic MLPs, logging to ``run_dir/tb``."""
     if args.activation not in ACTIVATIONS:
