@@ -34,6 +34,15 @@ def stage_1_flags(run_dir: Path, *more: str) -> list[str]:
     ]  # fmt: skip
 
 
+def stage_2_flags(run_dir: Path, *more: str) -> list[str]:
+    """A stage-2 run (PPO, no distillation) small enough for a test: two level-1 environments, a tiny network."""
+    return [
+        "--run-dir", str(run_dir), "--distill-iterations", "0", "--num-envs", "2", "--n-steps", "128",
+        "--batch-size", "128", "--n-epochs", "1", "--hidden-sizes", "16", "--eval-every", "0", "--no-progress",
+        "--levels", "1", *more,
+    ]  # fmt: skip
+
+
 def rounds_without_timing(run_dir: Path) -> list[dict[str, Any]]:
     progress = json.loads((run_dir / "progress.json").read_text())
     return [{key: value for key, value in point.items() if key not in TIMING} for point in progress["distill"]]
@@ -84,11 +93,7 @@ def test_sigterm_in_stage_2_saves_the_model_where_it_stopped_and_resume_finishes
     pytest.importorskip("sb3_contrib", reason="the training extra is not installed")
     train = load_script("train_friday")
     run_dir = tmp_path / "run"
-    flags = [
-        "--run-dir", str(run_dir), "--distill-iterations", "0", "--total-timesteps", "1024", "--num-envs", "2",
-        "--no-subprocess", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1", "--hidden-sizes", "16",
-        "--eval-every", "0", "--checkpoint-every", "512", "--no-progress", "--levels", "1",
-    ]  # fmt: skip
+    flags = stage_2_flags(run_dir, "--total-timesteps", "1024", "--no-subprocess", "--checkpoint-every", "512")
     original = train.TrainingCallback._on_step
 
     def stop_at_700(self: Any) -> bool:
@@ -325,11 +330,7 @@ def test_a_stop_in_the_middle_of_a_subprocess_step_saves_and_ends_instead_of_wai
 
     train = load_script("train_friday")
     run_dir = tmp_path / "run"
-    flags = [
-        "--run-dir", str(run_dir), "--distill-iterations", "0", "--total-timesteps", "4096", "--num-envs", "2",
-        "--subprocess", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1", "--hidden-sizes", "16",
-        "--eval-every", "0", "--checkpoint-every", "4096", "--no-progress", "--levels", "1",
-    ]  # fmt: skip
+    flags = stage_2_flags(run_dir, "--total-timesteps", "4096", "--subprocess", "--checkpoint-every", "4096")
     environments: list[SubprocVecEnv] = []
     original = SubprocVecEnv.step_wait
 
