@@ -85,7 +85,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         where = [point[args.x] for point in curve]
         for opponent in [key for key in curve[0] if key not in AXES]:
             rates = [point.get(opponent, float("nan")) for point in curve]  # nan: a point without this column
-            name = f"vs 3 x {opponent}" if len(curves) == 1 else f"{label}: vs 3 x {opponent}"
+            name = f"vs {args.players - 1} x {opponent}"
+            name = name if len(curves) == 1 else f"{label}: {name}"
             colour = colours.setdefault(opponent, f"C{len(colours)}")
             style = LINE_STYLES[index % len(LINE_STYLES)]
             axes.plot(where, rates, marker="o", markersize=4, color=colour, linestyle=style, label=name)

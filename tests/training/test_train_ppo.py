@@ -425,6 +425,21 @@ def test_plot_curve_draws_runs_against_their_seconds_and_names_a_run_without_the
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     plot.main([str(older), "--out", str(tmp_path / "steps.png")])
     assert (tmp_path / "steps.png").exists()
+    from matplotlib.figure import Figure
+
+    legends: list[list[str]] = []  # each figure's legend entries, as it is saved
+    save = Figure.savefig
+
+    def save_and_record(self: Figure, *args: Any, **kwargs: Any) -> None:
+        legends.append(self.axes[0].get_legend_handles_labels()[1])
+        save(self, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Figure, "savefig", save_and_record)
+        plot.main([str(finished_run), "--players", "5", "--out", str(tmp_path / "five.png")])
+        plot.main([str(finished_run), str(older), "--labels", "new", "old", "--out", str(tmp_path / "two.png")])
+    assert legends[0] == ["vs 4 x cautious", "vs 4 x majority", "equal seat (1/5)"]
+    assert legends[1][:2] == ["new: vs 3 x cautious", "new: vs 3 x majority"] and legends[1][-1] == "equal seat (1/4)"
     for flags, message in [
         ([str(older), "--x", "seconds"], "the evaluations at [0, 256, 512] timesteps have no seconds"),
         ([str(finished_run), "--labels", "a", "b"], "--labels: 2 given for 1 run directories"),
