@@ -65,7 +65,13 @@ from friday13_training.maskable_ppo import (
 from friday13_training.reporting import write_curve
 from friday13_training.runs import Interrupted, parse_run_args, resumed_run_args, run_directory, run_main
 from friday13_training.script_args import atomic_write_text, field_errors, network_errors, option, output_errors
-from friday13_training.torch_policy import load_linear_layers, save_checked_policy, save_linear_layers, sb3_actor_layers
+from friday13_training.torch_policy import (
+    load_linear_layers,
+    read_matching_policy,
+    save_checked_policy,
+    save_linear_layers,
+    sb3_actor_layers,
+)
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
@@ -73,6 +79,7 @@ from tqdm import tqdm
 
 from friday13_env.core.checkpoint import CheckpointError
 from friday13_env.core.files import atomic_write
+from friday13_env.core.mlp import MLPPolicy
 from friday13_env.core.specs import parse_spec
 from friday13_env.friday import encoding
 from friday13_env.friday.actions import ACTIVATE, NUM_ACTIONS, TARGET
@@ -80,7 +87,7 @@ from friday13_env.friday.agents import REGISTRY, load
 from friday13_env.friday.env import FridayEnv
 from friday13_env.friday.evaluation import evaluate
 from friday13_env.friday.levels import check_level
-from friday13_env.friday.policy import policy_metadata, read_friday_policy
+from friday13_env.friday.policy import ENV_VERSION, policy_metadata, read_friday_policy
 
 
 # -- hyperparameters -------------------------------------------------------------------------------
@@ -177,29 +184,27 @@ def checked_args(args: Args) -> Args:
     except (ValueError, CheckpointError) as error:
         problems.append(f"--teacher {args.teacher}: {error}")
     if args.distill_init:
-        problems += init_errors(args)
+        try:
+            read_init_policy(args)
+        except (ValueError, CheckpointError) as error:
+            problems.append(f"--distill-init {args.distill_init}: {error}")
     problems += output_errors([("--run-dir", run_directory(args), True), ("--export", args.export, False)])
     if problems:
         raise ValueError("; ".join(problems))
     return args
 
 
-def init_errors(args: Args) -> list[str]:
-    """What keeps ``--distill-init`` from starting the student: not a Friday policy, or another network."""
-    try:
-        policy = read_friday_policy(REGISTRY.policy_path(args.distill_init))
-    except (ValueError, CheckpointError) as error:
-        return [f"--distill-init {args.distill_init}: {error}"]
-    network = (policy.metadata.hidden_sizes, policy.metadata.activation)
+def read_init_policy(args: Args) -> MLPPolicy:
+    """The policy ``--distill-init`` names, checked to fit the run's network (as every script's starting policy
+    is: ``read_matching_policy``) and to read the observation unscaled, as the student does; a ``ValueError``
+    or ``CheckpointError`` naming what does not fit."""
+    path = REGISTRY.policy_path(args.distill_init)
+    policy = read_matching_policy(
+        path, deck="", activation=args.activation, hidden_sizes=args.hidden_sizes, env_version=ENV_VERSION
+    )
     if not np.all(policy.input_scale == 1):
-        return [f"--distill-init {args.distill_init}: its input scale is not 1 (the student reads the raw observation)"]
-    if network != (args.hidden_sizes, args.activation) or policy.features is not None:
-        return [
-            f"--distill-init {args.distill_init}: its network is hidden sizes {network[0]}, {network[1]}"
-            f"{'' if policy.features is None else ' with extra input features'}; the run's is {args.hidden_sizes},"
-            f" {args.activation} on the observation alone: give the same --hidden-sizes and --activation"
-        ]
-    return []
+        raise CheckpointError(f"{path}: its input scale is not 1 (the student reads the observation unscaled)")
+    return policy
 
 
 # -- environments ----------------------------------------------------------------------------------
@@ -484,7 +489,7 @@ def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
     record = progress.setdefault("distill", [])
     student = None
     if not record and args.distill_init:  # a fresh run starting from a policy: round 0 measures its agreement
-        policy = read_friday_policy(REGISTRY.policy_path(args.distill_init))
+        policy = read_init_policy(args)
         actor.load_weights(policy.weights, policy.biases)
         student = write_student(actor, args, progress, folder / "round.npz")
     if record:

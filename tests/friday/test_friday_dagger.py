@@ -267,7 +267,7 @@ def test_a_run_can_start_from_a_policy_whose_agreement_round_zero_records(
         train.main(
             [*small_run_flags(tmp_path / "x"), "--hidden-sizes", "8", "--distill-init", str(first / "policy.npz")]
         )
-    assert "its network is hidden sizes [16], relu; the run's is [8], relu" in capsys.readouterr().err
+    assert "does not fit this run's network (hidden_sizes: policy [16] vs run [8])" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         train.main([*small_run_flags(tmp_path / "y"), "--distill-init", "nowhere.npz"])
     assert "--distill-init nowhere.npz: 'nowhere.npz' is neither a zoo policy ['dagger-v1'" in capsys.readouterr().err
