@@ -20,7 +20,7 @@ POSITIONS_PER_SIZE = 300
 SOLO_POSITIONS = 1_200
 BATCH_GAMES = 1_200
 BATCH_SNAPSHOTS = (0, 13, 37, 71)
-SOLO_AGENTS = ("random", "heuristic", "search", "dagger-v1")
+SOLO_AGENTS = ("random", "heuristic", "search", "dagger-v1", "dagger-ppo-v1")
 
 
 def digest(actions: Iterable[int]) -> str:

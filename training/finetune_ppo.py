@@ -72,7 +72,7 @@ from friday13_training.maskable_ppo import (
     vectorize,
 )
 from friday13_training.reporting import print_win_rates, write_curve
-from friday13_training.runs import MAX_SEED, MAX_TIMESTEPS, parse_run_args, run_directory, run_main
+from friday13_training.runs import MAX_SEED, MAX_TIMESTEPS, Interrupted, parse_run_args, run_directory, run_main
 from friday13_training.script_args import (
     atomic_write_text,
     field_errors,
@@ -465,10 +465,25 @@ def train(args: Args, given: set[str]) -> None:
             tb_log_name="ppo",
         )
         callback.save(model.num_timesteps)
+    except Interrupted as stop:
+        stop.saved = saved_checkpoint(run_dir)
+        raise
     finally:
         close_vec_env(vec_env)
     export_copy(run_dir, args.export)
     print(f"done: {model.num_timesteps:,} timesteps; run directory {run_dir}", flush=True)
+
+
+def saved_checkpoint(run_dir: Path) -> str:
+    """What a stopped run leaves for ``--resume`` (its last periodic checkpoint, read back), in one line."""
+    try:
+        timesteps = json.loads((run_dir / "progress.json").read_text())["timesteps"]
+    except (OSError, ValueError, KeyError, TypeError):
+        timesteps = None
+    if timesteps is None or not (run_dir / "last.zip").is_file():
+        return "nothing was saved (no checkpoint yet); start the run again, without --resume"
+    files = "last.zip, progress.json"
+    return f"the checkpoint at {timesteps:,} timesteps is in {run_dir} ({files}): --resume goes on from it"
 
 
 def main(argv: Sequence[str] | None = None) -> None:

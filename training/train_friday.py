@@ -1,7 +1,7 @@
 """Train a policy for Friday, the solo deck-builder (``friday13_env/FridaySolo-v0``): distil the search, then PPO.
 
-Reads top to bottom (CleanRL style): hyperparameters, environments, stage 1 (DAgger), the numpy export,
-the callback that checkpoints and evaluates stage 2, then the run. Every hyperparameter is a field of
+Reads top to bottom (CleanRL style): hyperparameters, stage 1 (DAgger), stage 2 (PPO: the rollout, the
+advantages, the update; then its checkpoints, evaluations and loop), then the run. Every hyperparameter is a field of
 ``Args`` and a command-line flag (``python training/train_friday.py --help``).
 
 Stage 1, on by default (``--distill-iterations``): DAgger distils ``--teacher`` (default ``search``) into
@@ -13,25 +13,33 @@ far (masked cross-entropy; each decision shown with its table in a random order,
 which slot is arbitrary). A round's win rates are of its own games (fresh deals; the student's moves in the
 share that round gives it).
 
-Stage 2, off by default (``--total-timesteps``): sb3-contrib's MaskablePPO, its actor starting from the
-distilled one. Reward: the final score times ``--reward-scale`` (plus ``--win-bonus`` points for a won
-game, off by default).
+Stage 2, off by default (``--total-timesteps``): PPO from the distilled actor (or, with no rounds, from the
+``--distill-init`` policy), written here in the CleanRL manner. ``--num-envs`` games are played in lockstep in
+this process (:class:`friday13_training.lockstep_games.LockstepGames`, each a ``FridayEnv``); only decisions with
+more than one legal move are samples (a timestep is one such decision), the forced moves are played in between.
+Both networks read the observation's non-zero entries (:class:`SparseMLP`), about 75 of 2,175. The critic
+starts fresh and learns alone for the first ``--critic-warmup`` samples; the actor's logits start multiplied by
+``--init-sharpness`` (the same greedy moves; sampled play closer to them). What is optimised: a finished game's
+(score + ``--win-bonus`` if won) x ``--reward-scale``, by default 1 for a win plus the score / 200, so a win
+matters most and the score breaks ties.
 
 What a run leaves in ``--run-dir`` (default ``runs/<run-name>``), every file written atomically:
   ``distill/``           each round's labelled games; the student after the last round (``round.npz``, with its
                          weights and optimiser in ``round.pt``) and after the final passes (``final.npz``)
-  ``last.zip``           stage 2's SB3 model (weights + optimizer)
+  ``last.pt``            stage 2's actor, critic and both optimisers, with the samples done
   ``progress.json``      the rounds, PPO timesteps done, wall time, learning-curve points
   ``policy.npz``         the exported numpy policy (``friday13_env.friday.agents.make(path)`` plays it)
   ``learning_curve.csv`` and TensorBoard logs in ``tb/`` (stage 2)
 
 ``--resume`` continues after the last finished round (a larger ``--distill-iterations`` adds rounds),
-then stage 2 from its last checkpoint.
+then stage 2 from its last checkpoint; a resumed stage 2 deals from a seed derived from the run's seed and its
+timesteps, so it is reproducible, though not identical to an uninterrupted run.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import itertools
 import json
@@ -39,42 +47,32 @@ import multiprocessing
 import os
 import time
 import zipfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 import torch
+from friday13_training.actor_critic import ACTIVATIONS
 from friday13_training.friday_dagger import FIELDS, GameTask, LabelledGames, play_labelled_game, start_worker
-from friday13_training.maskable_ppo import (
-    ACTIVATIONS,
+from friday13_training.lockstep_games import Finished, LockstepGames, SparseRows, row_starts
+from friday13_training.reporting import progress_bar, tensorboard, write_curve
+from friday13_training.runs import (
+    Interrupted,
     RunError,
-    close_vec_env,
     export_copy,
-    hyperparameter_error,
-    new_maskable_ppo,
+    match_checkpoint,
     next_multiple,
     open_run,
-    resume_model,
-    save_model,
-    vectorize,
+    parse_run_args,
+    resumed_run_args,
+    run_directory,
+    run_main,
 )
-from friday13_training.reporting import write_curve
-from friday13_training.runs import Interrupted, parse_run_args, resumed_run_args, run_directory, run_main
 from friday13_training.script_args import atomic_write_text, field_errors, network_errors, option, output_errors
-from friday13_training.torch_policy import (
-    load_linear_layers,
-    read_matching_policy,
-    save_checked_policy,
-    save_linear_layers,
-    sb3_actor_layers,
-)
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.vec_env import VecEnv
+from friday13_training.torch_policy import read_matching_policy, save_checked_policy
 from tqdm import tqdm
 
 from friday13_env.core.checkpoint import CheckpointError
@@ -84,7 +82,6 @@ from friday13_env.core.specs import parse_spec
 from friday13_env.friday import encoding
 from friday13_env.friday.actions import ACTIVATE, NUM_ACTIONS, TARGET
 from friday13_env.friday.agents import REGISTRY, load
-from friday13_env.friday.env import FridayEnv
 from friday13_env.friday.evaluation import evaluate
 from friday13_env.friday.levels import check_level
 from friday13_env.friday.policy import ENV_VERSION, policy_metadata, read_friday_policy
@@ -98,10 +95,14 @@ class Args:
     run_name: str = option("friday", "name of the run; its directory is runs/<run-name>")
     run_dir: str = option("", "explicit run directory (overrides --run-name)")
     seed: int = option(0, "seeds the networks, the games and the teacher (evaluations play fixed deals)", minimum=0)
-    total_timesteps: int = option(0, "stage 2: PPO decisions after the distillation (0 = none)", minimum=0)
+    total_timesteps: int = option(
+        0, "stage 2: PPO samples (decisions with more than one legal move) after the distillation (0 = none)", minimum=0
+    )
     levels: list[int] = option([1, 2, 3, 4], "difficulty levels, one drawn per game", minimum=1, maximum=4)
-    reward_scale: float = option(0.02, "multiplies the final reward (scores span about -80..+90)", above=0)
-    win_bonus: float = option(0.0, "reward shaping, off by default: score points added to the final reward of a win")
+    reward_scale: float = option(
+        0.005, "stage 2: multiplies a finished game's reward, its score (about -80..+90) plus --win-bonus", above=0
+    )
+    win_bonus: float = option(200.0, "stage 2: score points added to a won game's reward (scaled: a win is worth 1)")
     teacher: str = option("search", "stage 1: the agent spec DAgger distils (a registered name with options)")
     distill_init: str = option(
         "", "stage 1: start the student from this Friday policy (a zoo name or .npz of the same network; '' = fresh)"
@@ -122,33 +123,43 @@ class Args:
     )
     distill_final_learning_rate: float = option(1e-4, "stage 1: Adam learning rate of the final passes", above=0)
     workers: int = option(2, "stage 1: processes that play and label the games", minimum=1)
-    num_envs: int = option(8, "stage 2: environments stepped per rollout", minimum=1)
-    subprocess: bool = option(
-        True, "stage 2: step every environment in its own process (SubprocVecEnv); --no-subprocess: all in this one"
+    num_envs: int = option(64, "stage 2: games played in lockstep", minimum=1)
+    n_steps: int = option(128, "stage 2: samples per game per rollout", minimum=1)
+    learning_rate: float = option(1e-4, "stage 2: Adam learning rate of the actor, annealed linearly to 0", above=0)
+    critic_learning_rate: float = option(1e-3, "stage 2: Adam learning rate of the critic", above=0)
+    critic_warmup: int = option(
+        200_000,
+        "stage 2: samples at its start in which only the critic learns (a fresh critic's advantages are noise,"
+        " which would move the distilled actor)",
+        minimum=0,
     )
-    learning_rate: float = option(2e-4, "stage 2: Adam learning rate", above=0)
-    n_steps: int = option(512, "stage 2: rollout length per environment", minimum=1)
-    batch_size: int = option(512, "stage 2: minibatch size", minimum=2)
-    n_epochs: int = option(5, "stage 2: passes over each rollout", minimum=1)
-    gamma: float = option(
-        0.998, "discount factor (games last ~50-250 decisions, the reward comes at the end)", above=0, maximum=1
+    init_sharpness: float = option(
+        3.0,
+        "stage 2: the starting actor's logits are multiplied by this: the same greedy moves, sampled play closer"
+        " to them (a distilled actor's softmax spreads over near-equal moves)",
+        above=0,
     )
-    gae_lambda: float = option(0.95, "GAE lambda", minimum=0, maximum=1)
-    clip_range: float = option(0.2, "PPO clip range", above=0)
-    ent_coef: float = option(0.003, "entropy bonus", minimum=0)
-    vf_coef: float = option(0.5, "value loss weight", minimum=0)
+    batch_size: int = option(1024, "stage 2: minibatch size", minimum=2)
+    n_epochs: int = option(4, "stage 2: passes over each rollout", minimum=1)
+    gamma: float = option(1.0, "stage 2: discount per sample (the reward comes at the game's end)", above=0, maximum=1)
+    gae_lambda: float = option(0.95, "stage 2: GAE lambda", minimum=0, maximum=1)
+    clip_range: float = option(0.1, "stage 2: PPO clip range", above=0)
+    ent_coef: float = option(0.001, "stage 2: entropy bonus", minimum=0)
+    max_grad_norm: float = option(0.5, "stage 2: gradient norm clip of each network", above=0)
     hidden_sizes: list[int] = option([256, 256], "hidden layer widths of the actor and the critic", minimum=1)
     activation: str = option("relu", "activation of the hidden layers", choices=("relu", "tanh"))
     eval_every: int = option(
-        100_000, "stage 2: timesteps between evaluations; stage 1 evaluates after every round (0 = never)", minimum=0
+        400_000, "stage 2: timesteps between evaluations; stage 1 evaluates after every round (0 = never)", minimum=0
     )
     eval_games: int = option(200, "games per level of each evaluation (fixed deals, greedy policy)", minimum=1)
-    checkpoint_every: int = option(50_000, "stage 2: timesteps between checkpoints (stage 1: every round)", minimum=1)
+    checkpoint_every: int = option(200_000, "stage 2: timesteps between checkpoints (stage 1: every round)", minimum=1)
     export: str = option("", "also copy the final numpy policy here, e.g. my_friday.npz")
     resume: bool = option(False, "continue the run in the run directory after its last round or checkpoint")
     progress: bool = option(True, "show a progress bar")
     torch_threads: int = option(
-        1, "torch CPU threads of this process (stage 1 fits with --workers threads while the workers wait)", minimum=1
+        1,
+        "torch CPU threads of this process (stage 1's fits and stage 2 use at least --workers: the run's cores)",
+        minimum=1,
     )
 
 
@@ -171,9 +182,9 @@ def checked_args(args: Args) -> Args:
     problems += network_errors(args.hidden_sizes, encoding.OBS_SIZE, NUM_ACTIONS)
     if args.distill_iterations == 0 and args.total_timesteps == 0:
         problems.append("nothing to train: give --distill-iterations or --total-timesteps above 0")
-    error = hyperparameter_error(args) if args.total_timesteps > 0 else None
-    if error:
-        problems.append(error)
+    if args.total_timesteps > 0 and args.batch_size > args.num_envs * args.n_steps:
+        rollout = f"--num-envs {args.num_envs} x --n-steps {args.n_steps}"
+        problems.append(f"--batch-size {args.batch_size} exceeds one rollout ({rollout})")
     for level in args.levels:
         try:
             check_level(level)
@@ -207,64 +218,17 @@ def read_init_policy(args: Args) -> MLPPolicy:
     return policy
 
 
-# -- environments ----------------------------------------------------------------------------------
-def final_reward(reward: float, info: dict[str, Any], args: Args) -> float:
-    """The training reward of a finished game: (score [+ win bonus]) x scale."""
-    return (reward + (args.win_bonus if info.get("won") else 0.0)) * args.reward_scale
-
-
-class FridayTraining(gym.Wrapper):
-    """Draws the level of each episode from ``args.levels`` and applies the reward scale and shaping.
-
-    Observations are already in [-1, 1], so the policy sees them unscaled (``input_scale`` = 1).
-    """
-
-    def __init__(self, env: FridayEnv, args: Args, seed: int) -> None:
-        super().__init__(env)
-        self.args = args
-        self.levels = list(args.levels)
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-        level = int(self.rng.choice(self.levels))
-        return self.env.reset(seed=seed, options={"level": level, **(options or {})})
-
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
-        observation, reward, terminated, truncated, info = self.env.step(action)
-        if terminated:
-            reward = final_reward(float(reward), info, self.args)
-        return observation, reward, terminated, truncated, info
-
-    def action_masks(self) -> np.ndarray:
-        friday: FridayEnv = self.env.unwrapped  # type: ignore[assignment]
-        return friday.action_masks()
-
-
-def make_env(args: Args, rank: int) -> Callable[[], gym.Env]:
-    def thunk() -> gym.Env:
-        env = FridayTraining(FridayEnv(level=args.levels[0]), args, seed=args.seed * 1_000 + rank)
-        env.reset(seed=args.seed * 1_000 + rank)
-        return env
-
-    return thunk
-
-
-def make_vec_env(args: Args) -> VecEnv:
-    return vectorize([make_env(args, rank) for rank in range(args.num_envs)], args.subprocess)
-
-
 # -- stage 1: DAgger, distilling the teacher ---------------------------------------------------------
-class SparseActor(torch.nn.Module):
-    """The actor MLP, its first layer fed the observation's non-zero entries (about 75 of 2,175).
+class SparseMLP(torch.nn.Module):
+    """An MLP (the actor, or with one output the critic), its first layer fed the observation's non-zero entries
+    (about 75 of 2,175).
 
     ``EmbeddingBag`` in ``sum`` mode with per-entry weights is exactly ``observation @ W1`` over the
     non-zero entries, 29x fewer multiplications than a dense first layer; the exported network is the
     plain MLP (``W1`` as the first weight), which numpy plays the same way.
     """
 
-    def __init__(self, hidden_sizes: list[int], activation: str) -> None:
+    def __init__(self, hidden_sizes: list[int], activation: str, outputs: int = NUM_ACTIONS) -> None:
         super().__init__()
         self.hidden_sizes, self.activation_name = list(hidden_sizes), activation
         bound = 1.0 / np.sqrt(encoding.OBS_SIZE)  # torch's Linear initialisation for this fan-in
@@ -272,7 +236,7 @@ class SparseActor(torch.nn.Module):
         torch.nn.init.uniform_(self.first.weight, -bound, bound)
         self.first_bias = torch.nn.Parameter(torch.empty(hidden_sizes[0]).uniform_(-bound, bound))
         self.activation = ACTIVATIONS[activation]()
-        widths = [*hidden_sizes, NUM_ACTIONS]
+        widths = [*hidden_sizes, outputs]
         self.rest = torch.nn.ModuleList(torch.nn.Linear(a, b) for a, b in itertools.pairwise(widths))
 
     def forward(self, columns: torch.Tensor, values: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
@@ -363,7 +327,7 @@ def sparse_batch(
 
 
 def masked_cross_entropy(
-    actor: SparseActor,
+    actor: SparseMLP,
     data: LabelledGames,
     rows: np.ndarray,
     starts: np.ndarray,
@@ -376,7 +340,7 @@ def masked_cross_entropy(
     return torch.nn.functional.cross_entropy(logits, targets), logits.argmax(dim=1) == targets
 
 
-def agreement(actor: SparseActor, data: LabelledGames) -> float:
+def agreement(actor: SparseMLP, data: LabelledGames) -> float:
     """Share of ``data``'s decisions where the actor's greedy move is the teacher's."""
     starts = data.starts
     hits = 0
@@ -388,7 +352,7 @@ def agreement(actor: SparseActor, data: LabelledGames) -> float:
 
 
 def fit_actor(
-    actor: SparseActor,
+    actor: SparseMLP,
     optimizer: torch.optim.Optimizer,
     data: LabelledGames,
     args: Args,
@@ -435,9 +399,8 @@ def play_iteration(tasks: list[GameTask], pool: ProcessPoolExecutor | None, prog
     return LabelledGames.concatenate(games)
 
 
-def save_student(actor: SparseActor, args: Args, path: Path, training: dict[str, Any]) -> None:
+def save_sparse_mlp(actor: SparseMLP, path: Path, description: str, training: dict[str, Any]) -> None:
     """The actor as a numpy Friday policy (``agents.load`` plays it)."""
-    description = f"DAgger distillation of {args.teacher!r}, run {args.run_name!r}, Friday levels {args.levels}"
     metadata = policy_metadata(actor.activation_name, actor.hidden_sizes, description, training)
     weights, biases = actor.weights()
     save_checked_policy(path, weights, biases, np.ones(encoding.OBS_SIZE, dtype=np.float32), metadata)
@@ -484,7 +447,7 @@ def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
     folder = run_dir / "distill"
     folder.mkdir(exist_ok=True)
     torch.manual_seed(args.seed)
-    actor = SparseActor(args.hidden_sizes, args.activation)
+    actor = SparseMLP(args.hidden_sizes, args.activation)
     optimizer = torch.optim.Adam(actor.parameters(), lr=args.distill_learning_rate)
     record = progress.setdefault("distill", [])
     student = None
@@ -546,7 +509,7 @@ def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
 
 
 def save_student_state(
-    actor: SparseActor,
+    actor: SparseMLP,
     optimizer: torch.optim.Optimizer,
     args: Args,
     run_dir: Path,
@@ -575,14 +538,15 @@ def save_student_state(
     return student
 
 
-def write_student(actor: SparseActor, args: Args, progress: dict[str, Any], student: Path) -> Path:
+def write_student(actor: SparseMLP, args: Args, progress: dict[str, Any], student: Path) -> Path:
     """The student as the policy file ``student`` (returned), its metadata the run's rounds so far."""
     training = {key: progress.get(key) for key in ("distill", "distill_final")}
-    save_student(actor, args, student, {**training, "args": dataclasses.asdict(args)})
+    description = f"DAgger distillation of {args.teacher!r}, run {args.run_name!r}, Friday levels {args.levels}"
+    save_sparse_mlp(actor, student, description, {**training, "args": dataclasses.asdict(args)})
     return student
 
 
-def load_round(actor: SparseActor, optimizer: torch.optim.Optimizer, path: Path, progress: dict[str, Any]) -> None:
+def load_round(actor: SparseMLP, optimizer: torch.optim.Optimizer, path: Path, progress: dict[str, Any]) -> None:
     """The student and its optimiser after the rounds ``progress.json`` records, or a ``RunError``: a missing or
     damaged file, another network, or the state of another round. A ``round.pt`` one round ahead (the run
     stopped between writing it and ``progress.json``) carries that round's record, which joins ``progress``."""
@@ -627,83 +591,326 @@ def evaluate_policy(path: Path, args: Args) -> dict[str, float]:
     }
 
 
-# -- exporting the numpy policy --------------------------------------------------------------------
-def export_policy(model: MaskablePPO, args: Args, path: Path, training: dict[str, Any]) -> None:
-    """Copy the actor's weights out of torch into a safe ``.npz`` checkpoint (a Friday policy)."""
-    description = f"MaskablePPO run {args.run_name!r} on Friday levels {args.levels}"
-    metadata = policy_metadata(args.activation, args.hidden_sizes, description, training)
-    save_linear_layers(path, sb3_actor_layers(model), np.ones(encoding.OBS_SIZE, dtype=np.float32), metadata)
+# -- stage 2: PPO on games played in lockstep ---------------------------------------------------------
+CHECKPOINT = "last.pt"
+"""Stage 2's checkpoint in the run directory: both networks, both optimisers and the samples done."""
 
 
-# -- callback: checkpoints and evaluation ----------------------------------------------------------
-class TrainingCallback(BaseCallback):
-    """Atomic checkpoints and periodic evaluation (win rate with a 95% interval) at every training level."""
+def embedding_inputs(rows: SparseRows) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """What a ``SparseMLP`` reads: the entries' columns, their values and where each row begins."""
+    return torch.as_tensor(rows.columns), torch.as_tensor(rows.values), torch.as_tensor(row_starts(rows.lengths))
 
-    def __init__(self, args: Args, run_dir: Path, progress: dict[str, Any]) -> None:
-        super().__init__()
-        self.args = args
-        self.run_dir = run_dir
-        self.progress = progress
-        self.started = time.time()
-        self.earlier_wall_time = progress["wall_time_s"]  # of the runs this one resumes
-        self.next_checkpoint = next_multiple(progress["timesteps"], args.checkpoint_every)
-        self.next_eval = next_multiple(progress["timesteps"], args.eval_every)
 
-    def _on_step(self) -> bool:
-        steps = self.num_timesteps
-        if steps >= self.next_eval:
-            self.next_eval += self.args.eval_every
-            self.evaluate(steps)
-        if steps >= self.next_checkpoint:
-            self.next_checkpoint += self.args.checkpoint_every
-            self.save(steps)
-        return True
+def final_reward(won: np.ndarray, scores: np.ndarray, args: Args) -> np.ndarray:
+    """The training reward of finished games: (score + win bonus if won) x scale; 0 before a game's end."""
+    return ((scores + np.where(won, args.win_bonus, 0.0)) * args.reward_scale).astype(np.float32)
 
-    def training_record(self, steps: int) -> dict[str, Any]:
-        return {
-            "timesteps": steps,
-            "wall_time_s": self.earlier_wall_time + time.time() - self.started,
-            "distill": self.progress.get("distill"),
-            "distill_final": self.progress.get("distill_final"),
-            "args": dataclasses.asdict(self.args),
-        }
 
-    def save(self, steps: int) -> None:
-        """Model, numpy policy and progress, each written to a temporary file and renamed."""
-        save_model(self.model, self.run_dir)
-        record = self.training_record(steps)
-        export_policy(self.model, self.args, self.run_dir / "policy.npz", record)
-        self.progress.update(timesteps=steps, wall_time_s=record["wall_time_s"])
-        atomic_write_text(self.run_dir / "progress.json", json.dumps(self.progress, indent=1))
+@dataclass
+class Networks:
+    """Stage 2's actor (the policy that is exported) and critic, each with its own Adam optimiser."""
 
-    def evaluate(self, steps: int, model: MaskablePPO | None = None) -> None:
-        """Greedy numpy policy, fixed deals (seed 12_345), ``eval_games`` games per level."""
-        path = self.run_dir / "eval_current.npz"
-        export_policy(model or self.model, self.args, path, self.training_record(steps))
-        agent = load(path)  # read once, greedy: the same agent plays every game
-        point: dict[str, Any] = {"timesteps": steps}
-        summary = []
-        for level in self.args.levels:
-            result = evaluate(agent, level, self.args.eval_games, seed=12_345)
-            point[f"win_rate_level{level}"] = result.win_rate.value
-            point[f"mean_score_level{level}"] = result.mean_score.value
-            if model is None:
-                self.logger.record(f"eval/win_rate_level{level}", result.win_rate.value)
-                self.logger.record(f"eval/mean_score_level{level}", result.mean_score.value)
-            rate = result.win_rate
-            summary.append(
-                f"level {level}: win {100 * rate.value:.1f}% [{100 * rate.low:.1f}, {100 * rate.high:.1f}], "
-                f"mean score {result.mean_score.value:.1f}"
-            )
-        self.progress["curve"].append(point)
-        print(f"[eval @ {steps:,} steps, {self.args.eval_games} games] " + "; ".join(summary), flush=True)
-        write_curve(self.run_dir, self.progress["curve"], list(point), lineterminator="\r\n")  # csv's default
+    actor: SparseMLP
+    critic: SparseMLP
+    actor_optimizer: torch.optim.Optimizer
+    critic_optimizer: torch.optim.Optimizer
+
+    @staticmethod
+    def new(args: Args, start: MLPPolicy | None) -> Networks:
+        """A fresh critic, and the actor of ``start`` (the distilled or ``--distill-init`` policy) with its
+        logits multiplied by ``--init-sharpness``, or a fresh actor."""
+        torch.manual_seed(args.seed)
+        actor = SparseMLP(args.hidden_sizes, args.activation)
+        critic = SparseMLP(args.hidden_sizes, args.activation, outputs=1)
+        if start is not None:
+            actor.load_weights(start.weights, start.biases)
+            with torch.no_grad():
+                actor.rest[-1].weight.mul_(args.init_sharpness)
+                actor.rest[-1].bias.mul_(args.init_sharpness)
+        return Networks(
+            actor,
+            critic,
+            torch.optim.Adam(actor.parameters(), lr=args.learning_rate, eps=1e-5),
+            torch.optim.Adam(critic.parameters(), lr=args.critic_learning_rate, eps=1e-5),
+        )
+
+    def state(self) -> dict[str, Any]:
+        """A copy of the weights and optimiser states (``load`` puts it back)."""
+        return copy.deepcopy({name: getattr(self, name).state_dict() for name in NETWORK_PARTS})
+
+    def load(self, state: dict[str, Any]) -> None:
+        for name in NETWORK_PARTS:
+            getattr(self, name).load_state_dict(state[name])
+
+
+NETWORK_PARTS = ("actor", "critic", "actor_optimizer", "critic_optimizer")
+
+
+@dataclass
+class Rollout:
+    """``n_steps`` samples of each of ``num_envs`` games: observations and masks step-major (sample ``t`` of game
+    ``g`` is row ``t * num_envs + g``), the rest ``(n_steps, num_envs)``; ``dones[t, g]``: game ``g`` ended after
+    its sample ``t`` (its next row is a new game's)."""
+
+    observations: SparseRows
+    masks: torch.Tensor
+    actions: torch.Tensor
+    log_probs: torch.Tensor
+    values: torch.Tensor
+    rewards: torch.Tensor
+    dones: torch.Tensor
+    next_values: torch.Tensor
+    finished: list[Finished]
+
+
+def collect(games: LockstepGames, networks: Networks, args: Args, generator: torch.Generator) -> Rollout:
+    """Play ``n_steps`` moves in every game with the actor's sampled moves (the legal softmax, sampled as the
+    arg-max of the logits plus Gumbel noise from ``generator``)."""
+    rows, masks, actions, log_probs, values, rewards, dones, finished = [], [], [], [], [], [], [], []
+    for _ in range(args.n_steps):
+        observations, legal = games.observations(), torch.as_tensor(games.masks())
+        with torch.no_grad():
+            inputs = embedding_inputs(observations)
+            logits = networks.actor(*inputs).masked_fill(~legal, MASKED)
+            value = networks.critic(*inputs).squeeze(1)
+        noise = -torch.log(-torch.log(torch.rand(logits.shape, generator=generator).clamp_min(1e-12)))
+        action = (logits + noise).argmax(dim=1)
+        log_prob = torch.log_softmax(logits, dim=1).gather(1, action[:, None]).squeeze(1)
+        ended = games.step(action.numpy())
+        reward, done = np.zeros(len(legal), np.float32), np.zeros(len(legal), np.float32)
+        reward[ended.games] = final_reward(ended.won, ended.scores, args)
+        done[ended.games] = 1.0
+        rows.append(observations)
+        for store, item in zip(
+            (masks, actions, log_probs, values, rewards, dones),
+            (legal, action, log_prob, value, torch.as_tensor(reward), torch.as_tensor(done)),
+            strict=True,
+        ):
+            store.append(item)
+        finished.append(ended)
+    with torch.no_grad():
+        next_values = networks.critic(*embedding_inputs(games.observations())).squeeze(1)
+    return Rollout(
+        SparseRows.concatenate(rows),
+        torch.cat(masks),
+        *(torch.stack(part) for part in (actions, log_probs, values, rewards, dones)),
+        next_values,
+        finished,
+    )
+
+
+MASKED = -1e9
+"""The logit of an illegal move: its probability is 0."""
+
+
+def advantages(rollout: Rollout, gamma: float, gae_lambda: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """GAE advantages and the critic's targets (advantage + value), each ``(n_steps, num_envs)``; a game's chain
+    ends where it ended, and one still under way is continued by the critic's value of its last observation."""
+    gains = torch.zeros_like(rollout.rewards)
+    running = torch.zeros_like(rollout.next_values)
+    for t in reversed(range(len(rollout.rewards))):
+        following = rollout.next_values if t == len(rollout.rewards) - 1 else rollout.values[t + 1]
+        going_on = 1.0 - rollout.dones[t]
+        delta = rollout.rewards[t] + gamma * following * going_on - rollout.values[t]
+        running = delta + gamma * gae_lambda * going_on * running
+        gains[t] = running
+    return gains, gains + rollout.values
+
+
+def update(
+    networks: Networks,
+    rollout: Rollout,
+    gains: torch.Tensor,
+    targets: torch.Tensor,
+    args: Args,
+    rng: np.random.Generator,
+    actor_learns: bool,
+) -> dict[str, float]:
+    """``n_epochs`` passes of minibatches: the critic's squared error to its targets, and (once ``actor_learns``)
+    the clipped PPO objective with an entropy bonus, advantages normalised per minibatch; the last pass's means."""
+    gains, targets = gains.reshape(-1), targets.reshape(-1)
+    actions, old_log_probs = rollout.actions.reshape(-1), rollout.log_probs.reshape(-1)
+    starts = row_starts(rollout.observations.lengths)
+    stats: dict[str, list[float]] = {}
+    for _ in range(args.n_epochs):
+        stats = {name: [] for name in ("value_loss", "policy_loss", "entropy", "approx_kl", "clip_fraction")}
+        order = rng.permutation(len(gains))
+        for first in range(0, len(order), args.batch_size):
+            rows = order[first : first + args.batch_size]
+            inputs = embedding_inputs(rollout.observations.take(rows, starts))
+            value_loss = 0.5 * (networks.critic(*inputs).squeeze(1) - targets[rows]).pow(2).mean()
+            step(networks.critic_optimizer, networks.critic, value_loss, args.max_grad_norm)
+            stats["value_loss"].append(value_loss.item())
+            if not actor_learns:
+                continue
+            logits = networks.actor(*inputs).masked_fill(~rollout.masks[rows], MASKED)
+            log_softmax = torch.log_softmax(logits, dim=1)
+            log_probs = log_softmax.gather(1, actions[rows, None]).squeeze(1)
+            entropy = -(log_softmax.exp() * log_softmax).sum(dim=1).mean()
+            ratio = (log_probs - old_log_probs[rows]).exp()
+            gain = gains[rows]
+            # (a last minibatch of one sample has no spread: centred, its advantage is 0)
+            gain = (gain - gain.mean()) / (gain.std() + 1e-8) if len(rows) > 1 else torch.zeros_like(gain)
+            clipped = ratio.clamp(1.0 - args.clip_range, 1.0 + args.clip_range)
+            policy_loss = -torch.min(ratio * gain, clipped * gain).mean()
+            step(networks.actor_optimizer, networks.actor, policy_loss - args.ent_coef * entropy, args.max_grad_norm)
+            with torch.no_grad():
+                log_ratio = log_probs - old_log_probs[rows]
+                stats["approx_kl"].append(((log_ratio.exp() - 1.0) - log_ratio).mean().item())
+                stats["clip_fraction"].append(((ratio - 1.0).abs() > args.clip_range).float().mean().item())
+            stats["policy_loss"].append(policy_loss.item())
+            stats["entropy"].append(entropy.item())
+    return {name: float(np.mean(values)) for name, values in stats.items() if values}
+
+
+def step(optimizer: torch.optim.Optimizer, network: torch.nn.Module, loss: torch.Tensor, max_norm: float) -> None:
+    optimizer.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(network.parameters(), max_norm)
+    optimizer.step()
+
+
+# -- stage 2's checkpoints, evaluations and loop ------------------------------------------------------
+def export_policy(actor: SparseMLP, args: Args, path: Path, progress: dict[str, Any]) -> None:
+    """The actor as a numpy Friday policy, its metadata the run's record so far."""
+    start = f"DAgger distillation of {args.teacher!r}" if args.distill_iterations else args.distill_init or "scratch"
+    description = f"PPO from {start}, run {args.run_name!r}, Friday levels {args.levels}"
+    training = {key: progress.get(key) for key in ("distill", "distill_final", "timesteps", "wall_time_s")}
+    save_sparse_mlp(actor, path, description, {**training, "args": dataclasses.asdict(args)})
+
+
+def save_run(run_dir: Path, networks: Networks, args: Args, progress: dict[str, Any]) -> None:
+    """``last.pt``, then ``policy.npz``, then ``progress.json``, each written atomically; ``last.pt`` holds its
+    sample count, so a run stopped between the writes resumes from it (``load_run``)."""
+    state = {**networks.state(), "timesteps": progress["timesteps"]}
+    atomic_write(run_dir / CHECKPOINT, lambda handle: torch.save(state, handle))
+    export_policy(networks.actor, args, run_dir / "policy.npz", progress)
+    atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
+
+
+def load_run(run_dir: Path, networks: Networks, progress: dict[str, Any]) -> None:
+    """The networks of ``last.pt`` (read without unpickling code), or a ``RunError`` naming the file: damaged, of
+    another network, or behind ``progress.json``. One ahead of it (a run stopped between the writes) moves
+    ``progress`` up to it."""
+    path = run_dir / CHECKPOINT
+    try:
+        state = torch.load(path, weights_only=True)
+        networks.load(state)
+        timesteps = state["timesteps"]
+        if isinstance(timesteps, bool) or not isinstance(timesteps, int):
+            raise TypeError(f"timesteps is {timesteps!r}")
+    except Exception as error:  # torch raises whatever unpickling, a missing key or a changed shape raises
+        raise RunError(
+            f"--resume: {path} is damaged or not this run's checkpoint ({type(error).__name__}: {error});"
+            " restore it or start a new run"
+        ) from error
+    match_checkpoint(path, timesteps, progress)
+    print(f"resuming {run_dir} at {timesteps:,} timesteps", flush=True)
+
+
+def record_evaluation(actor: SparseMLP, args: Args, run_dir: Path, progress: dict[str, Any], writer: Any) -> None:
+    """The greedy actor on the fixed deals (seed 12,345), ``eval_games`` per level: a learning-curve point."""
+    steps = progress["timesteps"]
+    path = run_dir / "eval_current.npz"
+    export_policy(actor, args, path, progress)
+    agent = load(path)  # read once, greedy: the same agent plays every game
+    point: dict[str, Any] = {"timesteps": steps}
+    summary = []
+    for level in args.levels:
+        result = evaluate(agent, level, args.eval_games, seed=12_345)
+        point[f"win_rate_level{level}"] = result.win_rate.value
+        point[f"mean_score_level{level}"] = result.mean_score.value
+        if writer is not None:
+            writer.add_scalar(f"eval/win_rate_level{level}", result.win_rate.value, steps)
+            writer.add_scalar(f"eval/mean_score_level{level}", result.mean_score.value, steps)
+        rate = result.win_rate
+        summary.append(
+            f"level {level}: win {100 * rate.value:.1f}% [{100 * rate.low:.1f}, {100 * rate.high:.1f}], "
+            f"mean score {result.mean_score.value:.1f}"
+        )
+    progress["curve"].append(point)
+    print(f"[eval @ {steps:,} steps, {args.eval_games} games] " + "; ".join(summary), flush=True)
+    write_curve(run_dir, progress["curve"], list(point), lineterminator="\r\n")  # csv's default
+
+
+def log_rollout(writer: Any, rollout: Rollout, stats: dict[str, float], steps: int) -> None:
+    """Losses and the rollout's finished games (win rate and mean score per level) to TensorBoard."""
+    if writer is None:
+        return
+    for name, value in stats.items():
+        writer.add_scalar(f"losses/{name}", value, steps)
+    levels = np.concatenate([ended.levels for ended in rollout.finished])
+    won = np.concatenate([ended.won for ended in rollout.finished])
+    scores = np.concatenate([ended.scores for ended in rollout.finished])
+    for level in np.unique(levels):
+        writer.add_scalar(f"rollout/win_rate_level{level}", float(won[levels == level].mean()), steps)
+        writer.add_scalar(f"rollout/mean_score_level{level}", float(scores[levels == level].mean()), steps)
+
+
+def ppo(args: Args, run_dir: Path, progress: dict[str, Any], start: Path | None) -> None:
+    """Stage 2: PPO from ``start`` (a policy file; None: a fresh actor) to ``--total-timesteps`` samples, or on from
+    ``last.pt``. Ctrl-C or SIGTERM (``Interrupted``) saves the run as it was at the start of the rollout under way."""
+    networks = Networks.new(args, read_friday_policy(start) if start is not None else None)
+    if (run_dir / CHECKPOINT).exists():
+        load_run(run_dir, networks, progress)
+    done = progress["timesteps"]
+    if done >= args.total_timesteps:
+        print(f"{run_dir} is finished: {done:,} timesteps (raise --total-timesteps to go on)", flush=True)
+        return
+    torch.set_num_threads(max(args.torch_threads, args.workers))  # the run's cores; the games wait on the update
+    rng = np.random.default_rng([args.seed, done])  # a resumed run deals anew, reproducibly
+    generator = torch.Generator().manual_seed(int(rng.integers(2**63)))
+    games = LockstepGames(args.num_envs, args.levels, rng)
+    writer = tensorboard(run_dir)
+    per_rollout = args.num_envs * args.n_steps
+    next_eval, next_checkpoint = next_multiple(done, args.eval_every), next_multiple(done, args.checkpoint_every)
+    started = time.time() - progress["wall_time_s"]
+    saved = done if (run_dir / CHECKPOINT).exists() else None  # the timesteps of the checkpoint on disk
+    boundary = (done, networks.state())
+    bar = progress_bar(args.progress, args.total_timesteps, done)
+    try:
+        if done == 0 and args.eval_every and not progress["curve"]:
+            record_evaluation(networks.actor, args, run_dir, progress, writer)
+        while done < args.total_timesteps:
+            boundary = (done, networks.state())
+            for group in networks.actor_optimizer.param_groups:
+                group["lr"] = args.learning_rate * (1.0 - done / args.total_timesteps)
+            rollout = collect(games, networks, args, generator)
+            gains, targets = advantages(rollout, args.gamma, args.gae_lambda)
+            stats = update(networks, rollout, gains, targets, args, rng, actor_learns=done >= args.critic_warmup)
+            if not all(np.isfinite(value) for value in stats.values()):
+                raise RunError(f"stage 2 diverged at {done:,} timesteps ({stats}); the checkpoint on disk is kept")
+            done += per_rollout
+            progress.update(timesteps=done, wall_time_s=time.time() - started)
+            log_rollout(writer, rollout, stats, done)
+            if bar is not None:
+                bar.update(per_rollout)
+            if done >= next_eval or (done >= args.total_timesteps and args.eval_every):
+                next_eval = next_multiple(done, args.eval_every)
+                record_evaluation(networks.actor, args, run_dir, progress, writer)
+            if done >= next_checkpoint or done >= args.total_timesteps:
+                next_checkpoint = next_multiple(done, args.checkpoint_every)
+                save_run(run_dir, networks, args, progress)
+                saved = done
+    except Interrupted:
+        if saved is None or saved < boundary[0]:
+            networks.load(boundary[1])
+            progress["curve"] = [point for point in progress["curve"] if point["timesteps"] <= boundary[0]]
+            progress.update(timesteps=boundary[0], wall_time_s=time.time() - started)
+            save_run(run_dir, networks, args, progress)
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+        if writer is not None:
+            writer.close()
 
 
 # -- the run ----------------------------------------------------------------------------------------
 def train(args: Args, given: set[str]) -> None:
     """The run ``args`` describes: stage 1 (DAgger) if ``--distill-iterations``, then stage 2 (PPO) if
-    ``--total-timesteps``, starting from the distilled actor. ``given``: the flags of the command line."""
+    ``--total-timesteps``, starting from the distilled actor (or, with no rounds, from ``--distill-init``'s
+    policy). ``given``: the flags of the command line."""
     run_dir = run_directory(args)
     fresh = {"args": dataclasses.asdict(args), "timesteps": 0, "wall_time_s": 0.0, "distill": [], "curve": []}
     progress = open_run(run_dir, args.resume, fresh, checkpoint="progress.json")  # written by both stages
@@ -713,53 +920,24 @@ def train(args: Args, given: set[str]) -> None:
         rounds = len(progress["distill"])
         if args.distill_iterations < rounds:
             raise RunError(f"--resume: the run has played {rounds} rounds; --distill-iterations cannot be fewer")
-        if args.distill_iterations > rounds and (run_dir / "last.zip").exists():
+        if args.distill_iterations > rounds and (run_dir / CHECKPOINT).exists():
             raise RunError("--resume: stage 2 (PPO) has begun, so no more rounds can be added")
     torch.set_num_threads(args.torch_threads)
     try:
         student = distill(args, run_dir, progress) if args.distill_iterations > 0 else None
-    except Interrupted as stop:  # every finished round is saved already
-        stop.saved = saved_checkpoint(run_dir, args)
-        raise
-    if args.total_timesteps == 0:
-        assert student is not None  # checked_args refuses a run with neither stage
-        atomic_write(run_dir / "policy.npz", lambda handle: handle.write(student.read_bytes()))
-        export_copy(run_dir, args.export)
-        print(f"done: {len(progress['distill'])} DAgger rounds; run directory {run_dir}", flush=True)
-        return
-    vec_env = make_vec_env(args)
-    model: MaskablePPO | None = None
-    callback: TrainingCallback | None = None
-    try:
-        resuming = args.resume and (run_dir / "last.zip").exists()
-        model = resume_model(run_dir, vec_env, progress) if resuming else new_maskable_ppo(args, vec_env, run_dir)
-        callback = TrainingCallback(args, run_dir, progress)
-        if not resuming and student is not None:
-            load_linear_layers(sb3_actor_layers(model), read_friday_policy(student))
-            if args.eval_every > 0:
-                callback.evaluate(0, model)
-        remaining = args.total_timesteps - progress["timesteps"]
-        if remaining > 0:
-            model.learn(
-                total_timesteps=remaining,
-                callback=callback,
-                reset_num_timesteps=not resuming,
-                progress_bar=args.progress,
-                tb_log_name="ppo",
-            )
+        if args.total_timesteps == 0:
+            assert student is not None  # checked_args refuses a run with neither stage
+            atomic_write(run_dir / "policy.npz", lambda handle: handle.write(student.read_bytes()))
+            print(f"done: {len(progress['distill'])} DAgger rounds; run directory {run_dir}", flush=True)
         else:
-            callback.init_callback(model)
-        callback.save(model.num_timesteps)
-    except Interrupted as stop:
-        if model is not None and callback is not None:  # weights and step count are whole between Python steps
-            callback.init_callback(model)  # (before learn() it has no model yet)
-            callback.save(model.num_timesteps)
+            if student is None and args.distill_init:
+                student = REGISTRY.policy_path(args.distill_init)
+            ppo(args, run_dir, progress, student)
+            print(f"done: {progress['timesteps']:,} timesteps; run directory {run_dir}", flush=True)
+    except Interrupted as stop:  # every finished round, and stage 2 at its last rollout's start, is saved
         stop.saved = saved_checkpoint(run_dir, args)
         raise
-    finally:
-        close_vec_env(vec_env)
     export_copy(run_dir, args.export)
-    print(f"done: {model.num_timesteps:,} timesteps; run directory {run_dir}", flush=True)
 
 
 def saved_checkpoint(run_dir: Path, args: Args) -> str:
@@ -768,8 +946,9 @@ def saved_checkpoint(run_dir: Path, args: Args) -> str:
         progress = json.loads((run_dir / "progress.json").read_text())
     except OSError:
         return "nothing was saved (no round had finished); start the run again, without --resume"
-    if (run_dir / "last.zip").is_file():
-        saved = f"the PPO model at {progress['timesteps']:,} timesteps is saved in {run_dir} (last.zip, progress.json)"
+    if (run_dir / CHECKPOINT).is_file():
+        timesteps = progress["timesteps"]
+        saved = f"the PPO model at {timesteps:,} timesteps is saved in {run_dir} ({CHECKPOINT}, progress.json)"
     else:
         rounds = len(progress["distill"])
         saved = f"the run after round {rounds} of {args.distill_iterations} is saved in {run_dir}"

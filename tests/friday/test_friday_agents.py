@@ -23,7 +23,7 @@ from friday13_env.friday.evaluation import evaluate, format_table, mean_interval
 from tests.friday.helpers import assert_plays_only_legal_moves
 from tests.scripts import load_training_script
 
-NAMES = ["dagger-v1", "heuristic", "random", "search"]
+NAMES = ["dagger-ppo-v1", "dagger-v1", "heuristic", "random", "search"]
 
 
 # -- protocol and registry --------------------------------------------------------------------------
@@ -81,7 +81,8 @@ def test_zoo_policy_is_the_core_policy_agent_read_once():
 
 
 def test_unknown_agents_and_options_are_rejected_with_the_allowed_ones():
-    with pytest.raises(ValueError, match=r"unknown Friday agent 'x'; known agents: \['dagger-v1', 'heuristic'"):
+    known = r"known agents: \['dagger-ppo-v1', 'dagger-v1', 'heuristic'"
+    with pytest.raises(ValueError, match=r"unknown Friday agent 'x'; " + known):
         make("x")
     expected = r"agent 'search' has no option\(s\) \['budgit'\]; its options: \['budget', 'horizon', 'margin'"
     with pytest.raises(ValueError, match=expected):

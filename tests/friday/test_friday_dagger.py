@@ -59,8 +59,8 @@ def test_a_teacher_game_stores_every_real_decision_and_its_observation_exactly()
 def test_a_student_game_is_the_students_moves_with_the_teachers_labels(tmp_path: Path) -> None:
     student = tmp_path / "student.npz"
     train = load_script("train_friday")
-    actor = train.SparseActor([16], "relu")
-    train.save_student(actor, train.Args(), student, {})
+    actor = train.SparseMLP([16], "relu")
+    train.save_sparse_mlp(actor, student, "test", {})
     game = play_labelled_game(GameTask(level=1, seed=5, teacher=TEACHER, student=str(student), beta=0.0))
     observations, _, labels, result = recorded_game(1, 5, str(student))
     assert game.student_share.tolist() == [1.0] and (bool(game.won[0]), int(game.scores[0])) == result
@@ -85,9 +85,9 @@ def test_the_sparse_actor_and_its_numpy_export_compute_the_same_logits(tmp_path:
     torch = pytest.importorskip("torch")
     train = load_script("train_friday")
     torch.manual_seed(0)
-    actor = train.SparseActor([32, 16], "tanh")
+    actor = train.SparseMLP([32, 16], "tanh")
     path = tmp_path / "student.npz"
-    train.save_student(actor, train.Args(), path, {})
+    train.save_sparse_mlp(actor, path, "test", {})
     game = play_labelled_game(GameTask(level=4, seed=2, teacher=TEACHER, student="", beta=1.0))
     rows = np.arange(len(game))
     with torch.no_grad():
@@ -102,7 +102,7 @@ def test_fitting_raises_the_agreement_with_the_teacher() -> None:
     train = load_script("train_friday")
     torch.manual_seed(0)
     data = LabelledGames.concatenate([play_labelled_game(GameTask(1, seed, TEACHER, "", 1.0)) for seed in range(3)])
-    actor = train.SparseActor([64], "relu")
+    actor = train.SparseMLP([64], "relu")
     optimizer = torch.optim.Adam(actor.parameters(), lr=1e-2)
     before = train.agreement(actor, data)
     args = train.Args(distill_batch_size=128, distill_augment=False)  # fit the games as played
@@ -270,5 +270,6 @@ def test_a_run_can_start_from_a_policy_whose_agreement_round_zero_records(
     assert "does not fit this run's network (hidden_sizes: policy [16] vs run [8])" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         train.main([*small_run_flags(tmp_path / "y"), "--distill-init", "nowhere.npz"])
-    assert "--distill-init nowhere.npz: 'nowhere.npz' is neither a zoo policy ['dagger-v1'" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert "--distill-init nowhere.npz: 'nowhere.npz' is neither a zoo policy ['dagger-ppo-v1', 'dagger-v1']" in error
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()

@@ -22,10 +22,10 @@ from friday13_env.friday13.agents.policy import ENV_VERSION, load_policy_agent
 from tests.friday.helpers import assert_plays_only_legal_moves
 from tests.scripts import load_training_script as load_script
 
-pytest.importorskip("sb3_contrib", reason="the training extra is not installed")
+pytest.importorskip("torch", reason="the training extra is not installed")
 
 TINY = [
-    "--num-envs", "2", "--no-subprocess", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1",
+    "--num-envs", "2", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1",
     "--hidden-sizes", "32", "32", "--eval-every", "512", "--eval-games", "3", "--checkpoint-every", "512",
     "--no-progress", "--levels", "1", "2",
 ]  # fmt: skip
@@ -53,7 +53,7 @@ def test_distil_then_ppo_checkpoint_resume_export_and_play(tmp_path: Path, capsy
     assert [point["timesteps"] for point in progress["curve"]] == [0, 512, 1024]  # 0: the distilled actor
     columns = {f"{kind}_level{level}" for kind in ("win_rate", "mean_score") for level in (1, 2)}
     assert set(progress["curve"][0]) == {"timesteps", *columns}
-    assert (run_dir / "last.zip").is_file() and (run_dir / "learning_curve.csv").is_file()
+    assert (run_dir / "last.pt").is_file() and (run_dir / "learning_curve.csv").is_file()
     assert "[distill 2/2]" in capsys.readouterr().out
 
     with pytest.raises(SystemExit, match="already holds a run"):
@@ -77,6 +77,10 @@ def test_distil_then_ppo_checkpoint_resume_export_and_play(tmp_path: Path, capsy
     first_game = play_game(env, agent, seed=3)
     assert first_game[2] > 0 and play_game(env, make(str(export), seed=0), seed=3) == first_game  # greedy
 
+    with pytest.raises(SystemExit, match=r"stage 2 \(PPO\) has begun, so no more rounds can be added"):
+        train.main(["--run-dir", str(run_dir), "--total-timesteps", "2048", "--resume", *DISTILL, *TINY,
+                    "--distill-iterations", "3"])  # fmt: skip
+
     evaluate_cli = load_script("evaluate_friday")
     assert evaluate_cli.main(["--agents", str(export), "random", "--levels", "1", "--games", "2"]) == 0
     assert "friday" in capsys.readouterr().out
@@ -99,6 +103,10 @@ def test_bad_options_are_rejected_before_training(tmp_path: Path, capsys: pytest
         (["--gamma", "5"], "--gamma: must be above 0 and at most 1, got 5"),
         (["--learning-rate", "-1"], "--learning-rate: must be above 0, got -1"),
         (["--reward-scale", "0"], "--reward-scale: must be above 0, got 0"),
+        (["--init-sharpness", "0"], "--init-sharpness: must be above 0, got 0"),
+        (["--critic-learning-rate", "0"], "--critic-learning-rate: must be above 0, got 0"),
+        (["--critic-warmup", "-1"], "--critic-warmup: must be at least 0, got -1"),
+        (["--batch-size", "1"], "--batch-size: must be at least 2, got 1"),
         (["--distill-games", "0"], "--distill-games: must be at least 1, got 0"),
         (["--distill-beta", "1.5"], "--distill-beta: must be at least 0 and at most 1, got 1.5"),
         (["--teacher", "oracle"], "--teacher oracle: unknown Friday agent 'oracle'"),

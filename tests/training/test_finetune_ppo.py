@@ -449,3 +449,69 @@ def test_plot_curve_draws_a_run_and_names_a_damaged_progress_file(
     with pytest.raises(SystemExit):
         plot.main([str(run_dir), "--out", str(out)])
     assert f"{run_dir / 'progress.json'} is damaged" in capsys.readouterr().err
+
+
+def test_a_stop_in_the_middle_of_a_subprocess_step_saves_and_ends_instead_of_waiting_forever(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SIGTERM (or Ctrl-C) can land while the run reads its worker processes' results (``--subprocess``), after
+    some were read: SB3's ``SubprocVecEnv.close`` would then wait forever for the results already read. The run
+    must end with its one line and the shells' status, keep the checkpoint it wrote, and its workers must end."""
+    import signal
+    import threading
+    from typing import Any
+
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    train = load_script()
+    from friday13_training.runs import Interrupted
+
+    run_dir = tmp_path / "run"
+    flags = [
+        "--run-dir", str(run_dir), "--total-timesteps", "1024", "--num-envs", "2", "--subprocess",
+        "--n-steps", "32", "--batch-size", "64", "--n-epochs", "1", "--hidden-sizes", "16", "16",
+        "--init-policy", str(tiny_ppo_policy(tmp_path / "init.npz")), "--critic-warmup", "0",
+        "--eval-every", "0", "--checkpoint-every", "64", "--no-progress", "--players", "3",
+    ]  # fmt: skip
+    environments: list[SubprocVecEnv] = []
+    original = SubprocVecEnv.step_wait
+
+    def stop_after_one_result(self: SubprocVecEnv) -> Any:
+        environments.append(self)
+        if len(environments) == 40:  # 39 steps of 2 environments done: the checkpoint at 64 timesteps is on disk
+            self.remotes[0].recv()  # the first worker's result is read, the second's not, then the signal lands
+            raise Interrupted(signal.SIGTERM)
+        return original(self)
+
+    outcome: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            train.main(flags)
+        except BaseException as error:  # SystemExit included
+            outcome.append(error)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(SubprocVecEnv, "step_wait", stop_after_one_result)
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        thread.join(60)
+    workers = environments[0].processes if environments else []
+    hung = thread.is_alive()
+    left_running = [process.pid for process in workers if process.is_alive()]
+    for process in workers:  # a run that hangs must not leave its workers behind either
+        if process.is_alive():
+            process.terminate()
+    assert not hung, "the stopped run waited forever for its workers"
+    assert len(environments) == 40 and len(workers) == 2
+    assert isinstance(outcome[0], SystemExit) and outcome[0].code == 128 + signal.SIGTERM
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == (
+        f"stopped by SIGTERM: the checkpoint at 64 timesteps is in {run_dir} (last.zip, progress.json): --resume goes"
+        " on from it"
+    )
+    assert "Traceback" not in "\n".join(err)
+    assert json.loads((run_dir / "progress.json").read_text())["timesteps"] == 64
+    assert (run_dir / "last.zip").is_file()
+    assert read_friday13_policy(run_dir / "policy.npz").metadata.training["timesteps"] == 64
+    assert left_running == [], "the worker processes outlived the run"

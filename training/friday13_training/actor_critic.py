@@ -34,12 +34,16 @@ class NetworkArgs(Protocol):
     input_features: str
 
 
+ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Tanh}
+"""The hidden layers' activations by name (every training script's ``--activation``)."""
+
+
 def mlp(sizes: Sequence[int], activation: str) -> nn.Sequential:
     layers: list[nn.Module] = []
     for index, (inputs, outputs) in enumerate(itertools.pairwise(sizes)):
         layers.append(nn.Linear(inputs, outputs))
         if index < len(sizes) - 2:
-            layers.append(nn.Tanh() if activation == "tanh" else nn.ReLU())
+            layers.append(ACTIVATIONS[activation]())
     return nn.Sequential(*layers)
 
 

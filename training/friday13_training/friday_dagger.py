@@ -27,6 +27,7 @@ from friday13_env.friday import encoding
 from friday13_env.friday.actions import NUM_ACTIONS
 from friday13_env.friday.agents import load, make
 from friday13_env.friday.env import FridayEnv, observation_dict
+from friday13_training.lockstep_games import row_entries, row_starts
 
 MASK_BYTES = (NUM_ACTIONS + 7) // 8
 """Bytes of a bit-packed legal mask."""
@@ -87,15 +88,12 @@ class LabelledGames:
     @property
     def starts(self) -> np.ndarray:
         """Where each decision's entries begin in ``columns`` and ``values``."""
-        return np.concatenate([[0], np.cumsum(self.lengths)[:-1]]).astype(np.int64)
+        return row_starts(self.lengths)
 
     def entries(self, rows: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The positions in ``columns`` / ``values`` of decisions ``rows``' entries, in order, and which of
         ``rows`` each belongs to (``starts``: ``self.starts``, computed once by a caller that asks often)."""
-        lengths = self.lengths[rows]
-        first = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-        positions = np.repeat(starts[rows] - first, lengths) + np.arange(int(lengths.sum()))
-        return positions, np.repeat(np.arange(len(rows)), lengths)
+        return row_entries(self.lengths, starts, rows)
 
     def dense(self, rows: np.ndarray) -> np.ndarray:
         """The observations of decisions ``rows`` as a dense float32 ``(len(rows), OBS_SIZE)`` array."""

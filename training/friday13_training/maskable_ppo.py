@@ -20,21 +20,20 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import gymnasium as gym
-import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
+from friday13_training.actor_critic import ACTIVATIONS
 from friday13_training.runs import (
     RunError,
     changed_hyperparameters,
     export_copy,
+    match_checkpoint,
     next_multiple,
     open_run,
     read_progress,
 )
-
-ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
 
 
 class PPOHyperparameters(Protocol):
@@ -137,14 +136,7 @@ def check_checkpoint(run_dir: Path, progress: dict[str, Any]) -> None:
             f"--resume: {path} is damaged or not a MaskablePPO checkpoint ({type(error).__name__}: {error});"
             " restore it or start a new run"
         ) from error
-    if timesteps < progress["timesteps"]:
-        raise RunError(
-            f"--resume: {path} holds {timesteps:,} timesteps but {run_dir / 'progress.json'} records "
-            f"{progress['timesteps']:,}: the two files are not of the same checkpoint"
-        )
-    if timesteps > progress["timesteps"]:
-        print(f"note: {path} is ahead of progress.json; going on from {timesteps:,} timesteps", flush=True)
-        progress["timesteps"] = timesteps
+    match_checkpoint(path, timesteps, progress)
 
 
 def resume_model(run_dir: Path, vec_env: VecEnv, progress: dict[str, Any], *, checked: bool = False) -> MaskablePPO:

@@ -221,6 +221,19 @@ def changed_hyperparameters(stored: dict[str, Any], given: dict[str, Any], names
     ]
 
 
+def match_checkpoint(path: Path, timesteps: int, progress: dict[str, Any]) -> None:
+    """Check a checkpoint's ``timesteps`` against ``progress.json`` (beside it): one behind is a ``RunError``; one
+    ahead (a run stopped between writing the two) moves ``progress`` up to it."""
+    if timesteps < progress["timesteps"]:
+        raise RunError(
+            f"--resume: {path} holds {timesteps:,} timesteps but {path.parent / 'progress.json'} records "
+            f"{progress['timesteps']:,}: the two files are not of the same checkpoint"
+        )
+    if timesteps > progress["timesteps"]:
+        print(f"note: {path} is ahead of progress.json; going on from {timesteps:,} timesteps", flush=True)
+        progress["timesteps"] = timesteps
+
+
 def next_multiple(done: int, every: int) -> float:
     """The first multiple of ``every`` after ``done`` (when the next periodic event is due); never if 0."""
     return (done // every + 1) * every if every > 0 else float("inf")
