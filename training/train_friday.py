@@ -105,7 +105,9 @@ class Args:
     win_bonus: float = option(200.0, "stage 2: score points added to a won game's reward (scaled: a win is worth 1)")
     teacher: str = option("search", "stage 1: the agent spec DAgger distils (a registered name with options)")
     distill_init: str = option(
-        "", "stage 1: start the student from this Friday policy (a zoo name or .npz of the same network; '' = fresh)"
+        "",
+        "start the student from this Friday policy (a zoo name or .npz of the same network; '' = fresh); with"
+        " --distill-iterations 0, stage 2 starts from it",
     )
     distill_iterations: int = option(
         12, "stage 1: DAgger rounds (the first plays the teacher's games; 0 = no distillation)", minimum=0
