@@ -3,8 +3,9 @@
 The card game: 1,200 positions (300 at each table size, 3-6) from seeded random games; every registered
 agent and zoo policy, seeded, answers each of them in order, and the batched agents answer 4 x 1,200
 positions of a seeded ``GameBatch``. The solo game: 1,200 positions from seeded random games at levels 1-4,
-answered by each of its agents. ``python -m tests.decision_hashes`` prints the hashes as JSON (how
-``tests/data/decision_hashes.json`` is made); ``tests/test_decision_hashes.py`` compares with that file.
+answered by each of its agents. ``OPENBLAS_CORETYPE=Haswell python -m tests.decision_hashes`` prints the hashes as
+JSON (how ``tests/data/decision_hashes.json`` is made, with OpenBLAS's AVX2 kernels: ``PINNED_BLAS``);
+``tests/test_decision_hashes.py`` compares with that file.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ POSITIONS_PER_SIZE = 300
 SOLO_POSITIONS = 1_200
 BATCH_GAMES = 1_200
 BATCH_SNAPSHOTS = (0, 13, 37, 71)
+PINNED_BLAS = {"OPENBLAS_CORETYPE": "Haswell"}
+"""The environment the hashes are made in: OpenBLAS's AVX2 kernels on any x86 CPU (the float32 products of its AVX-512
+kernels round differently, which flips near-tied choices of the batched networks)."""
 SOLO_AGENTS = ("random", "heuristic", "search", "dagger-v1", "dagger-ppo-v1")
 
 
