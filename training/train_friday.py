@@ -82,7 +82,7 @@ from friday13_env.core.specs import parse_spec
 from friday13_env.friday import encoding
 from friday13_env.friday.actions import ACTIVATE, NUM_ACTIONS, TARGET
 from friday13_env.friday.agents import REGISTRY, load
-from friday13_env.friday.evaluation import evaluate
+from friday13_env.friday.evaluation import LevelResult, evaluate
 from friday13_env.friday.levels import check_level
 from friday13_env.friday.policy import ENV_VERSION, policy_metadata, read_friday_policy
 
@@ -585,12 +585,19 @@ def read_games(path: Path) -> LabelledGames:
         raise RunError(f"--resume: {path} is missing or damaged ({type(error).__name__}: {error})") from error
 
 
+EVAL_SEED = 12_345
+"""The fixed deals of every evaluation in a run (both stages), ``--eval-games`` per level."""
+
+
+def level_results(path: Path, args: Args) -> dict[int, LevelResult]:
+    """The greedy policy at ``path`` on the fixed evaluation deals, per level of ``--levels``."""
+    agent = load(path)  # read once, greedy: the same agent plays every game
+    return {level: evaluate(agent, level, args.eval_games, seed=EVAL_SEED) for level in args.levels}
+
+
 def evaluate_policy(path: Path, args: Args) -> dict[str, float]:
-    """Win rate of the greedy policy at ``path`` on the fixed evaluation deals (seed 12,345), per level."""
-    agent = load(path)
-    return {
-        f"level{level}": evaluate(agent, level, args.eval_games, seed=12_345).win_rate.value for level in args.levels
-    }
+    """Win rate of the greedy policy at ``path`` on the fixed evaluation deals, per level."""
+    return {f"level{level}": result.win_rate.value for level, result in level_results(path, args).items()}
 
 
 # -- stage 2: PPO on games played in lockstep ---------------------------------------------------------
@@ -811,15 +818,13 @@ def load_run(run_dir: Path, networks: Networks, progress: dict[str, Any]) -> Non
 
 
 def record_evaluation(actor: SparseMLP, args: Args, run_dir: Path, progress: dict[str, Any], writer: Any) -> None:
-    """The greedy actor on the fixed deals (seed 12,345), ``eval_games`` per level: a learning-curve point."""
+    """The greedy actor on the fixed evaluation deals (``level_results``): a learning-curve point."""
     steps = progress["timesteps"]
     path = run_dir / "eval_current.npz"
     export_policy(actor, args, path, progress)
-    agent = load(path)  # read once, greedy: the same agent plays every game
     point: dict[str, Any] = {"timesteps": steps}
     summary = []
-    for level in args.levels:
-        result = evaluate(agent, level, args.eval_games, seed=12_345)
+    for level, result in level_results(path, args).items():
         point[f"win_rate_level{level}"] = result.win_rate.value
         point[f"mean_score_level{level}"] = result.mean_score.value
         if writer is not None:
@@ -853,7 +858,8 @@ def ppo(args: Args, run_dir: Path, progress: dict[str, Any], start: Path | None)
     """Stage 2: PPO from ``start`` (a policy file; None: a fresh actor) to ``--total-timesteps`` samples, or on from
     ``last.pt``. Ctrl-C or SIGTERM (``Interrupted``) saves the run as it was at the start of the rollout under way."""
     networks = Networks.new(args, read_friday_policy(start) if start is not None else None)
-    if (run_dir / CHECKPOINT).exists():
+    resuming = (run_dir / CHECKPOINT).exists()
+    if resuming:
         load_run(run_dir, networks, progress)
     done = progress["timesteps"]
     if done >= args.total_timesteps:
@@ -867,7 +873,7 @@ def ppo(args: Args, run_dir: Path, progress: dict[str, Any], start: Path | None)
     per_rollout = args.num_envs * args.n_steps
     next_eval, next_checkpoint = next_multiple(done, args.eval_every), next_multiple(done, args.checkpoint_every)
     started = time.time() - progress["wall_time_s"]
-    saved = done if (run_dir / CHECKPOINT).exists() else None  # the timesteps of the checkpoint on disk
+    saved = done if resuming else None  # the timesteps of the checkpoint on disk
     boundary = (done, networks.state())
     bar = progress_bar(args.progress, args.total_timesteps, done)
     try:
