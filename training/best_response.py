@@ -8,10 +8,11 @@ OpenSpiel's NashConv need the whole game tree and two players). A gap near 0 or 
 nothing at this budget, not that the target cannot be exploited.
 
 The learner starts from scratch (``--start scratch``) or, for a network target, from the target's own weights
-(``--start target``: the critic starts fresh). The target plays as ``agents.make`` makes it (a network greedily);
-it needs a batched form (``random``, ``cautious``, ``majority``, zoo names, ``.npz`` policies): ``search`` and
-``endgame`` decide one game at a time and are refused, with what a budget against them would cost
-(docs/exploitability.md). The learner plays greedily in the final evaluation, as its export does.
+(``--start target``: its logits sharpened, its greedy moves unchanged, and a fresh critic). The target plays as
+``agents.make`` makes it (a network greedily); it needs a batched form (``random``, ``cautious``, ``majority``, zoo
+names, ``.npz`` policies): ``search`` and ``endgame`` decide one game at a time and are refused, with what a budget
+against them would cost (docs/exploitability.md). The learner plays greedily in the final evaluation, as its export
+does.
 
 Every flag is checked before anything is built; ``--help`` lists them. The run is a ``train_ppo.py`` run in
 ``--run-dir`` (default ``runs/<run-name>``): its checkpoints, ``--resume``, its learning curve (win rate against
@@ -50,12 +51,28 @@ RESULT = "best_response.json"
 LEARNER = "best-response"
 """The learner's name in the evaluations."""
 SCRATCH_LEARNING_RATE = 2.5e-3
-TARGET_LEARNING_RATE = 5e-4
+SCRATCH_ENT_COEF = 0.03
+TARGET_LEARNING_RATE = 1e-4
+TARGET_ENT_COEF = 0.001
+TARGET_CLIP_COEF = 0.1
+TARGET_SHARPNESS = 4.0
+TARGET_CRITIC_LEARNING_RATE = 1e-3
+"""The recipe from the target's weights: its logits sharpened (x4, a power of two, so its greedy moves stay the
+target's to the bit) so that the learner's samples are nearly the play it is evaluated on; a small step, clip and
+entropy bonus for the actor, so that PPO improves that play rather than drifting from it; the fresh critic at its
+own, larger rate. With 0.9.0's recipe (5e-4, clip 0.2, entropy 0.03, no sharpening, one rate) every learner from a
+network's weights fell below the network it started as (docs/exploitability.md)."""
 SCRATCH_HIDDEN_SIZES = (128, 128)
 LEARNER_ACTOR = "mlp"
 LEARNER_UPDATE_EPOCHS = 4
 """The learner's recipe where ``train_ppo.py``'s defaults moved on after the exploitability table's runs (0.10.0):
 fixed here, so that new runs stay comparable with the table. Its other hyperparameters are ``train_ppo.py``'s."""
+TARGET_RECIPE = {
+    "clip_coef": TARGET_CLIP_COEF,
+    "init_sharpness": TARGET_SHARPNESS,
+    "critic_learning_rate": TARGET_CRITIC_LEARNING_RATE,
+}
+"""``train_ppo.py``'s settings a learner from the target's weights adds to its own."""
 
 
 @dataclass
@@ -77,11 +94,15 @@ class Args:
     seed: int = option(0, "seeds the learner, the deals and the sampling", minimum=0, maximum=MAX_SEED)
     learning_rate: float = option(
         0.0,
-        "Adam learning rate, annealed linearly to 0 (0: 2.5e-3 from scratch, as train_ppo.py; 5e-4 from the "
-        "target's weights, which a larger rate soon moves away from the target's play)",
+        "the actor's Adam learning rate, annealed linearly to 0 (0: the start's, 2.5e-3 from scratch as train_ppo.py, "
+        "1e-4 from the target's weights, which a larger rate soon moves away from the target's play)",
         minimum=0,
     )
-    ent_coef: float = option(0.03, "entropy bonus (train_ppo.py's)", minimum=0)
+    ent_coef: float = option(
+        -1.0,
+        "entropy bonus (-1: the start's, 0.03 from scratch as train_ppo.py, 0.001 from the target's sharpened weights)",
+        minimum=-1,
+    )
     critic_warmup: int = option(
         1_000_000,
         "with --start target: card plays at the start in which only the fresh critic learns, so that its noisy "
@@ -135,6 +156,8 @@ def checked_args(args: Args) -> Args:
     """The checks of a whole configuration, a ``ValueError`` listing every problem; returns the configuration with
     the target's canonical spec text (as results name it) and the start's learning rate and warm-up."""
     problems = field_errors(Args, asdict(args))
+    if -1 < args.ent_coef < 0:
+        problems.append(f"--ent-coef must be -1 (the start's) or at least 0, got {args.ent_coef:g}")
     if not args.target:
         problems.append("--target is required: a batched agent spec (random, cautious, majority, a zoo name, an .npz)")
     else:
@@ -151,6 +174,7 @@ def checked_args(args: Args) -> Args:
         args,
         target=parse_spec(args.target).label,
         learning_rate=learning_rate(args),
+        ent_coef=ent_coef(args),
         critic_warmup=args.critic_warmup if args.start == "target" else 0,  # a learner from scratch has none
     )
 
@@ -158,6 +182,13 @@ def checked_args(args: Args) -> Args:
 def learning_rate(args: Args) -> float:
     """``--learning-rate``, or the start's default where it is 0."""
     return args.learning_rate or (TARGET_LEARNING_RATE if args.start == "target" else SCRATCH_LEARNING_RATE)
+
+
+def ent_coef(args: Args) -> float:
+    """``--ent-coef``, or the start's default where it is -1."""
+    if args.ent_coef != -1:
+        return args.ent_coef
+    return TARGET_ENT_COEF if args.start == "target" else SCRATCH_ENT_COEF
 
 
 def target_errors(args: Args) -> list[str]:
@@ -213,7 +244,7 @@ def ppo_args(args: Args) -> train_ppo.Args:
         opponents=[args.target],
         snapshot_every=0,
         learning_rate=learning_rate(args),
-        ent_coef=args.ent_coef,
+        ent_coef=ent_coef(args),
         minibatch_size=args.minibatch_size,
         hidden_sizes=list(network.hidden_sizes) if network else list(SCRATCH_HIDDEN_SIZES),
         activation=network.activation if network else train_ppo.Args().activation,
@@ -232,6 +263,7 @@ def ppo_args(args: Args) -> train_ppo.Args:
         torch_threads=args.torch_threads,
         init_policy=args.target if args.start == "target" else "",
         critic_warmup=args.critic_warmup if args.start == "target" else 0,
+        **(TARGET_RECIPE if args.start == "target" else {}),
     )
 
 
@@ -258,12 +290,19 @@ def resumed_args(args: Args, given: set[str]) -> Args:
         )  # fmt: skip
     except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError):
         return args
+    trained_with = {name: stored.get(name, train_ppo.ADDED_LATER.get(name)) for name in TARGET_RECIPE}
+    if recorded.start == "target" and trained_with != TARGET_RECIPE:
+        raise RunError(
+            f"--resume: {run_directory(args)} started from the target with another recipe ({trained_with}; release "
+            f"0.13.0's or earlier), and this script's is {TARGET_RECIPE}: start a new run in another --run-dir"
+        )
     changed = [
         f"--{name.replace('_', '-')}: the run has {getattr(recorded, name)!r}, the command line {getattr(args, name)!r}"
         for name in HYPERPARAMETERS
         if name in given
         and getattr(args, name) != getattr(recorded, name)
         and not (name == "learning_rate" and args.learning_rate == 0)  # 0: the start's default
+        and not (name == "ent_coef" and args.ent_coef == -1)  # -1: likewise
     ]
     if changed:
         raise RunError("--resume keeps the run's target and hyperparameters; these differ: " + "; ".join(changed))
@@ -318,8 +357,10 @@ def final_result(args: Args, run_dir: Path, progress: dict[str, Any], fingerprin
         learner, [args.target], args.final_games, num_players=args.players, seed=args.final_seed, deck=args.deck
     )[args.target]
     equal = 1 / args.players
+    ppo = ppo_args(args)
     return {
         **{name: getattr(args, name) for name in HYPERPARAMETERS},
+        **{name: getattr(ppo, name) for name in ("clip_coef", "init_sharpness", "critic_learning_rate")},
         "target_fingerprint": fingerprint,
         "card_plays": progress["timesteps"],
         "training_seconds": progress["seconds"],
@@ -331,6 +372,7 @@ def final_result(args: Args, run_dir: Path, progress: dict[str, Any], fingerprin
         "gap": {"mean": rate.mean - equal, "low": rate.low - equal, "high": rate.high - equal},
         "curve": [{"card_plays": point["timesteps"], "win_share": point[args.target]} for point in progress["curve"]],
         "package_version": __version__,
+        "device": args.device,
         "command": command_of(args),
     }
 
@@ -345,6 +387,7 @@ def command_of(args: Args) -> str:
     defaults = replace(
         Args(),
         learning_rate=learning_rate(start_defaults),
+        ent_coef=ent_coef(start_defaults),
         critic_warmup=start_defaults.critic_warmup if args.start == "target" else args.critic_warmup,  # unused there
     )
     flags = [

@@ -224,6 +224,19 @@ class Args:
         "the run's --hidden-sizes, --activation and --input-features, --actor mlp). Empty: from scratch. A run "
         "started from a policy is not from scratch (training/best_response.py starts from its target)",
     )
+    init_sharpness: float = option(
+        1.0,
+        "with --init-policy: the start's logits multiplied by this. Its greedy moves stay the policy's (exactly for a "
+        "power of two, which scales floats without rounding); above 1 its samples are nearer to them, so PPO starts "
+        "by improving the play the evaluation sees",
+        above=0,
+    )
+    critic_learning_rate: float = option(
+        0.0,
+        "Adam learning rate of the critic, annealed linearly to 0 with the actor's (0: --learning-rate). A fresh "
+        "critic beside a trained actor (--init-policy) can learn faster than the actor may move",
+        minimum=0,
+    )
 
 
 RUN_SETTINGS = (
@@ -233,7 +246,7 @@ RUN_SETTINGS = (
 """What ``--resume`` may change; every other field is a hyperparameter of the run, fixed when it starts."""
 ADDED_LATER = {
     "pool_draw": "seat", "input_features": RAW_INPUT, "ent_anneal": False, "device": "cpu", "actor": "mlp",
-    "eval_players": 4, "init_policy": "", "critic_warmup": 0,
+    "eval_players": 4, "init_policy": "", "critic_warmup": 0, "init_sharpness": 1.0, "critic_learning_rate": 0.0,
 }  # fmt: skip
 """Arguments added after release 0.6.0, with the value the runs recorded before them were trained with."""
 
@@ -288,6 +301,8 @@ def checked_args(args: Args) -> Args:
     problems += evaluation_opponent_errors(args.eval_opponents, deck)
     if args.init_policy:
         problems += init_policy_errors(args)
+    elif args.init_sharpness != 1:
+        problems.append(f"--init-sharpness {args.init_sharpness:g} sharpens the start of --init-policy: give one")
     problems += output_errors([("--export", args.export, False), ("--run-dir", run_directory(args), True)])
     if problems:
         raise ValueError("; ".join(problems))
@@ -646,6 +661,20 @@ def add_snapshot(
 
 
 # -- the run ---------------------------------------------------------------------------------------
+def adam(model: ActorCritic, args: Args) -> torch.optim.Adam:
+    """One Adam over both networks at ``--learning-rate``, or with ``--critic-learning-rate`` a parameter group for
+    each, the critic's at its own rate (``learning_rates``: each group's, before the annealing)."""
+    if not args.critic_learning_rate:
+        return torch.optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
+    groups = [{"params": model.actor.parameters()}, {"params": model.critic.parameters()}]
+    return torch.optim.Adam(groups, lr=args.learning_rate, eps=1e-5)
+
+
+def learning_rates(args: Args) -> list[float]:
+    """The learning rate of each of ``adam``'s parameter groups at the start; the loop anneals them linearly to 0."""
+    return [args.learning_rate] + ([args.critic_learning_rate] if args.critic_learning_rate else [])
+
+
 def thread_count(requested: int) -> int:
     """``--torch-threads``: the number given, or for 0 the cores this process may run on."""
     if requested:
@@ -676,9 +705,9 @@ def train(args: Args, given: set[str]) -> Path:
         omen_type_groups(deck) if args.actor == "type-shared" else None,
     )  # fmt: skip
     if args.init_policy:
-        model.load_actor(initial_policy(args.init_policy, args.deck))  # a resumed run then loads its own weights
+        model.load_actor(initial_policy(args.init_policy, args.deck), args.init_sharpness)  # a resume loads its own
     model = model.to(args.device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
+    optimizer = adam(model, args)
     if args.resume:
         load_checkpoint(run_dir, model, optimizer, args.device, progress["timesteps"])
     done = progress["timesteps"]
@@ -706,8 +735,8 @@ def train(args: Args, given: set[str]) -> Path:
         while done < args.total_timesteps:
             boundary = Boundary.of(done, model, optimizer, progress)
             fraction = 1.0 - done / args.total_timesteps
-            for group in optimizer.param_groups:
-                group["lr"] = fraction * args.learning_rate
+            for group, rate in zip(optimizer.param_groups, learning_rates(args), strict=True):
+                group["lr"] = fraction * rate
             ent_coef = fraction * args.ent_coef if args.ent_anneal else args.ent_coef
             tick = time.perf_counter()
             rollout = collect(tables, model, args, generator, clock)

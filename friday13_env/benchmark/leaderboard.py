@@ -159,6 +159,10 @@ def _signed(interval: tuple[float, float, float]) -> str:
     return f"{mean:+.3f} [{low:+.3f}, {high:+.3f}]"
 
 
+ON_A_GPU = " on a GPU"
+"""After the minutes of a best response whose learner trained on a GPU (``--device cuda``)."""
+
+
 def _exploitability_section(gaps: list[Gap]) -> list[str]:
     lines = [
         "### Exploitability",
@@ -168,7 +172,8 @@ def _exploitability_section(gaps: list[Gap]) -> list[str]:
         "against copies of it on duplicate deals (win share with its 95% interval over deals; the gap is the win",
         "share minus the equal share). A gap at or below 0 says that budget found nothing, not that there is",
         "nothing to find; the column above shows each agent's larger gap of its two starts. Minutes: the run's wall",
-        "time, its learning-curve evaluations included ([exploitability.md](exploitability.md)).",
+        "time, its learning-curve evaluations included, on a 2-core CPU or, where the row says so, with its networks",
+        "on a GPU (`--device cuda`; [exploitability.md](exploitability.md) names the machines).",
         "",
     ]
     if not gaps:
@@ -179,9 +184,10 @@ def _exploitability_section(gaps: list[Gap]) -> list[str]:
     ]
     for gap in sorted(gaps, key=lambda g: (g.players, -g.gap[0], g.target, g.start)):
         mean, low, high = gap.win_share
+        minutes = f"{gap.training_seconds / 60:.0f}{ON_A_GPU if gap.device == 'cuda' else ''}"
         lines.append(
             f"| `{gap.target}` | {gap.players} | {gap.start} | {gap.card_plays / 1e6:.1f}M | "
-            f"{gap.training_seconds / 60:.0f} | {mean:.3f} [{low:.3f}, {high:.3f}] ({gap.final_games:,} games) | "
+            f"{minutes} | {mean:.3f} [{low:.3f}, {high:.3f}] ({gap.final_games:,} games) | "
             f"{_signed(gap.gap)} | `{gap.command}` |"
         )
     return [*lines, ""]

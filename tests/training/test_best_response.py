@@ -152,6 +152,7 @@ def test_resume_goes_on_and_refuses_a_changed_target(tmp_path: Path) -> None:
         (["--target", "ppo-v4", "--deck", "german"], "'standard' deck"),
         (["--target", "random", "--players", "7"], "--players"),
         (["--target", "random", "--start", "best"], "--start"),
+        (["--target", "random", "--ent-coef", "-0.5"], "--ent-coef must be -1 (the start's) or at least 0, got -0.5"),
     ],
 )
 def test_bad_flags_are_refused_before_anything_is_built(
@@ -164,15 +165,41 @@ def test_bad_flags_are_refused_before_anything_is_built(
     assert not (tmp_path / "run").exists()
 
 
-def test_during_the_critic_warmup_the_actor_keeps_the_targets_weights(tmp_path: Path) -> None:
-    """``--critic-warmup`` covering the whole run: the exported actor is still exactly ``ppo-v4``; without it the
-    same run moves the actor."""
-    target = agents.make("ppo-v4").policy.fingerprint()  # type: ignore[attr-defined]
+def test_during_the_critic_warmup_the_actor_keeps_the_targets_play(tmp_path: Path) -> None:
+    """``--critic-warmup`` covering the whole run: the exported actor is still ``ppo-v4``, its output layer times the
+    start's sharpness to the bit (a power of two scales floats exactly), so it makes ``ppo-v4``'s moves; without
+    the warm-up the same run moves the actor."""
+    target = agents.make("ppo-v4").policy  # type: ignore[attr-defined]
+    sharpness = load_script().TARGET_SHARPNESS
+    assert np.log2(sharpness).is_integer() and sharpness > 1
     flags = ["--target", "ppo-v4", "--start", "target", "--total-timesteps", "256", *TINY]
-    run(tmp_path / "warm", *flags, "--critic-warmup", "256")
-    assert fingerprint(tmp_path / "warm") == target
+    warm = run(tmp_path / "warm", *flags, "--critic-warmup", "256")
+    policy = read_friday13_policy(tmp_path / "warm" / "policy.npz")
+    for layer, (mine, theirs) in enumerate(zip(policy.weights, target.weights, strict=True)):
+        np.testing.assert_array_equal(mine, theirs * (sharpness if layer == len(target.weights) - 1 else 1))
+    for layer, (mine, theirs) in enumerate(zip(policy.biases, target.biases, strict=True)):
+        np.testing.assert_array_equal(mine, theirs * (sharpness if layer == len(target.biases) - 1 else 1))
+    assert [point["win_share"] for point in warm["curve"]] == [0.25, 0.25, 0.25]  # the target's moves, every game
     run(tmp_path / "cold", *flags, "--critic-warmup", "0")
-    assert fingerprint(tmp_path / "cold") != target
+    assert fingerprint(tmp_path / "cold") != fingerprint(tmp_path / "warm")
+
+
+def test_the_target_start_has_its_own_recipe_and_records_it(tmp_path: Path) -> None:
+    """From the target's weights: a small actor step, clip and entropy bonus, sharpened logits and the critic at its
+    own rate, each recorded in the result; from scratch none of them (the table's recipe)."""
+    script = load_script()
+    learner = script.ppo_args(script.checked_args(script.Args(target="ppo-v4", start="target")))
+    recipe = (learner.learning_rate, learner.ent_coef, learner.clip_coef, learner.init_sharpness,
+              learner.critic_learning_rate, learner.critic_warmup)  # fmt: skip
+    assert recipe == (1e-4, 0.001, 0.1, 4.0, 1e-3, 1_000_000)
+    scratch = script.ppo_args(script.checked_args(script.Args(target="ppo-v4")))
+    assert (scratch.learning_rate, scratch.ent_coef, scratch.clip_coef, scratch.init_sharpness,
+            scratch.critic_learning_rate, scratch.critic_warmup) == (2.5e-3, 0.03, 0.2, 1.0, 0.0, 0)  # fmt: skip
+    given = script.ppo_args(script.checked_args(script.Args(target="ppo-v4", start="target", ent_coef=0.0)))
+    assert given.ent_coef == 0.0  # 0 is a bonus of its own, not the start's default
+    result = run(tmp_path / "run", "--target", "ppo-v4", "--start", "target", "--total-timesteps", "128", *TINY)
+    assert (result["learning_rate"], result["ent_coef"], result["clip_coef"], result["init_sharpness"],
+            result["critic_learning_rate"], result["device"]) == (1e-4, 0.001, 0.1, 4.0, 1e-3, "cpu")  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -248,3 +275,21 @@ def test_every_recorded_command_is_one_this_script_accepts() -> None:
         assert words[:2] == ["python", "training/best_response.py"]
         args = script.parse_args(words[2:])
         assert (args.target, args.players, args.start) == gap.key
+
+
+def test_a_run_of_the_target_recipe_before_0_14_is_refused_on_resume_naming_what_differs(tmp_path: Path) -> None:
+    """A best response from the target recorded by 0.13.0 (clip 0.2, no sharpening, one learning rate) cannot go on
+    with today's recipe: ``--resume`` says so, with both recipes, and trains nothing."""
+    run_dir = tmp_path / "run"
+    run(run_dir, "--target", "ppo-v4", "--start", "target", "--total-timesteps", "128", *TINY)
+    progress = json.loads((run_dir / "progress.json").read_text())
+    for name in ("init_sharpness", "critic_learning_rate"):
+        del progress["args"][name]
+    progress["args"].update(clip_coef=0.2, learning_rate=5e-4, ent_coef=0.03)
+    (run_dir / "progress.json").write_text(json.dumps(progress))
+    with pytest.raises(SystemExit) as stop:
+        run(run_dir, "--resume", "--total-timesteps", "256")
+    message = str(stop.value)
+    assert "started from the target with another recipe ({'clip_coef': 0.2, 'init_sharpness': 1.0, " in message
+    assert "start a new run in another --run-dir" in message
+    assert json.loads((run_dir / "progress.json").read_text())["timesteps"] == 128

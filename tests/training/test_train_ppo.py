@@ -392,6 +392,75 @@ def test_the_entropy_bonus_is_constant_or_annealed_to_zero_with_the_learning_rat
     assert progress_of(tmp_path / "run")["args"]["ent_anneal"] is anneal
 
 
+def learning_rates_of_updates(train: ModuleType, monkeypatch: pytest.MonkeyPatch) -> list[list[float]]:
+    """The learning rate of each of the optimizer's parameter groups at each update of a run, in order."""
+    rates: list[list[float]] = []
+    real_update = train.update
+
+    def recording_update(*arguments: Any) -> dict[str, float]:
+        rates.append([group["lr"] for group in arguments[1].param_groups])  # update(model, optimizer, ...)
+        return real_update(*arguments)
+
+    monkeypatch.setattr(train, "update", recording_update)
+    return rates
+
+
+def test_the_critic_learns_at_its_own_rate_annealed_with_the_actors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--critic-learning-rate``: one parameter group for the actor, one for the critic, every parameter in one of
+    them; both rates fall to 0 together, and the run resumes from its checkpoint. Without it, one group."""
+    train = load_script()
+    args = train.parse_args([*TINY, "--critic-learning-rate", "0.01", "--run-dir", str(tmp_path / "x")])
+    model = make_model(train, args)
+    actor_group, critic_group = train.adam(model, args).param_groups
+    assert {id(p) for p in actor_group["params"]} == {id(p) for p in model.actor.parameters()}
+    assert {id(p) for p in critic_group["params"]} == {id(p) for p in model.critic.parameters()}
+    assert len(actor_group["params"]) + len(critic_group["params"]) == len(list(model.parameters()))
+    rates = learning_rates_of_updates(train, monkeypatch)
+    run_dir = tmp_path / "run"
+    flags = [*TINY, "--run-dir", str(run_dir), "--eval-every", "0", "--learning-rate", "0.004"]
+    train.main([*flags, "--total-timesteps", "256", "--critic-learning-rate", "0.01"])
+    train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "512"])
+    np.testing.assert_allclose(rates, [[0.004, 0.01], [0.002, 0.005], [0.002, 0.005], [0.001, 0.0025]], rtol=1e-12)
+    assert progress_of(run_dir)["args"]["critic_learning_rate"] == 0.01
+    rates.clear()
+    train.main([*flags, "--run-dir", str(tmp_path / "one"), "--total-timesteps", "256"])
+    np.testing.assert_allclose(rates, [[0.004], [0.002]], rtol=1e-12)
+
+
+def test_init_sharpness_multiplies_the_starts_logits_and_keeps_its_moves(tmp_path: Path) -> None:
+    """``--init-policy ppo-v4 --init-sharpness 4``: the actor's logits are ``ppo-v4``'s times 4 to the bit (a power
+    of two scales floats without rounding), so its greedy moves are ``ppo-v4``'s; a run recorded before the flag
+    resumes unsharpened (its record lacks it)."""
+    from friday13_training.actor_critic import ActorCritic
+
+    policy = agents.make("ppo-v4").policy  # type: ignore[attr-defined]
+    deck = get_deck("standard")
+    model = ActorCritic(observation_scale("standard"), np.zeros(0, np.float32), deck.num_actions, [192, 192], "tanh")
+    model.load_actor(policy, 4.0)
+    sharpened = model.policy(policy.metadata, "sharpened", {})
+    np.testing.assert_array_equal(sharpened.weights[-1], policy.weights[-1] * 4)
+    np.testing.assert_array_equal(sharpened.biases[-1], policy.biases[-1] * 4)
+    for mine, theirs in zip(sharpened.weights[:-1] + sharpened.biases[:-1], policy.weights[:-1] + policy.biases[:-1],
+                            strict=True):  # fmt: skip
+        np.testing.assert_array_equal(mine, theirs)
+    observations, _ = real_observations(load_script(), load_script().parse_args(TINY))
+    np.testing.assert_array_equal(sharpened.logits(observations), 4 * policy.logits(observations))
+
+
+def test_a_run_recorded_before_init_sharpness_resumes_as_it_was_trained(finished_run: Path, tmp_path: Path) -> None:
+    """A run recorded by a release without ``--init-sharpness`` and ``--critic-learning-rate`` resumes with what it
+    was trained with: no sharpening, one learning rate."""
+    run_dir = copy_of(finished_run, tmp_path)
+    record_without(run_dir, "init_sharpness")
+    record_without(run_dir, "critic_learning_rate")
+    load_script().main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "640"])
+    recorded = progress_of(run_dir)["args"]
+    assert (recorded["init_sharpness"], recorded["critic_learning_rate"], progress_of(run_dir)["timesteps"]) == (
+        1.0, 0.0, 640)  # fmt: skip
+
+
 def test_a_run_recorded_before_ent_anneal_resumes_with_a_constant_bonus(
     finished_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -744,6 +813,9 @@ def test_resume_blames_a_bad_export_on_the_command_line_not_on_the_run(finished_
         (["--learning-rate", "0"], "argument --learning-rate: must be above 0, got 0"),
         (["--learning-rate", "nan"], "argument --learning-rate: must be a finite number, got nan"),
         (["--clip-coef", "0"], "argument --clip-coef: must be above 0, got 0"),
+        (["--init-sharpness", "0"], "argument --init-sharpness: must be above 0, got 0"),
+        (["--init-sharpness", "4"], "--init-sharpness 4 sharpens the start of --init-policy: give one"),
+        (["--critic-learning-rate", "-1"], "argument --critic-learning-rate: must be at least 0, got -1"),
         (["--max-snapshots", "0"], "argument --max-snapshots: must be at least 1, got 0"),
         (
             ["--total-timesteps", "0"],

@@ -130,8 +130,9 @@ class ActorCritic(nn.Module):
                     nn.init.zeros_(layer.bias)
             nn.init.orthogonal_(self.actor[-1].weight, 0.01)  # near-uniform first moves, as CleanRL starts
 
-    def load_actor(self, policy: MLPPolicy) -> None:
-        """Start the actor from ``policy``'s layers (a best response that starts from its target's weights).
+    def load_actor(self, policy: MLPPolicy, sharpness: float = 1.0) -> None:
+        """Start the actor from ``policy``'s layers (a best response that starts from its target's weights), its
+        logits multiplied by ``sharpness`` (the output layer's weights and biases scaled).
 
         The actor must be a plain MLP of the policy's shape, reading the same inputs: a ``ValueError`` says what
         differs. The critic keeps its fresh weights."""
@@ -147,6 +148,8 @@ class ActorCritic(nn.Module):
             for layer, weights, biases in zip(linear, policy.weights, policy.biases, strict=True):
                 layer.weight.copy_(torch.tensor(weights.T))
                 layer.bias.copy_(torch.tensor(biases))
+            linear[-1].weight.mul_(sharpness)
+            linear[-1].bias.mul_(sharpness)
 
     def inputs(self, observations: np.ndarray) -> np.ndarray:
         """What the networks read for these observations: the observations, then their derived inputs if any."""
