@@ -94,8 +94,9 @@ class Args:
     seed: int = option(0, "seeds the learner, the deals and the sampling", minimum=0, maximum=MAX_SEED)
     learning_rate: float = option(
         0.0,
-        "the actor's Adam learning rate, annealed linearly to 0 (0: the start's, 2.5e-3 from scratch as train_ppo.py, "
-        "1e-4 from the target's weights, which a larger rate soon moves away from the target's play)",
+        "Adam learning rate, annealed linearly to 0 (0: the start's: 2.5e-3 for both networks from scratch, as "
+        "train_ppo.py; from the target's weights 1e-4 for the actor, which a larger rate soon moves away from the "
+        "target's play, and 1e-3 for the fresh critic)",
         minimum=0,
     )
     ent_coef: float = option(
@@ -144,7 +145,8 @@ HYPERPARAMETERS = (
 """What a run keeps from its start (``--resume`` refuses another value); every other flag is a run setting or
 belongs to the final evaluation."""
 RUN_LENGTH = ("total_timesteps", "eval_every", "checkpoint_every")
-"""What a ``--resume`` keeps from the run unless its command line gives it."""
+KEPT_SETTINGS = (*RUN_LENGTH, "device")
+"""What a ``--resume`` keeps from the run unless its command line gives it (a run goes on where it trained)."""
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
@@ -268,10 +270,10 @@ def ppo_args(args: Args) -> train_ppo.Args:
 
 
 def resumed_args(args: Args, given: set[str]) -> Args:
-    """The best response a ``--resume`` goes on with: the run's recorded one (its hyperparameters, and its budget and
-    periods unless this command line gives them), with this command line's run settings. A hyperparameter given
-    with another value than the run's is refused, each one listed. A run directory without a readable record is
-    left to ``train_ppo``, which names what is missing or damaged."""
+    """The best response a ``--resume`` goes on with: the run's recorded one (its hyperparameters, and its budget,
+    periods and device unless this command line gives them), with this command line's run settings. A
+    hyperparameter given with another value than the run's is refused, each one listed. A run directory without a
+    readable record is left to ``train_ppo``, which names what is missing or damaged."""
     try:
         stored = json.loads((run_directory(args) / "progress.json").read_text())["args"]
         best_response = (
@@ -286,7 +288,7 @@ def resumed_args(args: Args, given: set[str]) -> Args:
             learning_rate=stored["learning_rate"], ent_coef=stored["ent_coef"],
             critic_warmup=stored.get("critic_warmup", 0), num_tables=stored["num_tables"],
             num_steps=stored["num_steps"], minibatch_size=stored["minibatch_size"], eval_games=stored["eval_games"],
-            **{name: stored[name] for name in RUN_LENGTH},
+            **{name: stored[name] for name in RUN_LENGTH}, device=stored.get("device", "cpu"),
         )  # fmt: skip
     except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError):
         return args
@@ -306,7 +308,7 @@ def resumed_args(args: Args, given: set[str]) -> Args:
     ]
     if changed:
         raise RunError("--resume keeps the run's target and hyperparameters; these differ: " + "; ".join(changed))
-    kept = [*HYPERPARAMETERS, *(name for name in RUN_LENGTH if name not in given)]
+    kept = [*HYPERPARAMETERS, *(name for name in KEPT_SETTINGS if name not in given)]
     return replace(args, **{name: getattr(recorded, name) for name in kept})
 
 
@@ -350,7 +352,9 @@ def train(args: Args, given: set[str]) -> Path:
 
 def final_result(args: Args, run_dir: Path, progress: dict[str, Any], fingerprint: str | None) -> dict[str, Any]:
     """The learner's duplicate-deal win share against the target and the gap over the equal share, with the run's
-    hyperparameters, curve and cost."""
+    hyperparameters, curve and cost, and the device of its record (where its last session trained: a finished run
+    evaluated again on another machine keeps it)."""
+    args = replace(args, device=progress["args"].get("device", "cpu"))
     learner = Friday13PolicyAgent(read_friday13_policy(run_dir / "policy.npz"), name=LEARNER)
     tick = time.perf_counter()
     rate = evaluate_agent(
@@ -377,7 +381,7 @@ def final_result(args: Args, run_dir: Path, progress: dict[str, Any], fingerprin
     }
 
 
-REPORTED = (*HYPERPARAMETERS, "total_timesteps", "final_games", "final_seed")
+REPORTED = (*HYPERPARAMETERS, "total_timesteps", "final_games", "final_seed", "device")
 
 
 def command_of(args: Args) -> str:

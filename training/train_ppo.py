@@ -147,7 +147,11 @@ class Args:
         maximum=MAX_TIMESTEPS,
     )
     max_snapshots: int = option(4, "snapshots kept in the pool, the oldest leave first", minimum=1)
-    learning_rate: float = option(2.5e-3, "Adam learning rate, annealed linearly to 0", above=0)
+    learning_rate: float = option(
+        2.5e-3,
+        "Adam learning rate (the actor's and, without --critic-learning-rate, the critic's), annealed linearly to 0",
+        above=0,
+    )
     update_epochs: int = option(4, "passes over each rollout", minimum=1)
     minibatch_size: int = option(4096, "samples per gradient step", minimum=2)
     gamma: float = option(0.995, "discount per move of the same seat", minimum=0, maximum=1)

@@ -263,7 +263,7 @@ def test_resume_checks_its_record_and_target_before_training(tmp_path: Path) -> 
 
 def test_every_recorded_command_is_one_this_script_accepts() -> None:
     """The leaderboard's exploitability rows name their commands: each is a command line of this script, for the
-    row's target and start."""
+    row's target, start and device."""
     from friday13_env.benchmark.exploitability import read_table
 
     table = Path(__file__).resolve().parents[2] / "results" / "benchmark" / "exploitability.json"
@@ -273,6 +273,10 @@ def test_every_recorded_command_is_one_this_script_accepts() -> None:
     for gap in gaps:
         words = shlex.split(gap.command)
         assert words[:2] == ["python", "training/best_response.py"]
+        device = words[words.index("--device") + 1] if "--device" in words else "cpu"
+        assert device == gap.device  # a row says where it trained, and its command says so too
+        if device == "cuda" and not torch.cuda.is_available():  # parsed here as on a CPU: the rest must be accepted
+            words[words.index("--device") + 1] = "cpu"
         args = script.parse_args(words[2:])
         assert (args.target, args.players, args.start) == gap.key
 
@@ -293,3 +297,29 @@ def test_a_run_of_the_target_recipe_before_0_14_is_refused_on_resume_naming_what
     assert "started from the target with another recipe ({'clip_coef': 0.2, 'init_sharpness': 1.0, " in message
     assert "start a new run in another --run-dir" in message
     assert json.loads((run_dir / "progress.json").read_text())["timesteps"] == 128
+
+
+def test_a_run_from_the_target_resumes_with_its_recipe(tmp_path: Path) -> None:
+    """A best response from the target goes on after ``--resume`` (``--ent-coef -1`` given or not: the start's), with
+    the recipe it started with."""
+    flags = ["--target", "ppo-v4", "--start", "target", "--critic-warmup", "0", *TINY]
+    run(tmp_path / "split", *flags, "--total-timesteps", "128")
+    resumed = run(tmp_path / "split", "--resume", "--total-timesteps", "256", "--ent-coef", "-1", "--no-progress")
+    assert resumed["card_plays"] == 256 and resumed["ent_coef"] == 0.001 and resumed["init_sharpness"] == 4.0
+    assert fingerprint(tmp_path / "split") != agents.make("ppo-v4").policy.fingerprint()  # type: ignore[attr-defined]
+
+
+def test_a_finished_run_evaluated_again_elsewhere_keeps_the_device_it_trained_on(tmp_path: Path) -> None:
+    """The result names the device of the run's record, and its command gives it: a run that trained on a GPU and is
+    evaluated again on a CPU (``--resume --device cpu``) is still recorded as the GPU's. Without ``--device``, a
+    resume goes on where the run trained (here: no GPU, so a clear error)."""
+    run_dir = tmp_path / "run"
+    run(run_dir, "--target", "cautious", "--total-timesteps", "128", *TINY)
+    progress = json.loads((run_dir / "progress.json").read_text())
+    progress["args"]["device"] = "cuda"  # as a run on a GPU machine records it
+    (run_dir / "progress.json").write_text(json.dumps(progress))
+    again = run(run_dir, "--resume", "--device", "cpu", "--final-games", "8", "--no-progress")
+    assert again["device"] == "cuda" and again["command"].endswith(" --device cuda")
+    if not torch.cuda.is_available():
+        with pytest.raises(SystemExit, match=r"--device cuda: this torch .* sees no CUDA device; use --device cpu"):
+            run(run_dir, "--resume", "--total-timesteps", "256", "--no-progress")

@@ -431,8 +431,7 @@ def test_the_critic_learns_at_its_own_rate_annealed_with_the_actors(
 
 def test_init_sharpness_multiplies_the_starts_logits_and_keeps_its_moves(tmp_path: Path) -> None:
     """``--init-policy ppo-v4 --init-sharpness 4``: the actor's logits are ``ppo-v4``'s times 4 to the bit (a power
-    of two scales floats without rounding), so its greedy moves are ``ppo-v4``'s; a run recorded before the flag
-    resumes unsharpened (its record lacks it)."""
+    of two scales floats without rounding), so its greedy moves are ``ppo-v4``'s."""
     from friday13_training.actor_critic import ActorCritic
 
     policy = agents.make("ppo-v4").policy  # type: ignore[attr-defined]
