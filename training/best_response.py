@@ -364,7 +364,7 @@ def final_result(args: Args, run_dir: Path, progress: dict[str, Any], fingerprin
     ppo = ppo_args(args)
     return {
         **{name: getattr(args, name) for name in HYPERPARAMETERS},
-        **{name: getattr(ppo, name) for name in ("clip_coef", "init_sharpness", "critic_learning_rate")},
+        **{name: getattr(ppo, name) for name in TARGET_RECIPE},  # (from scratch: train_ppo.py's defaults)
         "target_fingerprint": fingerprint,
         "card_plays": progress["timesteps"],
         "training_seconds": progress["seconds"],

@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -363,17 +364,23 @@ def test_a_run_recorded_before_input_features_resumes_reading_the_observation(
     assert read_friday13_policy(run_dir / "policy.npz").metadata.input_features == "observation"
 
 
-def record_entropy_weights(train: ModuleType, monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """The entropy bonus each update of a run is given, in order."""
-    weights: list[float] = []
+def record_updates(train: ModuleType, monkeypatch: pytest.MonkeyPatch, read: Callable[..., Any]) -> list[Any]:
+    """``read(model, optimizer, rollout, advantage, args, generator, ent_coef, ...)`` at each update of a run
+    (``update``'s arguments), in order."""
+    records: list[Any] = []
     real_update = train.update
 
     def recording_update(*arguments: Any) -> dict[str, float]:
-        weights.append(arguments[6])  # update(model, optimizer, rollout, advantage, args, generator, ent_coef, ...)
+        records.append(read(*arguments))
         return real_update(*arguments)
 
     monkeypatch.setattr(train, "update", recording_update)
-    return weights
+    return records
+
+
+def record_entropy_weights(train: ModuleType, monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The entropy bonus each update of a run is given, in order."""
+    return record_updates(train, monkeypatch, lambda *arguments: arguments[6])
 
 
 @pytest.mark.parametrize("anneal", [False, True])
@@ -394,15 +401,7 @@ def test_the_entropy_bonus_is_constant_or_annealed_to_zero_with_the_learning_rat
 
 def learning_rates_of_updates(train: ModuleType, monkeypatch: pytest.MonkeyPatch) -> list[list[float]]:
     """The learning rate of each of the optimizer's parameter groups at each update of a run, in order."""
-    rates: list[list[float]] = []
-    real_update = train.update
-
-    def recording_update(*arguments: Any) -> dict[str, float]:
-        rates.append([group["lr"] for group in arguments[1].param_groups])  # update(model, optimizer, ...)
-        return real_update(*arguments)
-
-    monkeypatch.setattr(train, "update", recording_update)
-    return rates
+    return record_updates(train, monkeypatch, lambda _, optimizer, *rest: [g["lr"] for g in optimizer.param_groups])
 
 
 def test_the_critic_learns_at_its_own_rate_annealed_with_the_actors(
