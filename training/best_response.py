@@ -94,15 +94,15 @@ class Args:
     seed: int = option(0, "seeds the learner, the deals and the sampling", minimum=0, maximum=MAX_SEED)
     learning_rate: float = option(
         0.0,
-        "Adam learning rate, annealed linearly to 0 (0: the start's: 2.5e-3 for both networks from scratch, as "
-        "train_ppo.py; from the target's weights 1e-4 for the actor, which a larger rate soon moves away from the "
-        "target's play, and 1e-3 for the fresh critic)",
+        "Adam learning rate, annealed linearly to 0: from scratch both networks', from the target's weights the "
+        "actor's (the fresh critic keeps 1e-3). 0: the start's, 2.5e-3 from scratch as train_ppo.py, 1e-4 from the "
+        "target's weights (a larger rate soon moves the actor away from the target's play)",
         minimum=0,
     )
     ent_coef: float = option(
         -1.0,
-        "entropy bonus (-1: the start's, 0.03 from scratch as train_ppo.py, 0.001 from the target's sharpened weights)",
-        minimum=-1,
+        "entropy bonus: -1 (the start's: 0.03 from scratch as train_ppo.py, 0.001 from the target's sharpened "
+        "weights) or at least 0",
     )
     critic_warmup: int = option(
         1_000_000,
@@ -158,7 +158,7 @@ def checked_args(args: Args) -> Args:
     """The checks of a whole configuration, a ``ValueError`` listing every problem; returns the configuration with
     the target's canonical spec text (as results name it) and the start's learning rate and warm-up."""
     problems = field_errors(Args, asdict(args))
-    if -1 < args.ent_coef < 0:
+    if args.ent_coef < 0 and args.ent_coef != -1:
         problems.append(f"--ent-coef must be -1 (the start's) or at least 0, got {args.ent_coef:g}")
     if not args.target:
         problems.append("--target is required: a batched agent spec (random, cautious, majority, a zoo name, an .npz)")
@@ -232,6 +232,8 @@ def ppo_args(args: Args) -> train_ppo.Args:
         if args.start == "target" and args.target
         else None
     )
+    defaults = train_ppo.Args()
+    recipe = TARGET_RECIPE if args.start == "target" else {name: getattr(defaults, name) for name in TARGET_RECIPE}
     return train_ppo.Args(
         run_name=args.run_name,
         run_dir=args.run_dir,
@@ -249,8 +251,8 @@ def ppo_args(args: Args) -> train_ppo.Args:
         ent_coef=ent_coef(args),
         minibatch_size=args.minibatch_size,
         hidden_sizes=list(network.hidden_sizes) if network else list(SCRATCH_HIDDEN_SIZES),
-        activation=network.activation if network else train_ppo.Args().activation,
-        input_features=network.input_features if network else train_ppo.Args().input_features,
+        activation=network.activation if network else defaults.activation,
+        input_features=network.input_features if network else defaults.input_features,
         actor=LEARNER_ACTOR,
         update_epochs=LEARNER_UPDATE_EPOCHS,
         eval_every=args.eval_every,
@@ -265,7 +267,9 @@ def ppo_args(args: Args) -> train_ppo.Args:
         torch_threads=args.torch_threads,
         init_policy=args.target if args.start == "target" else "",
         critic_warmup=args.critic_warmup if args.start == "target" else 0,
-        **(TARGET_RECIPE if args.start == "target" else {}),
+        clip_coef=recipe["clip_coef"],
+        init_sharpness=recipe["init_sharpness"],
+        critic_learning_rate=recipe["critic_learning_rate"],
     )
 
 
@@ -275,7 +279,8 @@ def resumed_args(args: Args, given: set[str]) -> Args:
     hyperparameter given with another value than the run's is refused, each one listed. A run directory without a
     readable record is left to ``train_ppo``, which names what is missing or damaged."""
     try:
-        stored = json.loads((run_directory(args) / "progress.json").read_text())["args"]
+        progress = json.loads((run_directory(args) / "progress.json").read_text())
+        stored, done = progress["args"], int(progress["timesteps"])
         best_response = (
             stored.get("pool_share") == 1.0 and len(stored.get("opponents", [])) == 1
             and len(stored.get("players", [])) == 1
@@ -309,7 +314,14 @@ def resumed_args(args: Args, given: set[str]) -> Args:
     if changed:
         raise RunError("--resume keeps the run's target and hyperparameters; these differ: " + "; ".join(changed))
     kept = [*HYPERPARAMETERS, *(name for name in KEPT_SETTINGS if name not in given)]
-    return replace(args, **{name: getattr(recorded, name) for name in kept})
+    resumed = replace(args, **{name: getattr(recorded, name) for name in kept})
+    if resumed.device != recorded.device and done < resumed.total_timesteps:
+        raise RunError(
+            f"--resume --device {resumed.device}: the run trained on {recorded.device} and has "
+            f"{resumed.total_timesteps - done:,} card plays left to train; its result names one device for its "
+            f"minutes, so it trains on to the end on {recorded.device} (a finished run may be evaluated anywhere)"
+        )
+    return resumed
 
 
 def target_fingerprint(target: str) -> str | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import gymnasium as gym
 import numpy as np
@@ -34,7 +34,7 @@ class SB3Agent:
     def __init__(self, model: MaskablePPO) -> None:
         self.model = model
 
-    def act(self, observation: dict[str, np.ndarray]) -> int:
+    def act(self, observation: Mapping[str, np.ndarray]) -> int:
         action, _ = self.model.predict(
             observation["observation"], action_masks=observation["action_mask"].astype(bool), deterministic=True
         )

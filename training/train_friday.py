@@ -72,7 +72,13 @@ from friday13_training.runs import (
     run_main,
 )
 from friday13_training.script_args import atomic_write_text, field_errors, network_errors, option, output_errors
-from friday13_training.torch_policy import read_matching_policy, save_checked_policy
+from friday13_training.torch_policy import (
+    MAX_SHARPNESS,
+    MIN_SHARPNESS,
+    read_matching_policy,
+    save_checked_policy,
+    sharpen_,
+)
 from tqdm import tqdm
 
 from friday13_env.core.checkpoint import CheckpointError
@@ -139,7 +145,8 @@ class Args:
         3.0,
         "stage 2: the starting actor's logits are multiplied by this: the same greedy moves, sampled play closer"
         " to them (a distilled actor's softmax spreads over near-equal moves)",
-        above=0,
+        minimum=MIN_SHARPNESS,
+        maximum=MAX_SHARPNESS,
     )
     batch_size: int = option(1024, "stage 2: minibatch size", minimum=2)
     n_epochs: int = option(4, "stage 2: passes over each rollout", minimum=1)
@@ -173,7 +180,7 @@ RUN_SETTINGS = (
 hyperparameter of the run, fixed when it starts."""
 
 
-def parse_args(argv: list[str] | None = None) -> Args:
+def parse_args(argv: Sequence[str] | None = None) -> Args:
     """Build the CLI from ``Args`` so defaults, flags and help can never drift apart; refuse bad values."""
     return parse_run_args(Args, __doc__, checked_args, argv)
 
@@ -241,6 +248,10 @@ class SparseMLP(torch.nn.Module):
         widths = [*hidden_sizes, outputs]
         self.rest = torch.nn.ModuleList(torch.nn.Linear(a, b) for a, b in itertools.pairwise(widths))
 
+    def linear_layers(self) -> list[torch.nn.Linear]:
+        """The layers after the first, input first."""
+        return [layer for layer in self.rest if isinstance(layer, torch.nn.Linear)]
+
     def forward(self, columns: torch.Tensor, values: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
         hidden = self.activation(self.first(columns, offsets, per_sample_weights=values) + self.first_bias)
         for layer in self.rest[:-1]:
@@ -252,7 +263,7 @@ class SparseMLP(torch.nn.Module):
         with torch.no_grad():
             self.first.weight.copy_(torch.tensor(weights[0]))
             self.first_bias.copy_(torch.tensor(biases[0]))
-            for layer, weight, bias in zip(self.rest, weights[1:], biases[1:], strict=True):
+            for layer, weight, bias in zip(self.linear_layers(), weights[1:], biases[1:], strict=True):
                 layer.weight.copy_(torch.tensor(weight.T))
                 layer.bias.copy_(torch.tensor(bias))
 
@@ -260,7 +271,7 @@ class SparseMLP(torch.nn.Module):
         """The network as the package's MLP: weights ``(inputs, outputs)`` and biases, input first."""
         weights = [self.first.weight.detach().numpy().copy()]
         biases = [self.first_bias.detach().numpy().copy()]
-        for layer in self.rest:
+        for layer in self.linear_layers():
             weights.append(layer.weight.detach().numpy().T.copy())
             biases.append(layer.bias.detach().numpy().copy())
         return weights, biases
@@ -633,9 +644,7 @@ class Networks:
         critic = SparseMLP(args.hidden_sizes, args.activation, outputs=1)
         if start is not None:
             actor.load_weights(start.weights, start.biases)
-            with torch.no_grad():
-                actor.rest[-1].weight.mul_(args.init_sharpness)
-                actor.rest[-1].bias.mul_(args.init_sharpness)
+            sharpen_(actor.linear_layers()[-1], args.init_sharpness)
         return Networks(
             actor,
             critic,
@@ -675,7 +684,14 @@ class Rollout:
 def collect(games: LockstepGames, networks: Networks, args: Args, generator: torch.Generator) -> Rollout:
     """Play ``n_steps`` moves in every game with the actor's sampled moves (the legal softmax, sampled as the
     arg-max of the logits plus Gumbel noise from ``generator``)."""
-    rows, masks, actions, log_probs, values, rewards, dones, finished = [], [], [], [], [], [], [], []
+    rows: list[SparseRows] = []
+    masks: list[torch.Tensor] = []
+    actions: list[torch.Tensor] = []
+    log_probs: list[torch.Tensor] = []
+    values: list[torch.Tensor] = []
+    rewards: list[torch.Tensor] = []
+    dones: list[torch.Tensor] = []
+    finished: list[Finished] = []
     for _ in range(args.n_steps):
         observations, legal = games.observations(), torch.as_tensor(games.masks())
         with torch.no_grad():
@@ -700,11 +716,15 @@ def collect(games: LockstepGames, networks: Networks, args: Args, generator: tor
     with torch.no_grad():
         next_values = networks.critic(*embedding_inputs(games.observations())).squeeze(1)
     return Rollout(
-        SparseRows.concatenate(rows),
-        torch.cat(masks),
-        *(torch.stack(part) for part in (actions, log_probs, values, rewards, dones)),
-        next_values,
-        finished,
+        observations=SparseRows.concatenate(rows),
+        masks=torch.cat(masks),
+        actions=torch.stack(actions),
+        log_probs=torch.stack(log_probs),
+        values=torch.stack(values),
+        rewards=torch.stack(rewards),
+        dones=torch.stack(dones),
+        next_values=next_values,
+        finished=finished,
     )
 
 
@@ -935,7 +955,8 @@ def train(args: Args, given: set[str]) -> None:
         student = distill(args, run_dir, progress) if args.distill_iterations > 0 else None
         if args.total_timesteps == 0:
             assert student is not None  # checked_args refuses a run with neither stage
-            atomic_write(run_dir / "policy.npz", lambda handle: handle.write(student.read_bytes()))
+            exported = student.read_bytes()
+            atomic_write(run_dir / "policy.npz", lambda handle: handle.write(exported))
             print(f"done: {len(progress['distill'])} DAgger rounds; run directory {run_dir}", flush=True)
         else:
             if student is None and args.distill_init:
@@ -964,7 +985,7 @@ def saved_checkpoint(run_dir: Path, args: Args) -> str:
     return saved + "; continue it with --resume"
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     """The command line: bad flags exit with argparse's usage message, run-directory problems with theirs."""
     run_main(Args, parse_args, train, argv)
 

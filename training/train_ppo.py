@@ -80,6 +80,7 @@ from friday13_training.runs import (
     run_main,
 )
 from friday13_training.script_args import field_errors, network_errors, option, output_errors
+from friday13_training.torch_policy import MAX_SHARPNESS, MIN_SHARPNESS
 from threadpoolctl import threadpool_limits
 from torch import nn
 
@@ -233,7 +234,8 @@ class Args:
         "with --init-policy: the start's logits multiplied by this. Its greedy moves stay the policy's (exactly for a "
         "power of two, which scales floats without rounding); above 1 its samples are nearer to them, so PPO starts "
         "by improving the play the evaluation sees",
-        above=0,
+        minimum=MIN_SHARPNESS,
+        maximum=MAX_SHARPNESS,
     )
     critic_learning_rate: float = option(
         0.0,
@@ -343,11 +345,16 @@ def init_policy_errors(args: Args) -> list[str]:
     def text(value: str | list[int]) -> str:
         return value if isinstance(value, str) else " ".join(map(str, value))
 
-    return [
+    problems = [
         f"--init-policy {args.init_policy}: needs {flag} {text(value)} (the run has {text(mine)})"
         for flag, (mine, value) in wanted.items()
         if mine != value
     ]
+    with np.errstate(over="ignore"):
+        sharpened = [np.float32(args.init_sharpness) * layer for layer in (policy.weights[-1], policy.biases[-1])]
+    if not all(np.isfinite(layer).all() for layer in sharpened):
+        problems.append(f"--init-sharpness {args.init_sharpness:g}: {args.init_policy}'s logits overflow float32")
+    return problems
 
 
 def rollout_memory(args: Args, inputs: int, hidden: int, num_actions: int) -> int:
@@ -667,15 +674,18 @@ def add_snapshot(
 # -- the run ---------------------------------------------------------------------------------------
 def adam(model: ActorCritic, args: Args) -> torch.optim.Adam:
     """One Adam over both networks at ``--learning-rate``, or with ``--critic-learning-rate`` a parameter group for
-    each, the critic's at its own rate (``learning_rates``: each group's, before the annealing)."""
-    if not args.critic_learning_rate:
-        return torch.optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
-    groups = [{"params": model.actor.parameters()}, {"params": model.critic.parameters()}]
-    return torch.optim.Adam(groups, lr=args.learning_rate, eps=1e-5)
+    each at its own rate (``learning_rates``)."""
+    rates = learning_rates(args)
+    if len(rates) == 1:
+        return torch.optim.Adam(model.parameters(), lr=rates[0], eps=1e-5)
+    networks = (model.actor, model.critic)
+    groups = [{"params": network.parameters(), "lr": rate} for network, rate in zip(networks, rates, strict=True)]
+    return torch.optim.Adam(groups, eps=1e-5)
 
 
 def learning_rates(args: Args) -> list[float]:
-    """The learning rate of each of ``adam``'s parameter groups at the start; the loop anneals them linearly to 0."""
+    """The learning rate of each of ``adam``'s parameter groups at the start (the actor's, then with
+    ``--critic-learning-rate`` the critic's); the loop anneals them linearly to 0."""
     return [args.learning_rate] + ([args.critic_learning_rate] if args.critic_learning_rate else [])
 
 

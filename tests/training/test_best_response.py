@@ -153,6 +153,8 @@ def test_resume_goes_on_and_refuses_a_changed_target(tmp_path: Path) -> None:
         (["--target", "random", "--players", "7"], "--players"),
         (["--target", "random", "--start", "best"], "--start"),
         (["--target", "random", "--ent-coef", "-0.5"], "--ent-coef must be -1 (the start's) or at least 0, got -0.5"),
+        (["--target", "random", "--ent-coef", "-2"], "--ent-coef must be -1 (the start's) or at least 0, got -2"),
+        (["--target", "random", "--ent-coef", "nan"], "--ent-coef: must be a finite number, got nan"),
     ],
 )
 def test_bad_flags_are_refused_before_anything_is_built(
@@ -323,3 +325,32 @@ def test_a_finished_run_evaluated_again_elsewhere_keeps_the_device_it_trained_on
     if not torch.cuda.is_available():
         with pytest.raises(SystemExit, match=r"--device cuda: this torch .* sees no CUDA device; use --device cpu"):
             run(run_dir, "--resume", "--total-timesteps", "256", "--no-progress")
+
+
+def test_an_unfinished_run_goes_on_on_the_device_it_trained_on(tmp_path: Path) -> None:
+    """A run with card plays left to train refuses ``--resume --device`` of another device before it trains: its result
+    names one device for its minutes. A finished run may be evaluated anywhere (the test above)."""
+    run_dir = tmp_path / "run"
+    run(run_dir, "--target", "cautious", "--total-timesteps", "128", *TINY)
+    progress = json.loads((run_dir / "progress.json").read_text())
+    progress["args"]["device"] = "cuda"  # a GPU run, stopped before the end of a budget of 256
+    progress["args"]["total_timesteps"] = 256
+    (run_dir / "progress.json").write_text(json.dumps(progress))
+    with pytest.raises(SystemExit, match=r"--resume --device cpu: the run trained on cuda and has 128 card plays left"):
+        run(run_dir, "--resume", "--device", "cpu", "--no-progress")
+    with pytest.raises(SystemExit, match=r"the run trained on cuda and has 384 card plays left to train"):
+        run(run_dir, "--resume", "--device", "cpu", "--total-timesteps", "512", "--no-progress")
+    assert json.loads((run_dir / "progress.json").read_text())["timesteps"] == 128
+
+
+def test_the_help_gives_each_start_value_its_meaning(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--help`` says what ``--learning-rate`` sets from each start, and that ``--ent-coef`` takes -1 or at least 0
+    (not "at least -1", which the checks refuse between -1 and 0)."""
+    monkeypatch.setenv("COLUMNS", "1000")  # one line per flag: no line breaks inside the phrases
+    with pytest.raises(SystemExit):
+        load_script().main(["--help"])
+    text = capsys.readouterr().out
+    assert "from the target's weights the actor's (the fresh critic keeps 1e-3)" in text
+    assert "weights) or at least 0 (default: -1.0)" in text and "at least -1" not in text

@@ -413,6 +413,7 @@ def test_the_critic_learns_at_its_own_rate_annealed_with_the_actors(
     args = train.parse_args([*TINY, "--critic-learning-rate", "0.01", "--run-dir", str(tmp_path / "x")])
     model = make_model(train, args)
     actor_group, critic_group = train.adam(model, args).param_groups
+    assert (actor_group["lr"], critic_group["lr"]) == (args.learning_rate, 0.01)  # from the start, not the loop's
     assert {id(p) for p in actor_group["params"]} == {id(p) for p in model.actor.parameters()}
     assert {id(p) for p in critic_group["params"]} == {id(p) for p in model.critic.parameters()}
     assert len(actor_group["params"]) + len(critic_group["params"]) == len(list(model.parameters()))
@@ -445,6 +446,26 @@ def test_init_sharpness_multiplies_the_starts_logits_and_keeps_its_moves(tmp_pat
         np.testing.assert_array_equal(mine, theirs)
     observations, _ = real_observations(load_script(), load_script().parse_args(TINY))
     np.testing.assert_array_equal(sharpened.logits(observations), 4 * policy.logits(observations))
+
+
+def test_a_start_whose_sharpened_logits_overflow_is_refused_before_anything_is_built(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A policy file whose output layer times ``--init-sharpness`` is no longer a float32 (a finite policy, whose
+    sharpened logits would be NaN) is refused with the flag named, before a run directory exists."""
+    from friday13_env.core.checkpoint import save_policy
+
+    policy = agents.make("ppo-v4").policy  # type: ignore[attr-defined]
+    weights = [*policy.weights[:-1], policy.weights[-1] * np.float32(1e36)]
+    path = tmp_path / "loud.npz"
+    save_policy(path, weights, policy.biases, policy.input_scale, policy.metadata)
+    start = ["--init-policy", str(path), "--actor", "mlp", "--hidden-sizes", "192", "192"]
+    flags = [*start, "--num-tables", "16", "--num-steps", "8", "--minibatch-size", "64", "--no-progress"]
+    with pytest.raises(SystemExit):
+        load_script().main([*flags, "--init-sharpness", "1024", "--run-dir", str(tmp_path / "run")])
+    assert f"--init-sharpness 1024: {path}'s logits overflow float32" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+    load_script().parse_args([*flags, "--run-dir", str(tmp_path / "run")])  # at x1 they do not
 
 
 def test_a_run_recorded_before_init_sharpness_resumes_as_it_was_trained(finished_run: Path, tmp_path: Path) -> None:
@@ -811,7 +832,8 @@ def test_resume_blames_a_bad_export_on_the_command_line_not_on_the_run(finished_
         (["--learning-rate", "0"], "argument --learning-rate: must be above 0, got 0"),
         (["--learning-rate", "nan"], "argument --learning-rate: must be a finite number, got nan"),
         (["--clip-coef", "0"], "argument --clip-coef: must be above 0, got 0"),
-        (["--init-sharpness", "0"], "argument --init-sharpness: must be above 0, got 0"),
+        (["--init-sharpness", "0"], "argument --init-sharpness: must be at least 0.000976562 and at most 1024, got 0"),
+        (["--init-sharpness", "2048"], "argument --init-sharpness: must be at least 0.000976562 and at most 1024, got"),
         (["--init-sharpness", "4"], "--init-sharpness 4 sharpens the start of --init-policy: give one"),
         (["--critic-learning-rate", "-1"], "argument --critic-learning-rate: must be at least 0, got -1"),
         (["--max-snapshots", "0"], "argument --max-snapshots: must be at least 1, got 0"),

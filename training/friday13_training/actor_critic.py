@@ -22,7 +22,7 @@ from friday13_env.core.mlp import InputFeatures, MLPPolicy, network_inputs
 from friday13_env.friday13.agents.policy import policy_metadata
 from friday13_env.friday13.cards import NUM_PILES
 from friday13_env.friday13.encoding import OmenTypeGroups
-from friday13_training.torch_policy import save_checked_policy
+from friday13_training.torch_policy import save_checked_policy, sharpen_
 
 
 class NetworkArgs(Protocol):
@@ -58,6 +58,10 @@ class TypeSharedActor(nn.Module):
     Relabelling the omen types of an observation relabels the logits the same way. ``dense_layers`` writes the
     layers out as plain matrices, so the export is the package's ordinary MLP format.
     """
+
+    own: torch.Tensor
+    shared: torch.Tensor
+    action_order: torch.Tensor
 
     def __init__(self, groups: OmenTypeGroups, hidden: Sequence[int], activation: str) -> None:
         super().__init__()
@@ -109,6 +113,9 @@ class ActorCritic(nn.Module):
     """Separate actor and critic MLPs over the scaled inputs (the observation, then ``features`` of it if any);
     illegal actions get no probability."""
 
+    scale: torch.Tensor
+    hidden_scale: torch.Tensor
+
     def __init__(
         self, scale: np.ndarray, hidden_scale: np.ndarray, num_actions: int, hidden: Sequence[int], activation: str,
         features: InputFeatures | None = None, type_groups: OmenTypeGroups | None = None,
@@ -124,11 +131,16 @@ class ActorCritic(nn.Module):
         )
         self.critic = mlp([scale.size + hidden_scale.size, *hidden, 1], activation)
         if isinstance(self.actor, nn.Sequential):  # after the critic: the draws of the runs before --actor
-            for layer in self.actor:
-                if isinstance(layer, nn.Linear):
-                    nn.init.orthogonal_(layer.weight, np.sqrt(2))
-                    nn.init.zeros_(layer.bias)
-            nn.init.orthogonal_(self.actor[-1].weight, 0.01)  # near-uniform first moves, as CleanRL starts
+            linear = self.linear_layers()
+            for layer in linear:
+                nn.init.orthogonal_(layer.weight, np.sqrt(2))
+                nn.init.zeros_(layer.bias)
+            nn.init.orthogonal_(linear[-1].weight, 0.01)  # near-uniform first moves, as CleanRL starts
+
+    def linear_layers(self) -> list[nn.Linear]:
+        """The layers of a plain MLP actor (``--actor mlp``), input first."""
+        assert isinstance(self.actor, nn.Sequential), "a type-shared actor has no plain layers"
+        return [layer for layer in self.actor if isinstance(layer, nn.Linear)]
 
     def load_actor(self, policy: MLPPolicy, sharpness: float = 1.0) -> None:
         """Start the actor from ``policy``'s layers (a best response that starts from its target's weights), its
@@ -138,7 +150,7 @@ class ActorCritic(nn.Module):
         differs. The critic keeps its fresh weights."""
         if not isinstance(self.actor, nn.Sequential):
             raise ValueError("only a plain MLP actor (--actor mlp) can start from a policy's layers")
-        linear = [layer for layer in self.actor if isinstance(layer, nn.Linear)]
+        linear = self.linear_layers()
         shapes = [tuple(layer.weight.shape[::-1]) for layer in linear]
         if shapes != [weights.shape for weights in policy.weights]:
             raise ValueError(f"the policy's layers are {[w.shape for w in policy.weights]}, the actor's {shapes}")
@@ -148,8 +160,7 @@ class ActorCritic(nn.Module):
             for layer, weights, biases in zip(linear, policy.weights, policy.biases, strict=True):
                 layer.weight.copy_(torch.tensor(weights.T))
                 layer.bias.copy_(torch.tensor(biases))
-            linear[-1].weight.mul_(sharpness)
-            linear[-1].bias.mul_(sharpness)
+        sharpen_(linear[-1], sharpness)
 
     def inputs(self, observations: np.ndarray) -> np.ndarray:
         """What the networks read for these observations: the observations, then their derived inputs if any."""
@@ -167,9 +178,8 @@ class ActorCritic(nn.Module):
         if isinstance(self.actor, TypeSharedActor):
             layers = self.actor.dense_layers()
         else:
-            linear = [layer for layer in self.actor if isinstance(layer, nn.Linear)]
             layers = [(layer.weight.detach().cpu().numpy().T.copy(), layer.bias.detach().cpu().numpy().copy())
-                      for layer in linear]  # fmt: skip
+                      for layer in self.linear_layers()]  # fmt: skip
         metadata = policy_metadata(
             args.deck, args.activation, args.hidden_sizes, description, training, args.input_features
         )

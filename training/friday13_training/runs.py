@@ -23,7 +23,14 @@ from friday13_env.core.signals import Interrupted as Interrupted  # re-exported 
 from friday13_env.core.signals import signals_interrupt as signals_interrupt
 from friday13_training.script_args import atomic_write_bytes, dataclass_parser, field_errors, flag_name, given_flags
 
-RunArgs = TypeVar("RunArgs")
+
+class ResumableArgs(Protocol):
+    """What every run script's ``Args`` has: ``--resume``."""
+
+    resume: bool
+
+
+RunArgs = TypeVar("RunArgs", bound=ResumableArgs)
 MAX_TIMESTEPS = 10**15
 """The most timesteps a run may train for (``--total-timesteps``) or record: beyond any real run, and far inside the
 integers that the seeds derived from it (``--seed`` + timesteps) and JSON's doubles hold exactly."""

@@ -28,6 +28,18 @@ EXPECTED_LAYOUTS = {
 }
 """Per environment version: its layout check and its derived inputs, as ``read_policy`` takes them."""
 
+MIN_SHARPNESS, MAX_SHARPNESS = 2.0**-10, 2.0**10
+"""Every script's ``--init-sharpness`` range: a starting policy's logits multiplied by at most 1,024 and at least
+1 / 1,024 stay far from float32's overflow and underflow, so that a power of two scales them exactly."""
+
+
+def sharpen_(layer: torch.nn.Linear, factor: float) -> None:
+    """Multiply the outputs of ``layer`` (a policy's logits) by ``factor`` in place: the same greedy moves, a
+    softmax nearer to them above 1 (``--init-sharpness``)."""
+    with torch.no_grad():
+        layer.weight.mul_(factor)
+        layer.bias.mul_(factor)
+
 
 def save_checked_policy(
     path: str | Path,
