@@ -234,7 +234,7 @@ def run_leaderboard_command(
     out = sys.stdout if output is None else output
     try:
         page = generate(args.results)
-    except ValueError as error:
+    except (ValueError, ModuleNotFoundError) as error:
         parser.error(str(error))
     if args.check:
         current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""

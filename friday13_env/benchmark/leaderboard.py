@@ -9,22 +9,17 @@
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from friday13_env.benchmark.exploitability import EXPLOITABILITY_FILE, Gap, largest_gaps, read_table
+from friday13_env.benchmark.results import read_result, result_name
 from friday13_env.benchmark.suite import NORMALISERS, Suite, suites
 
 RESULTS_FOLDER = Path("results") / "benchmark"
 LEADERBOARD = Path("docs") / "leaderboard.md"
-
-
-def result_name(spec: str) -> str:
-    """The file name of an agent's result: its spec with anything but letters, digits, ``.``, ``_``, ``-`` as ``_``."""
-    return re.sub(r"[^A-Za-z0-9._-]", "_", spec) + ".json"
 
 
 def result_path(results: str | Path, suite: Suite, spec: str) -> Path:
@@ -52,44 +47,28 @@ RATING_DIFFERENCES = (1.0, 2.0, 4.0, 8.0)
 
 
 def load_results(results: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
-    """``{suite id: {agent spec: result}}`` of every complete test-split result under ``results``, each checked
-    against the suite this package ships (a file of another suite version is an error)."""
-    from friday13_env.benchmark.runner import read_json
-
+    """``{suite id: {agent spec: result}}`` of every test-split result under ``results``, each checked against the
+    suite this package ships (``results.read_result``: a file of another suite version, an unfinished run or a
+    figure its rows do not give is an error). A folder that does not exist is an error too, not an empty page."""
+    folder = Path(results)
+    if not folder.is_dir():
+        raise ValueError(f"no results folder {folder} (friday13 benchmark --out writes results there)")
     known = {suite.id: suite for suite in suites().values()}
     found: dict[str, dict[str, dict[str, Any]]] = {}
-    for path in sorted(Path(results).glob("*/*.json")):
-        data = read_json(path, "benchmark result")
-        try:
-            suite_id, split = data["suite"]["id"], data["suite"]["split"]
-            named = (data["suite"]["name"], data["suite"]["version"])
-            deals, spec = data["suite"]["deals_sha256"], data["agent"]["spec"]
-        except (KeyError, TypeError) as error:
-            raise ValueError(f"{path}: a benchmark result without its suite or agent ({error!r})") from error
-        suite = known.get(suite_id)
-        if suite is None:
-            raise ValueError(f"{path}: suite {suite_id} is not one this package ships ({sorted(known)})")
-        if named != (suite.name, suite.version):
-            raise ValueError(f"{path}: its suite name and version disagree with its id {suite_id}")
-        if deals != suite.deals_sha256.get(split):
-            raise ValueError(f"{path}: its deals are not suite {suite_id}'s frozen deals")
-        if path.parent.name != suite_id:
-            raise ValueError(f"{path}: a {suite_id} result in the folder of another suite")
-        if not data.get("complete"):
-            raise ValueError(f"{path}: not a complete run")
+    for path in sorted(folder.glob("*/*.json")):
+        suite, split, data = read_result(path, known)
         if split == "test":
-            found.setdefault(suite_id, {})[spec] = data
+            found.setdefault(suite.id, {})[data["agent"]["spec"]] = data
     return found
 
 
 def generate(results: str | Path = RESULTS_FOLDER) -> str:
     """The leaderboard page for the result files under ``results``."""
-    from friday13_env.benchmark.ratings import RATINGS_FORMAT
-    from friday13_env.benchmark.runner import read_json
+    from friday13_env.benchmark.ratings import read_ratings
 
     loaded = load_results(results)
     ratings_path = Path(results) / RATINGS_FILE
-    ratings = read_json(ratings_path, "ratings file", RATINGS_FORMAT) if ratings_path.exists() else None
+    ratings = read_ratings(ratings_path) if ratings_path.exists() else None
     lines = [
         "# Leaderboard",
         "",
@@ -126,9 +105,9 @@ def _card_section(
         key=lambda a: (-_score(loaded.get(main, {}).get(a)), a),
     )
     lines = ["## Friday the 13th (card game)", ""]
-    header = "| agent | " + " | ".join(f"`{s.name}`" for s in card_suites)
-    header += " | rating (mu - 3 sigma) | exploitability gap | ms per move |"
-    lines += [header, "|" + " --- |" * (len(card_suites) + 4)]
+    columns = ["agent", *(f"`{s.name}`" for s in card_suites), "rating: mu ± sigma (mu - 3 sigma)"]
+    columns += ["exploitability gap", "ms per move"]
+    lines += ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
     largest = largest_gaps(gaps)
     rated = ratings["ratings"] if ratings is not None else {}
     for agent in agents:
@@ -240,7 +219,8 @@ def _solo_section(loaded: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
     for agent, result in sorted(results.items(), key=lambda item: (-_score(item[1]), item[0])):
         levels = " | ".join(format_interval(cell["win_share"], 3) for cell in result["cells"])
         cost = result["cost"]["ms_per_move"]
-        lines.append(f"| `{agent}` | {_normalised(result)} | {levels} | {cost:.2f} |")
+        cost_text = "-" if cost is None else f"{cost:.2f}"
+        lines.append(f"| `{agent}` | {_normalised(result)} | {levels} | {cost_text} |")
     return [*lines, ""]
 
 
@@ -264,15 +244,19 @@ def _costs(loaded: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
             continue
         shown = results.get(network) or results[anchor]
         provenance = shown["provenance"]
-        seconds = {
-            name: f"{results[name]['provenance']['elapsed_s']:.0f}" if name in results else "-"
-            for name in (network, anchor)
-        }
+        seconds = {name: _elapsed(results[name]) if name in results else "-" for name in (network, anchor)}
         lines.append(
             f"| `{suite.name}` | {sum(suite.games_per_cell('test'))} | `{network}` | {seconds[network]} | "
             f"{seconds[anchor]} | {provenance['workers']} | {provenance['machine']} |"
         )
     return [*lines, ""]
+
+
+def _elapsed(result: dict[str, Any]) -> str:
+    """A run's wall time; a run continued from a partial file timed only its last session, and says so."""
+    provenance = result["provenance"]
+    resumed = " (its last session; the run was continued)" if provenance.get("resumed_units") else ""
+    return f"{provenance['elapsed_s']:.0f}{resumed}"
 
 
 def _details(loaded: dict[str, dict[str, dict[str, Any]]]) -> list[str]:

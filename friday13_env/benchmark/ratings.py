@@ -5,15 +5,17 @@ order, all from ``SeedSequence(seed, (t,))``; its deal is played once per seat r
 so each agent meets the cards of every seat), and every game is one ranking: lower bad-luck points rank
 higher, equal points tie. The ratings are Plackett-Luce ``mu`` and ``sigma`` (openskill, with no drift
 ``tau = 0``: the agents do not change during the games) after the games in table order, so a seed reproduces
-them exactly. The leaderboard ranks by ``mu - 3 sigma`` and shows what a ``mu`` difference means in win share
-at a 4-player table, from the model's own ``predict_win``.
+them exactly. The leaderboard's ratings table ranks by ``mu - 3 sigma`` (its main table by the ``card-4p`` score)
+and shows what a ``mu`` difference means in win share at a 4-player table, from the model's own ``predict_win``.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,6 +28,8 @@ from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 
 TABLES_PER_UNIT = 4
 RATINGS_FORMAT = "friday13-ratings"
+MAX_COMMAND = 2_000
+"""The most characters of the command a ratings file records, which the leaderboard prints."""
 
 
 @dataclass(frozen=True)
@@ -149,3 +153,67 @@ def run_ratings(
         "provenance": provenance(processes, time.perf_counter() - start, 0),
         "games": played,
     }
+
+
+def read_ratings(path: str | Path) -> dict[str, Any]:
+    """A ratings file whose ratings are what its games give: every field the leaderboard prints checked, and the
+    ratings fitted again from the games (this package's model) and compared; a ``ValueError`` names the file."""
+    from friday13_env.benchmark.runner import read_json
+
+    data = read_json(path, "ratings file", RATINGS_FORMAT)
+    try:
+        problem = _ratings_problem(data)
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as error:
+        problem = f"a field is missing or of the wrong kind ({error!r})"
+    if problem is not None:
+        raise ValueError(f"ratings file {path}: {problem}")
+    return data
+
+
+def _ratings_problem(data: dict[str, Any]) -> str | None:
+    from friday13_env.benchmark.exploitability import plain_text, spec_problem
+
+    agents, games = data["agents"], data["games"]
+    if not isinstance(agents, list) or len(set(agents)) != len(agents) or len(agents) < MIN_PLAYERS:
+        return f"its agents must be at least {MIN_PLAYERS} different specs"
+    for agent in agents:
+        if not isinstance(agent, str) or spec_problem(agent):
+            return f"its agent {agent!r:.100}: {spec_problem(agent) if isinstance(agent, str) else 'not a text'}"
+    if not isinstance(games, list) or not all(_table(table, agents) for table in games):
+        return f"its games must be tables of {MIN_PLAYERS}-{MAX_PLAYERS} of its agents, with their points per game"
+    if data["tables"] != len(games) or not isinstance(data["seed"], int) or isinstance(data["seed"], bool):
+        return "its table count and seed must be those of its games"
+    if not (isinstance(data["model"], str) and plain_text(data["model"], 200)):
+        return "its model must be plain text"
+    command = data["provenance"]["command"]
+    if not (command is None or (isinstance(command, str) and plain_text(command, MAX_COMMAND))):
+        return f"its command must be 1-{MAX_COMMAND} characters without | ` or controls"
+    fitted, recorded = fit(games, agents), data["ratings"]
+    if not isinstance(recorded, dict) or set(recorded) != set(fitted):
+        return "its ratings must name exactly its agents"
+    for agent, rating in fitted.items():
+        found = recorded[agent]
+        close = all(
+            isinstance(found[key], float) and math.isclose(found[key], rating[key], rel_tol=1e-9)
+            for key in ("mu", "sigma", "ordinal")
+        )
+        if not close or found["games"] != rating["games"]:
+            return f"the rating of {agent} is not what its games give ({rating})"
+    return None
+
+
+def _table(table: object, agents: list[str]) -> bool:
+    """A table of a ratings file: its lineup of different agents, and per game one count of points per seat."""
+    if not isinstance(table, dict) or not isinstance(table.get("lineup"), list):
+        return False
+    lineup, points = table["lineup"], table.get("points")
+    if (
+        not MIN_PLAYERS <= len(lineup) <= MAX_PLAYERS
+        or len(set(lineup)) != len(lineup)
+        or not set(lineup) <= set(agents)
+    ):
+        return False
+    return isinstance(points, list) and all(
+        isinstance(game, list) and len(game) == len(lineup) and all(type(p) is int and p >= 0 for p in game)
+        for game in points
+    )

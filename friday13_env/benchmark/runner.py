@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import importlib.metadata
 import json
+import math
 import platform
 import shlex
+import stat
 import sys
 import time
 from collections.abc import Callable
@@ -28,7 +31,7 @@ from friday13_env import __version__
 from friday13_env.benchmark.fingerprints import behaviour_fingerprint, deals_digest
 from friday13_env.benchmark.play import METRICS, SECOND_METRIC, Unit, UnitResult, play_unit, units
 from friday13_env.benchmark.scores import aggregate, cell_interval, normalised_interval, scipy_stats
-from friday13_env.benchmark.suite import NORMALISERS, Suite, get_suite
+from friday13_env.benchmark.suite import NORMALISERS, Suite, definition_problems, get_suite
 from friday13_env.core.agent import Agent
 from friday13_env.core.files import atomic_write_text
 from friday13_env.core.options import available_cpus, count_option
@@ -41,8 +44,8 @@ if TYPE_CHECKING:
 
 RESULT_FORMAT = "friday13-benchmark-result"
 RESULT_FORMAT_VERSION = 1
-MAX_RESULT_BYTES = 64 * 1024 * 1024
-"""A result or partial file larger than this is refused unread."""
+MAX_RESULT_BYTES = 8 * 1024 * 1024
+"""A result or partial file larger than this is refused unread (the shipped ones hold under 150 KB)."""
 
 
 def registry_of(game: str) -> Registry:
@@ -85,7 +88,11 @@ def _decks(suite: Suite) -> list[str]:
 
 
 def _build(suite: Suite, entrant: Entrant) -> Agent:
-    """The agent built with seed 0, checked against every deck of the suite (the card game)."""
+    """The agent built with seed 0 (an agent object re-seeded with 0 by its ``reset(seed)`` hook, if it has one),
+    checked against every deck of the suite (the card game)."""
+    reset = getattr(entrant, "reset", None)
+    if not isinstance(entrant, AgentSpec) and callable(reset):
+        reset(0)
     if suite.game == "friday":
         return registry_of("friday").make(entrant, seed=0) if isinstance(entrant, AgentSpec) else entrant
     from friday13_env.friday13.agents.seating import make_seated
@@ -150,6 +157,9 @@ def prepare(
 
     ``replays`` (checked by its caller) saves the games of each cell's first deals as replay files."""
     suite = suite if isinstance(suite, Suite) else get_suite(suite)
+    problems = definition_problems(suite)
+    if problems:
+        raise ValueError(f"suite {suite.name!r}: " + "; ".join(problems))
     suite.split(split)
     processes = available_cpus() if workers is None else count_option("workers", workers, takes="a positive int")
     entrant, identity = check_agent(suite, agent, processes)
@@ -165,7 +175,13 @@ def prepare(
     out_path = None if out is None else Path(out)
     plan = Plan(suite, split, entrant, header, min(processes, available_cpus()), out_path, replays)
     if plan.partial_path is not None:
-        _resume(plan.partial_path, header)  # a partial file of another run is an error now, not after the checks
+        done = _resume(plan.partial_path, header, planned_units(suite, split, entrant))  # an error now, not later
+        if done and not isinstance(entrant, AgentSpec) and not callable(getattr(entrant, "reset", None)):
+            raise ValueError(
+                f"{plan.partial_path}: agent object {entrant.name!r} has no reset(seed) hook, so its play depends on "
+                "the games it played before this process: continuing the partial run would not give the run it "
+                "began; delete the partial file to play every unit here, or give the agent reset(seed)"
+            )
     return plan
 
 
@@ -192,7 +208,8 @@ def run_benchmark(
 def execute(plan: Plan, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Play what ``prepare`` checked, continuing from its partial file, and write the result."""
     suite, split, header = plan.suite, plan.split, plan.header
-    done = {} if plan.partial_path is None else _resume(plan.partial_path, header)
+    planned = planned_units(suite, split, plan.entrant)
+    done = {} if plan.partial_path is None else _resume(plan.partial_path, header, planned)
     resumed_units = len(done)
     games = suite.games_per_cell(split)
     total = sum(games)
@@ -236,15 +253,28 @@ def _dumps(data: dict[str, Any]) -> str:
 
 
 def read_json(path: str | Path, what: str, expected: str = RESULT_FORMAT) -> dict[str, Any]:
-    """A result or partial file as a dict: a size cap before reading, and a ``ValueError`` for anything else."""
+    """A result, partial, ratings or exploitability file as a dict, or a ``ValueError`` naming the file and why not.
+
+    Only a regular file is opened (not a device, a pipe or a folder, a link to one included), and no more than
+    ``MAX_RESULT_BYTES`` of it is read; JSON's NaN and Infinity, and nesting too deep to parse, are refused."""
     path = Path(path)
-    size = path.stat().st_size
-    if size > MAX_RESULT_BYTES:
-        raise ValueError(f"{what} {path} is {size} bytes, over the {MAX_RESULT_BYTES}-byte limit; not read")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{what} {path} is not JSON: {error}") from error
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{what} {path} is not a regular file; not read")
+        if info.st_size > MAX_RESULT_BYTES:
+            raise ValueError(f"{what} {path} is {info.st_size} bytes, over the {MAX_RESULT_BYTES}-byte limit; not read")
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_RESULT_BYTES + 1)
+    except OSError as error:
+        raise ValueError(f"{what} {path} cannot be read: {error.strerror or error}") from error
+    if len(raw) > MAX_RESULT_BYTES:
+        raise ValueError(f"{what} {path} is over the {MAX_RESULT_BYTES}-byte limit; not read")
+    try:
+        data = json.loads(raw.decode("utf-8"), parse_constant=_not_a_number)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        reason = "nested too deeply" if isinstance(error, RecursionError) else error
+        raise ValueError(f"{what} {path} is not JSON: {reason}") from error
     if not isinstance(data, dict) or data.get("format") != expected:
         raise ValueError(f"{what} {path} is not a {expected} file (its format is not {expected!r})")
     if data.get("format_version") != RESULT_FORMAT_VERSION:
@@ -255,8 +285,15 @@ def read_json(path: str | Path, what: str, expected: str = RESULT_FORMAT) -> dic
     return data
 
 
-def _resume(path: Path, header: dict[str, Any]) -> dict[UnitKey, UnitResult]:
-    """The units a partial file holds, if it was made by this very run (same suite, split, deals and agent)."""
+def _not_a_number(token: str) -> float:
+    """JSON's ``NaN`` and ``Infinity`` tokens, which no result holds (they are written with ``allow_nan=False``)."""
+    raise json.JSONDecodeError(f"{token} is not a number a result holds", token, 0)
+
+
+def _resume(path: Path, header: dict[str, Any], planned: dict[UnitKey, int]) -> dict[UnitKey, UnitResult]:
+    """The units a partial file holds, if it was made by this very run (same suite, split, deals and agent): each
+    one of the ``planned`` units (``{(cell, first deal): deals}``) with its rows, win shares in [0, 1], and its
+    time and move count; anything else is a damaged file, refused before a game is played."""
     if not path.exists():
         return {}
     data = read_json(path, "partial benchmark file")
@@ -269,14 +306,29 @@ def _resume(path: Path, header: dict[str, Any]) -> dict[UnitKey, UnitResult]:
     done = {}
     try:
         for key, unit in data["units"].items():
+            cell, colon, first = key.partition(":")
+            if not (colon and cell.isdigit() and first.isdigit()) or (int(cell), int(first)) not in planned:
+                raise ValueError(f"unit {key!r} is not one of this run's")
             rows = np.asarray(unit["rows"], dtype=np.float64)
-            if rows.ndim != 2 or rows.shape[1] != len(METRICS) or not np.isfinite(rows).all():
-                raise ValueError(f"unit {key} has rows of shape {rows.shape}")
-            cell, _, first = str(key).partition(":")
-            done[int(cell), int(first)] = UnitResult(rows, float(unit["act_seconds"]), int(unit["decisions"]))
+            count = planned[int(cell), int(first)]
+            if rows.shape != (count, len(METRICS)) or not np.isfinite(rows).all():
+                raise ValueError(f"unit {key} has rows of shape {rows.shape}, not {(count, len(METRICS))}")
+            if rows[:, 0].min() < 0 or rows[:, 0].max() > 1:
+                raise ValueError(f"unit {key} has win shares outside [0, 1]")
+            seconds, decisions = unit["act_seconds"], unit["decisions"]
+            if type(seconds) not in (int, float) or not 0 <= seconds < math.inf or type(decisions) is not int:
+                raise ValueError(f"unit {key} has no time in seconds or no count of moves")
+            if decisions < 0:
+                raise ValueError(f"unit {key} has a negative count of moves")
+            done[int(cell), int(first)] = UnitResult(rows, float(seconds), decisions)
     except (KeyError, TypeError, AttributeError, ValueError) as error:
         raise ValueError(f"{path} is a damaged partial benchmark file ({error}); delete it to start again") from error
     return done
+
+
+def planned_units(suite: Suite, split: str, entrant: Entrant) -> dict[UnitKey, int]:
+    """``{(cell, first deal): deals}`` of every unit of a run."""
+    return {_key(unit): unit.count for unit in units(suite, split, entrant)}
 
 
 def cell_rows(suite: Suite, done: dict[UnitKey, UnitResult]) -> list[np.ndarray]:
@@ -316,10 +368,27 @@ def _assemble(
 
 def score(suite: Suite, split: str, rows: list[np.ndarray]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """Each cell's figures, and the normalised aggregate where the suite has its references (else ``None``)."""
-    games = suite.games_per_cell(split)
-    references = suite.references if all(name in suite.references for name in NORMALISERS) else None
+    cells = score_cells(suite, split, rows)
+    references = normalisers(suite)
+    if references is None:
+        return cells, None
+    found = aggregate([r[:, 0] for r in rows], *references, suite.split(split).seed)
+    return cells, {name: interval.to_dict() for name, interval in found.items()}
+
+
+def normalisers(suite: Suite) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+    """The win shares per cell that score 0 and 1 (``random``'s, ``search``'s), or None before they were measured."""
+    if not all(name in suite.references for name in NORMALISERS):
+        return None
+    return suite.references["random"], suite.references["search"]
+
+
+def score_cells(suite: Suite, split: str, rows: list[np.ndarray]) -> list[dict[str, Any]]:
+    """Each cell's deals, games, mean win share and second metric with their Student-t intervals, and its
+    normalised win share where the suite has its references."""
+    references = normalisers(suite)
     cells = []
-    for index, (cell, cell_games) in enumerate(zip(suite.cells, games, strict=True)):
+    for index, (cell, cell_games) in enumerate(zip(suite.cells, suite.games_per_cell(split), strict=True)):
         win = cell_interval(rows[index][:, 0], (0.0, 1.0))
         entry = {
             "name": cell.name,
@@ -330,13 +399,10 @@ def score(suite: Suite, split: str, rows: list[np.ndarray]) -> tuple[list[dict[s
             "normalised": None,
         }
         if references is not None:
-            low, high = references["random"][index], references["search"][index]
+            low, high = references[0][index], references[1][index]
             entry["normalised"] = normalised_interval(win, low, high).to_dict()
         cells.append(entry)
-    if references is None:
-        return cells, None
-    found = aggregate([r[:, 0] for r in rows], references["random"], references["search"], suite.split(split).seed)
-    return cells, {name: interval.to_dict() for name, interval in found.items()}
+    return cells
 
 
 def rescored(result: dict[str, Any], suite: Suite) -> dict[str, Any]:
@@ -353,6 +419,7 @@ def provenance(workers: int, elapsed: float, resumed_units: int) -> dict[str, An
         "package_version": __version__,
         "python": platform.python_version(),
         "numpy": np.__version__,
+        **{library: _installed_version(library) for library in STATISTICS_LIBRARIES},
         "machine": f"{platform.machine()}, {_processor()}, {available_cpus()} usable CPUs",
         "platform": platform.platform(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -362,6 +429,18 @@ def provenance(workers: int, elapsed: float, resumed_units: int) -> dict[str, An
         "resumed_units": resumed_units,
         "command": shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]]) if sys.argv and sys.argv[0] else None,
     }
+
+
+STATISTICS_LIBRARIES = ("scipy", "openskill")
+"""What computes a result's aggregate intervals (scipy's bootstrap) and the ratings (openskill): named in its
+provenance, since another version can give other intervals and ratings from the same games."""
+
+
+def _installed_version(library: str) -> str | None:
+    try:
+        return importlib.metadata.version(library)
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 def _processor() -> str:

@@ -14,7 +14,7 @@ the interval.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -63,24 +63,9 @@ def aggregate(
     same rows give the same intervals.
     """
     stats = scipy_stats()
-    low = np.asarray(random_scores, dtype=np.float64)
-    span = np.asarray(search_scores, dtype=np.float64) - low
-    if np.any(span == 0):
-        raise ValueError("a cell's references give random and search the same score: it cannot be normalised")
     data = tuple(np.asarray(cell, dtype=np.float64) for cell in cells)
-
-    def normalised_means(samples: Sequence[np.ndarray], axis: int) -> np.ndarray:
-        means = np.stack([np.mean(sample, axis=axis) for sample in samples], axis=-1)
-        return (means - low) / span
-
-    def iqm(*samples: np.ndarray, axis: int = -1) -> np.ndarray:
-        return stats.trim_mean(normalised_means(samples, axis), IQM_TRIM, axis=-1)
-
-    def mean(*samples: np.ndarray, axis: int = -1) -> np.ndarray:
-        return np.mean(normalised_means(samples, axis), axis=-1)
-
     results = {}
-    for name, statistic in (("iqm", iqm), ("mean", mean)):
+    for name, statistic in _statistics(stats, random_scores, search_scores).items():
         value = float(statistic(*data))
         if min(len(cell) for cell in data) < 2:
             results[name] = Interval(value, math.nan, math.nan)
@@ -97,3 +82,37 @@ def aggregate(
         interval = bootstrap.confidence_interval
         results[name] = Interval(value, float(interval.low), float(interval.high))
     return results
+
+
+def aggregate_values(
+    cells: Sequence[np.ndarray], random_scores: Sequence[float], search_scores: Sequence[float]
+) -> dict[str, float]:
+    """``aggregate``'s values (IQM and mean) without their intervals: what a result's rows give, computed the same
+    way (the intervals depend on scipy's bootstrap as well)."""
+    data = tuple(np.asarray(cell, dtype=np.float64) for cell in cells)
+    statistics = _statistics(scipy_stats(), random_scores, search_scores)
+    return {name: float(statistic(*data)) for name, statistic in statistics.items()}
+
+
+Statistic = Callable[..., np.ndarray]
+
+
+def _statistics(stats: Any, random_scores: Sequence[float], search_scores: Sequence[float]) -> dict[str, Statistic]:
+    """The aggregate's statistics over per-cell samples (vectorised along ``axis``, as ``scipy.stats.bootstrap``
+    calls them): the IQM and the mean of the cells' normalised means."""
+    low = np.asarray(random_scores, dtype=np.float64)
+    span = np.asarray(search_scores, dtype=np.float64) - low
+    if np.any(span == 0):
+        raise ValueError("a cell's references give random and search the same score: it cannot be normalised")
+
+    def normalised_means(samples: Sequence[np.ndarray], axis: int) -> np.ndarray:
+        means = np.stack([np.mean(sample, axis=axis) for sample in samples], axis=-1)
+        return (means - low) / span
+
+    def iqm(*samples: np.ndarray, axis: int = -1) -> np.ndarray:
+        return stats.trim_mean(normalised_means(samples, axis), IQM_TRIM, axis=-1)
+
+    def mean(*samples: np.ndarray, axis: int = -1) -> np.ndarray:
+        return np.mean(normalised_means(samples, axis), axis=-1)
+
+    return {"iqm": iqm, "mean": mean}

@@ -11,7 +11,9 @@ per cell on the test split (``random`` scores 0, ``search`` scores 1), copied fr
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -81,6 +83,14 @@ class Suite:
         """``name-vVERSION``: how results and the leaderboard name the suite."""
         return f"{self.name}-v{self.version}"
 
+    @property
+    def definition_sha256(self) -> str:
+        """SHA-256 of everything that decides the suite's numbers: its game, rounds, cells, splits, deal digests,
+        anchors and references (not its title and description). ``tests/benchmark/test_suites.py`` pins it for every
+        shipped suite version, so an edit that keeps the version fails a test instead of changing cited numbers."""
+        definition = {key: value for key, value in self.to_dict().items() if key not in ("title", "description")}
+        return hashlib.sha256(json.dumps(definition, sort_keys=True).encode("utf-8")).hexdigest()
+
     def split(self, name: str) -> Split:
         if name not in self.splits:
             raise ValueError(f"suite {self.name!r} has no split {shown(name)}; its splits: {sorted(self.splits)}")
@@ -109,40 +119,143 @@ class Suite:
         }
 
 
+MAX_DEALS = 100_000
+"""The most deals of a split: a result holds a row per deal and cell, and its digest hashes every deal."""
+
+
 def suite_from_dict(data: Mapping[str, Any]) -> Suite:
-    """A suite from its JSON form, checked (a hand-edited file that is not a suite is a ``ValueError``)."""
+    """A suite from its JSON form, checked (a hand-edited file that is not a suite is a ``ValueError``): every field
+    of its kind, nothing coerced (``definition_problems`` says what else a suite must be)."""
     try:
         game = data["game"]
         if game not in GAMES:
             raise ValueError(f"unknown game {shown(game)}; games: {list(GAMES)}")
-        cells = tuple(
-            Cell(name=c["name"], level=int(c["level"]))
-            if game == "friday"
-            else Cell(name=c["name"], players=int(c["players"]), deck=str(c["deck"]), opponents=tuple(c["opponents"]))
-            for c in data["cells"]
-        )
-        splits = {name: Split(int(s["seed"]), int(s["deals"])) for name, s in data["splits"].items()}
+        cells = tuple(_cell(c, game) for c in _items(data["cells"], "cells"))
+        splits = {
+            _text(name, "a split's name"): Split(_count(s["seed"], "a split's seed"), _count(s["deals"], "deals"))
+            for name, s in _mapping(data["splits"], "splits").items()
+        }
         suite = Suite(
-            name=str(data["name"]),
-            version=int(data["version"]),
+            name=_text(data["name"], "name"),
+            version=_count(data["version"], "version"),
             game=game,
-            title=str(data["title"]),
-            description=str(data["description"]),
-            num_rounds=int(data.get("num_rounds", 4)),
+            title=_text(data["title"], "title"),
+            description=_text(data["description"], "description"),
+            num_rounds=_count(data.get("num_rounds", 4), "num_rounds"),
             cells=cells,
             splits=splits,
-            deals_sha256=dict(data["deals_sha256"]),
-            anchors=dict(data["anchors"]),
-            references={name: tuple(float(x) for x in scores) for name, scores in data["references"].items()},
+            deals_sha256={
+                _text(k, "a split's name"): _text(v, "a digest")
+                for k, v in _mapping(data["deals_sha256"], "deals_sha256").items()
+            },
+            anchors={
+                _text(k, "an anchor"): _text(v, "a fingerprint")
+                for k, v in _mapping(data["anchors"], "anchors").items()
+            },
+            references={
+                _text(name, "a reference's name"): tuple(_number(x, "a reference score") for x in _items(scores, name))
+                for name, scores in _mapping(data["references"], "references").items()
+            },
         )
     except (KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"not a benchmark suite: {error!r}") from error
+    problems = definition_problems(suite)
+    if problems:
+        raise ValueError(f"suite {suite.name!r}: " + "; ".join(problems))
+    return suite
+
+
+def definition_problems(suite: Suite) -> list[str]:
+    """What makes ``suite`` not a suite that can be played and scored (its splits, cells, anchors, references): a
+    list of problems, empty for a sound suite. Checked for a suite file when it is read and for a ``Suite`` object
+    before a run plays it."""
+    problems = []
     if sorted(suite.splits) != sorted(SPLITS):
-        raise ValueError(f"suite {suite.name!r} must have the splits {list(SPLITS)}, has {sorted(suite.splits)}")
+        problems.append(f"must have the splits {list(SPLITS)}, has {sorted(suite.splits)}")
+    if sorted(suite.deals_sha256) != sorted(suite.splits):
+        problems.append(f"must pin the deals of each split, pins {sorted(suite.deals_sha256)}")
+    for name, split in suite.splits.items():
+        if not 1 <= split.deals <= MAX_DEALS:
+            problems.append(f"split {name} must have 1 to {MAX_DEALS:,} deals, has {split.deals}")
+    if suite.version < 1 or not suite.cells or suite.num_rounds < 1:
+        problems.append("must have a version, a round and a cell, at least one each")
+    for cell in suite.cells:
+        problems += _cell_problems(cell, suite.game)
+    seated = {opponent for cell in suite.cells for opponent in cell.opponents}
+    if not seated <= set(suite.anchors) <= set(suite.anchor_names):
+        problems.append(
+            f"must pin every anchor it seats ({sorted(seated)}), and no agent it neither seats nor normalises by; "
+            f"pins {sorted(suite.anchors)}"
+        )
+    if not set(suite.references) <= set(NORMALISERS):
+        problems.append(f"references are {list(NORMALISERS)}'s, not {sorted(suite.references)}'s")
     for name, scores in suite.references.items():
         if len(scores) != len(suite.cells):
-            raise ValueError(f"suite {suite.name!r}: {name}'s references have {len(scores)} cells, not {len(cells)}")
-    return suite
+            problems.append(f"{name}'s references have {len(scores)} cells, not {len(suite.cells)}")
+        elif not all(math.isfinite(score) and 0 <= score <= 1 for score in scores):
+            problems.append(f"{name}'s references must be win shares in [0, 1]")
+    normalisers = [suite.references[name] for name in NORMALISERS if name in suite.references]
+    if not problems and len(normalisers) == 2 and any(a == b for a, b in zip(*normalisers, strict=True)):
+        problems.append("a cell's references give random and search the same score: it cannot be normalised")
+    return problems
+
+
+def _cell_problems(cell: Cell, game: str) -> list[str]:
+    if game == "friday":
+        return [] if 1 <= cell.level <= 4 else [f"cell {cell.name}: level {cell.level} is not 1-4"]
+    from friday13_env.friday13.cards import DECKS
+    from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
+
+    problems = []
+    if not MIN_PLAYERS <= cell.players <= MAX_PLAYERS or len(cell.opponents) != cell.players - 1:
+        problems.append(
+            f"cell {cell.name}: {cell.players} players must be 3-6, the agent and its {cell.players - 1} opponents"
+        )
+    if cell.deck not in DECKS:
+        problems.append(f"cell {cell.name}: deck {cell.deck!r} is not one of {sorted(DECKS)}")
+    return problems
+
+
+def _cell(data: Mapping[str, Any], game: str) -> Cell:
+    data = _mapping(data, "a cell")
+    if game == "friday":
+        return Cell(name=_text(data["name"], "a cell's name"), level=_count(data["level"], "a level"))
+    return Cell(
+        name=_text(data["name"], "a cell's name"),
+        players=_count(data["players"], "players"),
+        deck=_text(data["deck"], "a deck"),
+        opponents=tuple(_text(opponent, "an opponent") for opponent in _items(data["opponents"], "opponents")),
+    )
+
+
+def _text(value: object, what: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise TypeError(f"{what} must be a text, not {shown(value)}")
+    return value
+
+
+def _count(value: object, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise TypeError(f"{what} must be a whole number of at least 0, not {shown(value)}")
+    return value
+
+
+def _number(value: object, what: str) -> float:
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise TypeError(f"{what} must be a number, not {shown(value)}")
+    return float(value)
+
+
+def _items(value: object, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise TypeError(f"{what} must be a list, not {shown(value)}")
+    return value
+
+
+def _mapping(value: object, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{what} must be an object, not {shown(value)}")
+    return value
 
 
 @cache

@@ -122,7 +122,7 @@ def made_result(
             "split": split,
             "deals_sha256": suite.deals_sha256[split],
         },
-        "agent": {"spec": spec, "fingerprint": "0123456789abcdef", "checkpoint_sha256": None},
+        "agent": {"spec": spec, "fingerprint": suite.anchors.get(spec, "0123456789abcdef"), "checkpoint_sha256": None},
         "complete": True,
         "cells": cells,
         "normalised": normalised,
@@ -210,6 +210,142 @@ def test_an_unfinished_or_foreign_file_is_refused(results: Path, monkeypatch: py
     monkeypatch.setattr(runner, "MAX_RESULT_BYTES", 1000)
     with pytest.raises(ValueError, match=r"over the 1000-byte limit; not read"):
         leaderboard.load_results(results)
+
+
+def with_cost(data: dict[str, Any], **cost: Any) -> dict[str, Any]:
+    return {**data, "cost": {**data["cost"], **cost}}
+
+
+def with_iqm(data: dict[str, Any], value: float) -> dict[str, Any]:
+    return {**data, "normalised": {**data["normalised"], "iqm": {**data["normalised"]["iqm"], "value": value}}}
+
+
+def with_first_row(data: dict[str, Any], row: list[Any]) -> dict[str, Any]:
+    return {**data, "rows": [[row, *data["rows"][0][1:]], *data["rows"][1:]]}
+
+
+CARD_4P = get_suite("card-4p")
+QUICK = get_suite("card-4p-quick")
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "message"),
+    [
+        (with_iqm(made_result(CARD_4P, "cautious"), 9.99), None, r"its normalised iqm is not what its rows give"),
+        (
+            {**made_result(QUICK, "cautious"), "cells": made_result(QUICK, "cautious", seed=9)["cells"]},
+            None,
+            r"its cells are not what its rows give",
+        ),
+        (
+            {**made_result(QUICK, "cautious"), "rows": made_result(QUICK, "cautious")["rows"][:-1]},
+            None,
+            r"its rows must be a list of 4 cells",
+        ),
+        (with_first_row(made_result(QUICK, "cautious"), [7.0, 0.0]), None, r"win shares must lie in \[0, 1\]"),
+        (with_first_row(made_result(QUICK, "cautious"), ["x", 0.0]), None, r"cell .*'s rows are not numbers"),
+        (made_result(QUICK, "ppo-v4"), "zzz.json", r"the result of agent 'ppo-v4' in a file of another name"),
+        (made_result(QUICK, "a|b"), None, r"its agent spec: 'a\|b' must be 1-200 characters without"),
+        ({**made_result(QUICK, "x"), "agent": {"spec": ["x"]}}, "x.json", r"its agent spec: \['x'\]"),
+        (with_cost(made_result(QUICK, "cautious"), ms_per_move="0.5"), None, r"its cost per move must be a number"),
+        (with_cost(made_result(QUICK, "cautious"), decisions=True), None, r"its cost's decisions must be a count"),
+        ({**made_result(QUICK, "cautious"), "suite": ["card-4p-quick-v1"]}, None, r"a benchmark result without its s"),
+        (edited(made_result(QUICK, "cautious"), split=["test"]), None, r"split \['test'\] is not one of suite"),
+        (edited(made_result(QUICK, "cautious"), extra=1), None, r"its suite holds fields a result's does not"),
+        ({**made_result(QUICK, "cautious"), "provenance": {}}, None, r"a field is missing or of the wrong kind"),
+        (
+            {**made_result(QUICK, "majority"), "agent": {**made_result(QUICK, "x")["agent"], "spec": "majority"}},
+            None,
+            r"anchor 'majority' played with fingerprint '0123456789abcdef', not the suite's",
+        ),
+    ],
+)
+def test_a_result_whose_figures_its_rows_do_not_give_is_refused(
+    results: Path, data: dict[str, Any], name: str | None, message: str
+) -> None:
+    """Every figure the page shows must follow from the file's rows and the shipped suite: an edited score or cell,
+    rows of the wrong shape or range, a file named for another agent (which would replace that agent's row), a spec
+    that would break the table, a cost or header field of the wrong kind, an anchor that played otherwise. Each is a
+    ``ValueError`` naming the file, never a traceback or a wrong row."""
+    folder = data["suite"]["id"] if isinstance(data["suite"], dict) and "id" in data["suite"] else QUICK.id
+    path = write(results, data, folder=folder, name=name)
+    with pytest.raises(ValueError, match=message) as error:
+        leaderboard.load_results(results)
+    assert str(path) in str(error.value)
+
+
+@pytest.mark.parametrize("kind", ["folder", "deep", "device"])
+def test_a_result_that_cannot_be_read_is_a_clear_error(results: Path, kind: str) -> None:
+    """A folder named like a result, JSON nested too deeply to parse, a link to a device: a ``ValueError`` naming
+    it, and nothing read from a device."""
+    path = results / QUICK.id / "odd.json"
+    if kind == "folder":
+        path.mkdir()
+    elif kind == "deep":
+        path.write_text("[" * 100_000)
+    else:
+        path.symlink_to("/dev/zero")
+    with pytest.raises(ValueError, match=r"odd\.json (is not a regular file|is not JSON: nested too deeply)"):
+        leaderboard.load_results(results)
+
+
+def test_a_results_folder_that_does_not_exist_is_an_error(tmp_path: Path) -> None:
+    """A mistyped ``--results`` is an error (exit 2), not an empty page written over the real one."""
+    page = tmp_path / "leaderboard.md"
+    with pytest.raises(ValueError, match=r"no results folder .*missing"):
+        leaderboard.load_results(tmp_path / "missing")
+    with pytest.raises(SystemExit) as stop:
+        leaderboard_command(["--results", str(tmp_path / "missing"), "--out", str(page)])
+    assert stop.value.code == 2 and not page.exists()
+
+
+def test_the_card_table_has_as_many_header_cells_as_columns(tmp_path: Path) -> None:
+    """With only the solo game's results (no card suite in the table), the card table's header and its separator
+    still have the same number of cells."""
+    folder = tmp_path / "results"
+    write(folder, made_result(get_suite("friday-levels"), "random", seed=3))
+    page = leaderboard.generate(folder)
+    header, separator = page.split("## Friday the 13th (card game)\n\n")[1].splitlines()[:2]
+    assert header.count("|") == separator.count("|") == 5
+
+
+def test_without_openskill_the_command_says_which_extra_to_install(
+    results: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``friday13 leaderboard`` with a ratings file but no openskill: argparse's one-line error naming the extra."""
+    shutil.copy(RESULTS / leaderboard.RATINGS_FILE, results / leaderboard.RATINGS_FILE)
+    monkeypatch.setitem(sys.modules, "openskill.models", None)
+    with pytest.raises(SystemExit) as stop:
+        leaderboard_command(["--results", str(results), "--out", str(tmp_path / "page.md")])
+    assert stop.value.code == 2 and "benchmark" in capsys.readouterr().err
+
+
+def ratings_edited(edit: Any) -> dict[str, Any]:
+    data = json.loads((RESULTS / leaderboard.RATINGS_FILE).read_text())
+    edit(data)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d["ratings"]["ppo-v4"].update(mu=40.0), r"the rating of ppo-v4 is not what its games give"),
+        (lambda d: d.update(ratings=[]), r"its ratings must name exactly its agents"),
+        (lambda d: d["ratings"].pop("random"), r"its ratings must name exactly its agents"),
+        (lambda d: d["games"][0]["points"][0].__setitem__(0, "8"), r"its games must be tables of 3-6 of its agents"),
+        (lambda d: d["games"][0]["lineup"].__setitem__(0, "stranger"), r"its games must be tables of 3-6"),
+        (lambda d: d.update(tables=401), r"its table count and seed must be those of its games"),
+        (lambda d: d.pop("provenance"), r"a field is missing or of the wrong kind"),
+        (lambda d: d["provenance"].update(command="a | b"), r"its command must be 1-2000 characters"),
+        (lambda d: d["agents"].append("x|y"), r"its agent 'x\|y'"),
+    ],
+)
+def test_a_ratings_file_whose_ratings_its_games_do_not_give_is_refused(results: Path, edit: Any, message: str) -> None:
+    """The ratings shown are fitted again from the file's games and compared; every field the page prints is
+    checked: a ``ValueError`` naming the file."""
+    (results / leaderboard.RATINGS_FILE).write_text(json.dumps(ratings_edited(edit)))
+    with pytest.raises(ValueError, match=message):
+        leaderboard.generate(results)
 
 
 def leaderboard_command(argv: list[str]) -> tuple[int, str]:

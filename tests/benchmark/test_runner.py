@@ -163,6 +163,8 @@ def test_a_partial_run_of_another_agent_is_refused(suite: Suite, tmp_path: Path)
         ("{not json", r"is not JSON"),
         ("[1, 2]", r"is not a .*friday13-benchmark-result"),
         (json.dumps({"format": runner.RESULT_FORMAT, "format_version": 99}), r"has format version 99"),
+        ('{"format": NaN}', r"is not JSON: NaN is not a number a result holds"),
+        ("[" * 100_000, r"is not JSON: nested too deeply"),
     ],
 )
 def test_a_damaged_partial_file_is_a_clear_error(suite: Suite, tmp_path: Path, content: str, message: str) -> None:
@@ -177,14 +179,27 @@ def test_a_damaged_partial_file_is_a_clear_error(suite: Suite, tmp_path: Path, c
     "units",
     [
         {"0:0": {"rows": [[0.5]], "act_seconds": 0.0, "decisions": 1}},
-        {"0:0": {"rows": [[0.5, float("nan")]], "act_seconds": 0.0, "decisions": 1}},
+        {"0:0": {"rows": [[0.5, "x"]] * 4, "act_seconds": 0.0, "decisions": 1}},
         {"0:0": {"act_seconds": 0.0, "decisions": 1}},
         {"0:0": [1, 2]},
         [],
+        {"0:1": {"rows": [[0.5, 1.0]] * 4, "act_seconds": 0.0, "decisions": 1}},  # not where a unit starts
+        {"-1:0": {"rows": [[0.5, 1.0]] * 4, "act_seconds": 0.0, "decisions": 1}},  # (Python's last cell)
+        {"9:0": {"rows": [[0.5, 1.0]] * 4, "act_seconds": 0.0, "decisions": 1}},  # no such cell
+        {"0:0": {"rows": [[0.5, 1.0]], "act_seconds": 0.0, "decisions": 1}},  # 1 of its 4 deals
+        {"0:4": {"rows": [[0.5, 1.0]] * 4, "act_seconds": 0.0, "decisions": 1}},  # the last unit holds 1 deal
+        {"0:0": {"rows": [[7.0, 1.0]] * 4, "act_seconds": 0.0, "decisions": 1}},  # a win share of 7
+        {"0:0": {"rows": [[0.5, 1.0]] * 4, "act_seconds": "1", "decisions": 1}},
+        {"0:0": {"rows": [[0.5, 1.0]] * 4, "act_seconds": 0.0, "decisions": 1.9}},
+        {"0:0": {"rows": [[0.5, 1.0]] * 4, "act_seconds": 0.0, "decisions": True}},
+        {"0:0": {"rows": [[0.5, 1.0]] * 4, "act_seconds": -1.0, "decisions": 1}},
+        {"0:0": {"rows": [[0.5, 1.0]] * 4, "act_seconds": 0.0, "decisions": -1}},
     ],
 )
 def test_a_partial_file_with_damaged_units_is_refused(suite: Suite, tmp_path: Path, units: Any) -> None:
-    """This run's header but units that are not rows of two finite numbers: a ``ValueError`` saying to delete it."""
+    """This run's header but units that are not this run's units (a cell or a first deal it does not have, another
+    number of deals) or not rows of two finite numbers with win shares in [0, 1], or without a time in seconds and
+    a count of moves: a ``ValueError`` saying to delete it, before any game."""
     out = tmp_path / "out.json"
     header = runner.prepare("majority", suite, workers=1).header
     runner.partial_path(out).write_text(json.dumps({**header, "complete": False, "units": units}))
@@ -203,6 +218,19 @@ def test_an_oversized_partial_file_is_refused_unread(
         runner.prepare("majority", suite, workers=1, out=out)
     monkeypatch.setattr(runner, "MAX_RESULT_BYTES", 101)
     with pytest.raises(ValueError, match=r"is not JSON"):
+        runner.prepare("majority", suite, workers=1, out=out)
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "folder"])
+def test_a_file_that_is_not_a_regular_file_is_refused_unread(suite: Suite, tmp_path: Path, target: str) -> None:
+    """A link to a device (which reports no size and never ends) or a folder in the place of a partial file: a
+    ``ValueError``, and nothing is read from it."""
+    out = tmp_path / "out.json"
+    if target == "folder":
+        runner.partial_path(out).mkdir()
+    else:
+        runner.partial_path(out).symlink_to(target)
+    with pytest.raises(ValueError, match=r"out\.json\.partial is not a regular file; not read"):
         runner.prepare("majority", suite, workers=1, out=out)
 
 

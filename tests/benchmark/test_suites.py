@@ -124,14 +124,65 @@ def suite_data() -> dict[str, Any]:
         (lambda data: data.update(game="chess"), r"unknown game 'chess'"),
         (lambda data: data["cells"][0].pop("players"), r"not a benchmark suite"),
         (lambda data: data.update(cells=None), r"not a benchmark suite"),
+        (lambda data: data["cells"][0].update(opponents="random"), r"opponents must be a list, not 'random'"),
+        (lambda data: data["cells"][0].update(players=4.9), r"players must be a whole number .*, not 4\.9"),
+        (lambda data: data["cells"][0].update(players=5), r"cell 4p-vs-random: 5 players must be 3-6, the agent and"),
+        (lambda data: data["cells"][0].update(players=7, opponents=["random"] * 6), r"7 players must be 3-6"),
+        (lambda data: data["cells"][0].update(deck="french"), r"deck 'french' is not one of \['german', 'standard'\]"),
+        (
+            lambda data: data["anchors"].pop("majority"),
+            r"must pin every anchor it seats \(\['cautious', 'majority', 'random', 'search'\]\)",
+        ),
+        (lambda data: data["references"].update(median=[0.5] * 4), r"references are \['random', 'search'\]'s, not"),
+        (lambda data: data["references"].update(search=data["references"]["random"]), r"the same score: it cannot be"),
+        (lambda data: data["references"]["search"].__setitem__(0, 1.5), r"search's references must be win shares"),
+        (lambda data: data["references"]["search"].__setitem__(0, "0.5"), r"a reference score must be a number"),
+        (lambda data: data["splits"]["test"].update(deals=0), r"split test must have 1 to 100,000 deals, has 0"),
+        (lambda data: data["splits"]["test"].update(deals=10**12), r"split test must have 1 to 100,000 deals"),
+        (lambda data: data.update(version=0), r"must have a version, a round and a cell"),
+        (lambda data: data.update(version=True), r"version must be a whole number"),
+        (lambda data: data.update(name=["card-4p"]), r"name must be a text"),
     ],
 )
 def test_a_file_that_is_not_a_suite_is_refused(edit: Any, message: str) -> None:
-    """Missing splits, a missing or extra split, references of the wrong length, an unknown game or a broken cell."""
+    """Missing splits, a missing or extra split, references of the wrong length, an unknown game or a broken cell;
+    a value of the wrong kind (never coerced: a text of opponents is not a list of letters, 4.9 players is not
+    4); a table whose size is not its seats', an unknown deck; an anchor seated but not pinned; references that
+    are not the normalisers', not win shares, or that cannot normalise a cell; no deals or too many."""
     data = suite_data()
     edit(data)
     with pytest.raises(ValueError, match=message):
         suite_from_dict(data)
+
+
+SUITE_DEFINITIONS = {
+    "card-4p-quick-v1": "92f9eeed085c2bf34ca09a3657da5f3ea245f232f26992208ab64bf26312bca6",
+    "card-4p-v1": "2e3bed5236c4c955924ebaecb8d632fbde4856b58bb5f482bf74235dcdae8aed",
+    "card-german-v1": "1eb2d37cf8d2bbb0ec6b2afe37deec2600a55887aa426f03b7fc2efb90f4cae6",
+    "card-mixed-v1": "0c789252ab20dacb3d901553aaa95e30d71b50d760f079d7145906aa06cf08ac",
+    "card-sizes-v1": "af3921ecfcc7cf937db3e5cc7d3c2eb9f57ea932077c3da0c377ed68a643590d",
+    "friday-levels-v1": "618c53bf07d934591bf313819e6fd141c044ffbe03213b2ae70ade29b0dad239",
+}
+"""Every shipped suite version's ``definition_sha256``: what its cited numbers mean. An edit to a suite (its cells,
+opponents, splits, anchors or references) fails here: it must become a new version (``version`` + 1, a new entry
+here, its results in a new folder), never a silent change to one that results already cite."""
+
+
+def test_a_shipped_suite_version_is_never_edited() -> None:
+    """Each shipped suite is exactly the definition its version was frozen with; a changed opponent changes it."""
+    assert {suite.id: suite.definition_sha256 for suite in suites().values()} == SUITE_DEFINITIONS
+    suite = get_suite("card-4p")
+    cells = (dataclasses.replace(suite.cells[0], opponents=("search",) * 3), *suite.cells[1:])
+    assert dataclasses.replace(suite, cells=cells).definition_sha256 != suite.definition_sha256
+    assert dataclasses.replace(suite, title="another title").definition_sha256 == suite.definition_sha256
+
+
+def test_a_suite_object_that_cannot_be_scored_is_refused_before_a_game() -> None:
+    """``run_benchmark`` with a ``Suite`` object checks it as a suite file is checked: references that cannot
+    normalise a cell are an error before any game, not a division by zero after every game."""
+    suite = small_suite(references={"random": (0.25, 0.25), "search": (0.25, 0.9)})
+    with pytest.raises(ValueError, match=r"suite 'tiny': a cell's references give random and search the same score"):
+        runner.prepare("random", suite, workers=1)
 
 
 def test_references_of_the_right_length_are_read() -> None:

@@ -261,3 +261,52 @@ class LowestLegal:
 
     def act(self, observation: Observation) -> int:
         return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+class RandomLegal:
+    """A user's agent object with its own generator and no ``reset(seed)`` hook."""
+
+    name = "random-legal"
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: Observation) -> int:
+        return int(self.rng.choice(np.flatnonzero(observation["action_mask"])))
+
+
+class ResettableRandomLegal(RandomLegal):
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+
+class StopAfter:
+    """A progress callback that presses Ctrl-C once ``units`` units have finished."""
+
+    def __init__(self, units: int) -> None:
+        self.calls = 0
+        self.units = units
+
+    def __call__(self, done: int, total: int) -> None:
+        self.calls += 1
+        if self.calls > self.units:
+            raise KeyboardInterrupt
+
+
+def test_an_agent_object_with_reset_continues_an_interrupted_run_to_the_same_rows(tmp_path: Path) -> None:
+    """An object with ``reset(seed)`` is re-seeded before every unit (and with 0 for its fingerprint): a run
+    interrupted and continued by a fresh object in a new process gives the uninterrupted run's rows, whatever the
+    object's state before. Without the hook, continuing a partial run is refused: its rows would depend on what
+    the object played before."""
+    suite = small_suite(deals=5)
+    whole = runner.run_benchmark(ResettableRandomLegal(seed=7), suite, workers=1)
+    out = tmp_path / "out.json"
+    with pytest.raises(KeyboardInterrupt):
+        runner.execute(runner.prepare(ResettableRandomLegal(seed=8), suite, workers=1, out=out), StopAfter(2))
+    resumed = runner.run_benchmark(ResettableRandomLegal(seed=9), suite, workers=1, out=out)
+    assert resumed["provenance"]["resumed_units"] == 2
+    assert resumed["rows"] == whole["rows"] and resumed["agent"] == whole["agent"]
+    with pytest.raises(KeyboardInterrupt):
+        runner.execute(runner.prepare(RandomLegal(seed=8), suite, workers=1, out=out), StopAfter(2))
+    with pytest.raises(ValueError, match=r"agent object 'random-legal' has no reset\(seed\) hook"):
+        runner.prepare(RandomLegal(seed=8), suite, workers=1, out=out)

@@ -25,8 +25,15 @@ __all__ = ["AgentSpec", "Entrant", "Matchup", "as_entrant", "build", "focus_matc
 
 
 def build(entrant: Entrant, seed: int | None) -> Agent:
-    """The agent of an entrant: built fresh from a spec, or the agent object itself."""
-    return agents.make(entrant, seed=seed) if isinstance(entrant, AgentSpec) else entrant
+    """The agent of an entrant: built fresh from a spec, or the agent object itself, re-seeded with ``seed`` by its
+    ``reset(seed)`` hook if it has one (as the solo game's evaluation does), so that its play does not depend on
+    the games it played before."""
+    if isinstance(entrant, AgentSpec):
+        return agents.make(entrant, seed=seed)
+    reset = getattr(entrant, "reset", None)
+    if seed is not None and callable(reset):
+        reset(seed)
+    return entrant
 
 
 def as_entrant(entrant: str | Entrant) -> Entrant:
