@@ -4,7 +4,8 @@
 fingerprints (computed by this installation) and, where ``results/benchmark/SUITE/random.json`` and
 ``search.json`` exist, the reference win shares they measured on the test split; then it scores the suite's
 result files again with those references (their rows do not change). Run it when a suite is made, and only
-then: a suite whose pins change is a new suite version (bump ``version`` first).
+then: a suite whose pins change is a new suite version (bump ``version`` first). Then pin the new version's
+``definition_sha256`` in ``tests/benchmark/test_suites.py``; a changed suite that keeps its version fails there.
 """
 
 from __future__ import annotations
