@@ -33,6 +33,7 @@ from friday13_env.core.extras import WEB_EXTRA, missing_extra
 try:
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
+    from starlette.exceptions import HTTPException
     from starlette.requests import Request
     from starlette.responses import HTMLResponse, JSONResponse, Response
     from starlette.routing import Mount, Route
@@ -68,8 +69,16 @@ SECURITY_HEADERS = {
 Handler = Callable[[Request], Awaitable[Response]]
 
 
-def create_app(store: SessionStore | None = None, options: Options | None = None) -> Starlette:
-    """The application; ``store`` holds the games (a fresh bounded store by default)."""
+LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
+"""The names a browser on this machine reaches a loopback server by (``friday13 serve``'s default host)."""
+
+
+def create_app(
+    store: SessionStore | None = None, options: Options | None = None, hosts: frozenset[str] | None = None
+) -> Starlette:
+    """The application; ``store`` holds the games (a fresh bounded store by default). With ``hosts``, a request
+    whose ``Host`` names another server is refused (400), so that a page whose own name was pointed at this machine
+    (DNS rebinding) is not this server's page; ``friday13 serve`` gives the loopback names and its ``--host``."""
     store = store if store is not None else SessionStore()
     options = options if options is not None else Options(card_agents=card_agent_names())
     page = resources.files("friday13_env.web").joinpath("static").joinpath("index.html").read_text(encoding="utf-8")
@@ -155,17 +164,24 @@ def create_app(store: SessionStore | None = None, options: Options | None = None
         Route("/api/games/{key}/replay.html", _guarded(replay_page)),
         Mount("/static", StaticFiles(packages=[("friday13_env.web", "static")]), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={Exception: _server_error})
+    handlers = {Exception: _server_error, HTTPException: _http_error}
+    app = Starlette(routes=routes, exception_handlers=handlers)  # type: ignore[arg-type]
     app.state.store = store
+    app.state.hosts = hosts
     return app
 
 
 def _guarded(handler: Handler) -> Handler:
-    """``handler`` with a ``RequestError`` turned into its 4xx/503 JSON answer, and a request that changes
-    something refused when a page of another site sent it (its ``Origin`` is not this server)."""
+    """``handler`` with a ``RequestError`` turned into its 4xx/503 JSON answer; a request to another host name than
+    the server's refused (with ``create_app``'s ``hosts``), and a request that changes something refused when a
+    page of another site sent it (its ``Origin`` is not this server)."""
 
     async def guarded(request: Request) -> Response:
         try:
+            hosts = request.app.state.hosts
+            name = urlsplit(f"//{request.headers.get('host', '')}").hostname
+            if hosts is not None and name not in hosts:
+                raise RequestError(f"this server is not {request.headers.get('host', '')[:80]!r}", 400)
             origin = request.headers.get("origin")
             writes = request.method not in ("GET", "HEAD")
             if writes and origin is not None and urlsplit(origin).netloc != request.headers.get("host"):
@@ -185,6 +201,11 @@ async def _locked(session: Session, work: Callable[[], Any]) -> Any:
             return work()
 
     return await run_in_threadpool(run)
+
+
+async def _http_error(request: Request, error: HTTPException) -> Response:
+    """An unknown path or a method a path does not take: the same JSON answer as every refused request."""
+    return JSONResponse({"error": error.detail}, status_code=error.status_code, headers=error.headers)
 
 
 async def _server_error(request: Request, error: Exception) -> Response:

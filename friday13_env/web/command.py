@@ -47,14 +47,17 @@ def run_serve(args: argparse.Namespace, parser: argparse.ArgumentParser, input_s
     try:
         import uvicorn
 
-        from friday13_env.web.app import create_app
+        from friday13_env.web.app import LOOPBACK_NAMES, create_app
         from friday13_env.web.sessions import SessionStore
     except ModuleNotFoundError as error:
         if missing_extra(error, "friday13 serve", WEB_EXTRA):
             parser.error(str(error))
         raise
-    app = create_app(SessionStore(args.max_sessions, args.idle_minutes * 60.0))
-    url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}/"
+    wildcard = args.host in ("0.0.0.0", "::")
+    hosts = None if wildcard else LOOPBACK_NAMES | {args.host.strip("[]")}  # any name reaches a server on every address
+    app = create_app(SessionStore(args.max_sessions, args.idle_minutes * 60.0), hosts=hosts)
+    host = "127.0.0.1" if wildcard else args.host.strip("[]")
+    url = f"http://{f'[{host}]' if ':' in host else host}:{args.port}/"
     output.write(f"friday13-env: open {url} (Ctrl-C stops the server)\n")
     output.flush()
     if not args.no_browser:

@@ -18,10 +18,11 @@ an error naming the round and the move). The reader never imports or executes an
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -128,7 +129,11 @@ Record = CardRecord | SoloRecord
 
 
 def new_card_record(rules: Rules, seats: Sequence[str], source: Mapping[str, object] | None = None) -> CardRecord:
-    """An empty record of a game at ``rules`` with these seat labels (labels longer than ``MAX_LABEL`` are cut)."""
+    """An empty record of a game at ``rules`` with these seat labels (labels longer than ``MAX_LABEL`` are cut; a
+    label that is not valid Unicode text, which no replay can hold, is a ``ValueError``)."""
+    for text in [*map(str, seats), *(str(item) for pair in (source or {}).items() for item in pair)]:
+        if not _label(text[:MAX_LABEL]):
+            raise ValueError(f"a replay's labels must be valid Unicode text, got {text[:MAX_LABEL]!r}")
     return CardRecord(
         rules.num_players,
         rules.deck.name,
@@ -146,26 +151,45 @@ def save(record: Record, path: str | Path) -> Path:
 
 
 def load(path: str | Path) -> Record:
-    """The record in a replay file, checked and replayed (see the module doc); a ``ReplayError`` says what is wrong."""
+    """The record in a replay file, checked and replayed (see the module doc); a ``ReplayError`` says what is wrong.
+
+    Only a regular file is opened (not a device, a pipe or a folder), and no more than ``MAX_REPLAY_BYTES`` of it is
+    read."""
     path = Path(path)
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise ReplayError(f"replay {path} is not a regular file; not read")
+        if info.st_size > MAX_REPLAY_BYTES:
+            raise ReplayError(
+                f"replay {path} is {info.st_size} bytes, over the {MAX_REPLAY_BYTES}-byte limit; not read"
+            )
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_REPLAY_BYTES + 1)
     except OSError as error:
         raise ReplayError(f"cannot read replay {path}: {error.strerror or error}") from None
-    if size > MAX_REPLAY_BYTES:
-        raise ReplayError(f"replay {path} is {size} bytes, over the {MAX_REPLAY_BYTES}-byte limit; not read")
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise ReplayError(f"cannot read replay {path}: {error.strerror or error}") from None
+    if len(raw) > MAX_REPLAY_BYTES:
+        raise ReplayError(f"replay {path} is over the {MAX_REPLAY_BYTES}-byte limit; not read")
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-        raise ReplayError(f"replay {path} is not JSON: {error}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:  # ValueError: a JSONDecodeError, or a number
+        raise ReplayError(f"replay {path} is not JSON: {error}") from None  # of more digits than Python reads
     try:
         return from_dict(data)
     except ReplayError as error:
         raise ReplayError(f"replay {path}: {error}") from None
+
+
+def _label(value: object) -> TypeGuard[str]:
+    """Whether ``value`` is a label a replay may hold: a text of at most ``MAX_LABEL`` characters that is valid
+    Unicode (JSON's escapes can write a lone surrogate, which no page or file can hold)."""
+    if not isinstance(value, str) or len(value) > MAX_LABEL:
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def from_dict(data: object) -> Record:
@@ -178,11 +202,8 @@ def from_dict(data: object) -> Record:
     if game not in GAMES:
         raise ReplayError(f"'game' must be one of {list(GAMES)}, got {shown(game)}")
     source = data.get("source", {})
-    if not isinstance(source, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) and len(k) <= MAX_LABEL and len(v) <= MAX_LABEL
-        for k, v in source.items()
-    ):
-        raise ReplayError(f"'source' must map short strings to short strings (at most {MAX_LABEL} characters)")
+    if not isinstance(source, dict) or not all(_label(k) and _label(v) for k, v in source.items()):
+        raise ReplayError(f"'source' must map short texts to short texts (at most {MAX_LABEL} characters)")
     record: Record = _card_record(data, source) if game == "friday13" else _solo_record(data, source)
     replay(record)
     return record
@@ -195,12 +216,8 @@ def _card_record(data: dict[str, Any], source: dict[str, str]) -> CardRecord:
         raise ReplayError(f"'deck' must be one of {sorted(DECKS)}, got {shown(deck)}")
     rounds = _integer(data, "rounds", 1, MAX_ROUNDS)
     seats = data.get("seats")
-    if (
-        not isinstance(seats, list)
-        or len(seats) != players
-        or not all(isinstance(seat, str) and len(seat) <= MAX_LABEL for seat in seats)
-    ):
-        raise ReplayError(f"'seats' must list {players} labels of at most {MAX_LABEL} characters")
+    if not isinstance(seats, list) or len(seats) != players or not all(_label(seat) for seat in seats):
+        raise ReplayError(f"'seats' must list {players} texts of at most {MAX_LABEL} characters")
     deals, moves = data.get("deals"), data.get("moves")
     if not isinstance(deals, list) or not isinstance(moves, list) or len(deals) != len(moves):
         raise ReplayError("'deals' and 'moves' must be lists with one entry per round played")
@@ -215,8 +232,8 @@ def _solo_record(data: dict[str, Any], source: dict[str, str]) -> SoloRecord:
         raise ReplayError(f"'level' must be one of {list(LEVELS)}, got {shown(level)}")
     seed = _integer(data, "seed", 0, MAX_SEED)
     player = data.get("player")
-    if not isinstance(player, str) or len(player) > MAX_LABEL:
-        raise ReplayError(f"'player' must be a label of at most {MAX_LABEL} characters")
+    if not _label(player):
+        raise ReplayError(f"'player' must be a text of at most {MAX_LABEL} characters")
     moves = data.get("moves")
     if not isinstance(moves, list) or len(moves) > MAX_SOLO_MOVES:
         raise ReplayError(f"'moves' must be a list of at most {MAX_SOLO_MOVES} actions")
@@ -272,7 +289,8 @@ def card_positions(record: CardRecord) -> tuple[list[GameState], list[CardStep]]
 
 
 def _check_deal(rules: Rules, index: int, hands: object) -> None:
-    """``hands`` is a deal of ``rules``' deck: one count list per hand, every card dealt once, real hand sizes."""
+    """``hands`` is a deal of ``rules``' deck: one count list per hand, every card dealt once, each seat's hand of
+    its size in this round's deal."""
     deck = rules.deck
     if (
         not isinstance(hands, list)
@@ -288,9 +306,17 @@ def _check_deal(rules: Rules, index: int, hands: object) -> None:
             f"round {index + 1}: a deal is {rules.num_hands} lists of {deck.num_kinds} non-negative counts"
         )
     totals = [sum(column) for column in zip(*hands, strict=True)]
-    expected_sizes = sorted(card_engine.deal_sizes(rules) + ([] if not rules.has_dummy else [_dummy_size(rules)]))
-    if totals != list(deck.kind_counts) or sorted(sum(hand) for hand in hands) != expected_sizes:
+    if totals != list(deck.kind_counts) or [sum(hand) for hand in hands] != _hand_sizes(rules, index):
         raise ReplayError(f"round {index + 1}: the hands are not a deal of the {deck.name} deck")
+
+
+def _hand_sizes(rules: Rules, round_index: int) -> list[int]:
+    """Each seat's hand size in round ``round_index``'s deal (the dummy's last): the round's start player and the
+    seats after it get the extra cards."""
+    in_deal_order, players = card_engine.deal_sizes(rules), rules.num_players
+    start = round_index % players
+    sizes = [in_deal_order[(seat - start) % players] for seat in range(players)]
+    return sizes + ([_dummy_size(rules)] if rules.has_dummy else [])
 
 
 def _dummy_size(rules: Rules) -> int:

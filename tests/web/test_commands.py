@@ -105,3 +105,27 @@ def test_serve_refuses_bad_options_before_starting(
 ) -> None:
     assert _run("serve", "--no-browser", *argv)[0] == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("host", "url", "hosts"),
+    [
+        ("127.0.0.1", "http://127.0.0.1:8013/", {"127.0.0.1", "localhost", "::1"}),
+        ("::1", "http://[::1]:8013/", {"127.0.0.1", "localhost", "::1"}),
+        ("0.0.0.0", "http://127.0.0.1:8013/", None),
+        ("192.168.1.5", "http://192.168.1.5:8013/", {"127.0.0.1", "localhost", "::1", "192.168.1.5"}),
+    ],
+)
+def test_serve_prints_an_address_a_browser_opens_and_answers_only_its_own_names(
+    monkeypatch: pytest.MonkeyPatch, host: str, url: str, hosts: set[str] | None
+) -> None:
+    """An IPv6 address is written in brackets; a server on one address answers only the names that reach it (on
+    every address, ``0.0.0.0``, any name may)."""
+    pytest.importorskip("uvicorn")
+    import uvicorn
+
+    served: list[object] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: served.append(app))
+    code, output = _run("serve", "--no-browser", "--host", host)
+    assert code == 0 and f"open {url} " in output
+    assert served[0].state.hosts == (None if hosts is None else frozenset(hosts))  # type: ignore[attr-defined]

@@ -18,7 +18,7 @@ with warnings.catch_warnings():
 
 from friday13_env.friday import engine as solo_engine
 from friday13_env.web import hints, sessions, views
-from friday13_env.web.app import create_app
+from friday13_env.web.app import LOOPBACK_NAMES, create_app
 from friday13_env.web.sessions import SessionStore, SoloSession
 from tests.web.helpers import Game, client, create, options, raw_request
 
@@ -186,6 +186,28 @@ def test_an_unexpected_error_is_a_json_500(monkeypatch: pytest.MonkeyPatch) -> N
         response = api.get(f"/api/games/{game.id}")
         assert response.status_code == 500
         assert "KeyError" in response.json()["error"]
+
+
+def test_a_request_to_another_host_name_is_refused() -> None:
+    """With the server's host names (``friday13 serve`` gives the loopback names and its ``--host``), a request
+    whose ``Host`` is another name is a JSON 400 before any work: a page whose own name was pointed at this machine
+    (DNS rebinding) passes the ``Origin`` check, since its origin and host agree, but not this one."""
+    app = create_app(SessionStore(5, 600), options(), hosts=LOOPBACK_NAMES)
+    with TestClient(app, base_url="http://127.0.0.1:8013") as api:
+        assert create(api, game="friday", level=1)["id"]
+        rebound = {"host": "evil.example:8013", "origin": "http://evil.example:8013"}
+        response = api.post("/api/games", json={"game": "friday", "level": 1}, headers=rebound)
+        assert response.status_code == 400 and "this server is not 'evil.example:8013'" in response.json()["error"]
+        assert api.get("/api/options").status_code == 200
+        assert api.post("/api/games", json={"game": "friday"}, headers={"host": "[::1]:8013"}).status_code == 201
+        assert api.post("/api/games", json={"game": "friday"}, headers={"host": "localhost"}).status_code == 201
+
+
+@pytest.mark.parametrize(("method", "path", "status"), [("GET", "/api/nope", 404), ("PUT", "/api/games", 405)])
+def test_an_unknown_path_or_method_is_a_json_error(api, method: str, path: str, status: int) -> None:
+    """Every refused request is JSON with its ``error``, an unknown path or method too."""
+    response = api.request(method, path)
+    assert response.status_code == status and response.json()["error"]
 
 
 def test_the_person_is_addressed_as_you(api) -> None:

@@ -324,6 +324,8 @@ CARD_REFUSALS: list[tuple[Any, str]] = [
     (lambda d: spoiled(d, source={"k": 1}), "'source'"),
     (lambda d: spoiled(d, source=["k"]), "'source'"),
     (lambda d: spoiled(d, source={"k": "v" * 81}), "'source'"),
+    (lambda d: spoiled(d, source={"k": "\ud800"}), "'source'"),  # a lone surrogate: no page can hold it
+    (lambda d: spoiled(d, seats=[*d["seats"][:3], "\ud800"]), "'seats'"),
     (lambda d: spoiled(d, deals={}), "'deals'"),
     (lambda d: spoiled(d, moves="0,1"), "'deals'"),
     (lambda d: spoiled(d, moves=d["moves"][:1]), "'deals'"),
@@ -384,6 +386,25 @@ def test_a_deal_that_is_not_a_deal_of_the_deck_is_refused() -> None:
     refused(data, "round 1: a deal is 4 lists of 16")
 
 
+@pytest.mark.parametrize(("players", "first", "second"), [(4, 0, 3), (3, 0, 3)])
+def test_a_deal_with_the_extra_cards_in_other_hands_is_refused(players: int, first: int, second: int) -> None:
+    """The round's start player and the seats after it get the extra cards (the dummy, at 3 players, is dealt
+    last): hands swapped between a seat of the extra cards and another (or the dummy) are not a deal, even in an
+    unfinished last round, where nothing else would notice (the game would stick with a player out of cards)."""
+    data = played_card(players, 1)
+    hands = data["deals"][0]
+    assert sum(hands[first]) != sum(hands[second])
+    hands[first], hands[second] = hands[second], hands[first]
+    data["moves"][0] = []
+    with pytest.raises(ReplayError, match=r"round 1: the hands are not a deal of the standard deck"):
+        records.from_dict(data)
+
+
+def test_a_new_record_refuses_a_label_that_is_not_valid_text() -> None:
+    with pytest.raises(ValueError, match=r"labels must be valid Unicode text, got '\\ud800'"):
+        records.new_card_record(Rules(num_players=3), ["ann", "\ud800", "cy"])
+
+
 def test_an_illegal_move_names_its_round_and_number() -> None:
     data = played_card()
     _, steps = records.card_positions(records.from_dict(played_card()))
@@ -415,6 +436,7 @@ SOLO_REFUSALS: list[tuple[Any, str]] = [
     (lambda d: spoiled(d, seed=77.0), "'seed'"),
     (lambda d: spoiled(d, player=None), "'player'"),
     (lambda d: spoiled(d, player="p" * 81), "'player'"),
+    (lambda d: spoiled(d, player="\udfff"), "'player'"),
     (lambda d: spoiled(d, moves="0"), "'moves'"),
     (lambda d: spoiled(d, moves=[0] * (records.MAX_SOLO_MOVES + 1)), "at most 5000"),
     (lambda d: spoiled(d, moves=[*d["moves"][:3], "1"]), "move 4: '1' is not an action"),
@@ -453,6 +475,7 @@ def test_load_refuses_what_is_not_a_replay_file(tmp_path) -> None:
     refused(b"[" * 100_000 + b"]" * 100_000, "is not JSON")  # nesting deeper than the parser goes
     refused(b'{"a": ' * 50_000 + b"1" + b"}" * 50_000, "is not JSON")
     refused(b"[]", "not a replay")
+    refused(b'{"seed": ' + b"1" * 5000 + b"}", "is not JSON")  # more digits than Python reads into an int
     bad = played_solo()
     bad["moves"].append(-7)
     refused(json.dumps(bad).encode(), rf"replay .*replay\.json: move {len(bad['moves'])}: action -7")
@@ -460,9 +483,13 @@ def test_load_refuses_what_is_not_a_replay_file(tmp_path) -> None:
         records.load(tmp_path / "missing.json")
 
 
-def test_load_of_a_folder_is_a_replay_error(tmp_path) -> None:
-    with pytest.raises(ReplayError, match="cannot read replay"):
+def test_load_of_a_folder_or_a_device_is_a_replay_error(tmp_path) -> None:
+    """Only a regular file is read: a folder, or a link to a device that reports no size and never ends."""
+    with pytest.raises(ReplayError, match="is not a regular file; not read"):
         records.load(tmp_path)
+    (tmp_path / "zero.json").symlink_to("/dev/zero")
+    with pytest.raises(ReplayError, match="is not a regular file; not read"):
+        records.load(tmp_path / "zero.json")
 
 
 def test_a_record_just_under_the_size_cap_is_read(tmp_path) -> None:
