@@ -2,7 +2,7 @@
 
 The adviser of each table is the strongest agent that can sit there (``docs/leaderboard.md``): ``ppo-v4``
 for the standard deck (highest rating at mixed tables), ``search`` for the German deck (no network is trained
-on it) and for the solo game (the highest win rate at every level).
+on it) and ``dagger-ppo-v1`` for the solo game (the highest win rate at every level).
 
 How sure it is, in the adviser's own terms:
 
@@ -27,7 +27,7 @@ from friday13_env.core.mlp import PolicyAgent
 
 CARD_ADVISERS = {"standard": "ppo-v4", "german": "search"}
 """The card game's adviser for each deck."""
-SOLO_ADVISER = "search"
+SOLO_ADVISER = "dagger-ppo-v1"
 SEARCHES = 8
 """Independent searches behind a search agent's hint."""
 

@@ -689,13 +689,25 @@ def test_a_card_hint_is_the_networks_legal_move_and_is_reproducible(api) -> None
     check_hint(later.json(), game.legal, "ppo-v4", "probability")
 
 
-def test_a_solo_hint_comes_from_searches_and_is_reproducible(api) -> None:
+def test_a_solo_hint_comes_from_the_strongest_network(api) -> None:
+    """The solo game's adviser is ``dagger-ppo-v1`` (the leaderboard's strongest at every level): a probability for
+    every legal move, the same hint when asked again, nothing played."""
     game = solo_game(api, level=1, seed=21)
+    hint = api.get(f"/api/games/{game.id}/hint").json()
+    check_hint(hint, game.legal, "dagger-ppo-v1", "probability")
+    assert {option["action"] for option in hint["options"]} == set(game.legal)
+    assert api.get(f"/api/games/{game.id}/hint").json() == hint
+    assert api_state(api, game.id)["count"] == 1
+
+
+def test_a_german_deck_hint_comes_from_searches_and_is_reproducible(api) -> None:
+    """No network plays the German deck: its adviser is ``search``, whose hint is the share of eight seeded
+    searches that chose each move, the same when asked again."""
+    game = card_game(api, players=3, rounds=1, deck="german", opponents=["random"], seed=21)
     hint = api.get(f"/api/games/{game.id}/hint").json()
     check_hint(hint, game.legal, "search", "searches")
     assert all(round(option["share"] * 8) == option["share"] * 8 for option in hint["options"])
     assert api.get(f"/api/games/{game.id}/hint").json() == hint
-    assert api_state(api, game.id)["count"] == 1
 
 
 # -- the page -------------------------------------------------------------------------------------------------
