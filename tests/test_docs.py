@@ -108,3 +108,15 @@ def test_every_relative_link_points_at_a_file(page: Path) -> None:
         if not (page.parent / path).exists():
             broken.append(target)
     assert not broken, f"{page_id(page)} links to missing files: {broken}"
+
+
+def test_the_citations_name_this_release() -> None:
+    """The README's BibTeX entry and CITATION.cff cite the version the package declares (and pyproject.toml)."""
+    from friday13_env import __version__
+
+    readme = (REPOSITORY / "README.md").read_text(encoding="utf-8")
+    citation = (REPOSITORY / "CITATION.cff").read_text(encoding="utf-8")
+    pyproject = (REPOSITORY / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.findall(r"version = \{([^}]*)\}", readme) == [__version__]
+    assert re.findall(r"^version: (\S+)$", citation, re.MULTILINE) == [__version__]
+    assert re.findall(r'^version = "([^"]+)"$', pyproject, re.MULTILINE) == [__version__]
