@@ -25,9 +25,10 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 from friday13_env.core.checkpoint import CheckpointError
-from friday13_env.core.files import atomic_write_text, output_problem, run_writing
+from friday13_env.core.files import atomic_write_text, clashing_outputs, output_problem, run_writing
 from friday13_env.core.specs import AgentSpec, non_negative_argument, parse_spec, positive_argument
 from friday13_env.friday.agents import REGISTRY, make, names
 from friday13_env.friday.evaluation import evaluate, format_markdown, format_table, results_to_json
@@ -71,6 +72,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         problem = output_problem(path) if path is not None else None
         if problem is not None:
             parser.error(f"--{flag} {path}: cannot write there ({problem.strerror or problem})")
+    outputs = {f"--{flag}": Path(getattr(args, flag)) for flag in ("json", "markdown") if getattr(args, flag)}
+    clash = clashing_outputs(outputs)
+    if clash is not None:
+        parser.error(clash)
     return args
 
 

@@ -80,8 +80,28 @@ def output_problem(path: str | Path, *, directory: bool = False) -> OSError | No
             pass
     except OSError as error:  # named after the folder, not the temporary file that could not be made
         return type(error)(error.errno, error.strerror, str(folder))
+    if not directory and path.exists() and not path.is_file():  # a pipe, a device: replaced by a file, not written
+        return OSError(errno.EINVAL, "not a regular file (a pipe or a device); give a file name", str(path))
     if not directory and path.exists() and not os.access(path, os.W_OK):
         return PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+    return None
+
+
+def clashing_outputs(outputs: dict[str, Path], folders: dict[str, Path] | None = None) -> str | None:
+    """Why these outputs cannot all be written (by flag: files in ``outputs``, folders in ``folders``), or None: two
+    on one path, or a path inside an output file (which would have to be a folder). Checked before any work, so that
+    no run ends by failing to write its results."""
+    files = {flag: Path(path).resolve() for flag, path in outputs.items()}
+    every = {**files, **{flag: Path(path).resolve() for flag, path in (folders or {}).items()}}
+    flags = list(every)
+    for index, flag in enumerate(flags):
+        for other in flags[index + 1 :]:
+            if every[flag] == every[other]:
+                return f"{flag} and {other} both write {every[flag]}; give each its own path"
+    for flag, path in files.items():
+        inside = [other for other in flags if path in every[other].parents]
+        if inside:
+            return f"{inside[0]} is inside {path}, the file {flag} writes; give them paths apart"
     return None
 
 

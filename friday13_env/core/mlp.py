@@ -177,6 +177,11 @@ class PolicyAgent:
         self.greedy = greedy
         self.rng = np.random.default_rng(seed)
 
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed in place, as building the agent anew with ``seed`` would (the evaluation's hook; a greedy policy
+        draws nothing)."""
+        self.rng = np.random.default_rng(seed)
+
     def act(self, observation: Observation) -> int:
         return self.decide(*self._read(observation))
 

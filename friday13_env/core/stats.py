@@ -90,10 +90,14 @@ class Estimate:
         return Interval(self.mean, self.low, self.high)
 
     def formatted(self, digits: int = 3) -> str:
-        """``mean ± half-width``, ``mean [low, high]`` where a bound clipped the interval, or the mean and
-        ``(interval undefined: n < 2)`` for a single sample (never ``nan``)."""
+        """``mean ± half-width``, ``mean [low, high]`` where a bound clipped the interval, the mean and
+        ``(interval undefined: n < 2)`` for a single sample (never ``nan``), or the mean and ``(no spread in n
+        samples)`` where every sample was the same: a t interval of width 0 would claim a certainty it has not
+        measured (the rate is at or near a bound; more samples are the remedy)."""
         if math.isnan(self.half_width):
             return f"{self.mean:.{digits}f} ({UNDEFINED})"
+        if self.half_width == 0:
+            return f"{self.mean:.{digits}f} (no spread in {self.samples} samples)"
         if self.clipped:
             return f"{self.mean:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
         return f"{self.mean:.{digits}f} ± {self.half_width:.{digits}f}"

@@ -209,5 +209,93 @@ def test_the_solo_evaluation_script_refuses_bad_counts_like_the_card_game(
     assert exited.value.code == 2 and message in capsys.readouterr().err
 
 
+def test_a_stochastic_agent_object_gives_the_same_figures_for_the_same_seed() -> None:
+    """An agent object is re-seeded from the chunk by its ``reset(seed)`` (every agent with a generator has one), so
+    the same evaluation twice gives the same figures, whatever the object played before: equal seeds, equal
+    results, as for specs."""
+    from friday13_env import agents
+
+    player = agents.make("random", seed=1)
+    matchups = [Matchup.versus(player, "majority")]
+    first = evaluate(matchups, 16, 4, seed=0).to_dict()
+    second = evaluate(matchups, 16, 4, seed=0).to_dict()
+    for data in (first, second):
+        del data["elapsed_s"]
+    assert first == second
+
+
+@pytest.mark.parametrize("spec", ["random", "search:budget=400", "endgame:budget=400", "ppo-v4:greedy=false"])
+def test_reset_reseeds_an_agent_as_building_it_anew_would(spec: str) -> None:
+    """``reset(seed)`` on an agent that has played makes the moves of a fresh agent built with that seed."""
+    import numpy as np
+
+    from friday13_env import agents
+    from friday13_env.friday13.aec import raw_env
+
+    env = raw_env(num_players=4)
+    env.reset(seed=3)
+    observation = env.observe(env.agent_selection)
+    used = agents.make(spec, seed=11)
+    for _ in range(3):
+        used.act(observation)
+    used.reset(5)  # type: ignore[attr-defined]
+    fresh = agents.make(spec, seed=5)
+    assert [used.act(observation) for _ in range(4)] == [fresh.act(observation) for _ in range(4)]
+    assert np.asarray(observation["action_mask"]).sum() > 1  # a position with a choice
+
+
+@pytest.mark.parametrize(
+    ("outputs", "message"),
+    [
+        (["--json", "out/a.json", "--markdown", "out/a.json/b.md"], "--markdown is inside"),
+        (["--json", "out2", "--replays", "out2/replays"], "--replays is inside"),
+    ],
+)
+def test_outputs_inside_one_another_are_refused_before_any_game(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    outputs: list[str],
+    message: str,
+) -> None:
+    """An output file whose path another output (or the replays folder) needs as a folder: refused before any game
+    and any folder is made, not a failed write at the end of the run."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(tournament, "evaluate", lambda *a, **k: pytest.fail("a game was played"))
+    with pytest.raises(SystemExit) as exited:
+        evaluate_main(["--agents", "random", "cautious", "--games", "4", "--no-progress", *outputs])
+    assert exited.value.code == 2 and message in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_output_that_is_an_evaluated_policy_or_a_pipe_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The checkpoint under evaluation as ``--json``, or a named pipe (which a write would replace by a file)."""
+    import shutil
+
+    from friday13_env import agents
+
+    policy = tmp_path / "policy.npz"
+    shutil.copy(agents.REGISTRY.policy_path("ppo-v1"), policy)
+    with pytest.raises(SystemExit):
+        evaluate_main(["--focus", str(policy), "--vs", "random", "--games", "4", "--json", str(policy)])
+    assert "is an agent evaluated here and an output it would overwrite" in capsys.readouterr().err
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    with pytest.raises(SystemExit):
+        evaluate_main(["--agents", "random", "cautious", "--games", "4", "--json", str(pipe)])
+    assert "not a regular file" in capsys.readouterr().err
+
+
+def test_the_solo_evaluation_script_refuses_two_outputs_on_one_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    same = str(tmp_path / "same.out")
+    with pytest.raises(SystemExit) as exited:
+        load_training_script("evaluate_friday").parse_args(["--agents", "random", "--json", same, "--markdown", same])
+    assert exited.value.code == 2 and "--json and --markdown both write" in capsys.readouterr().err
+
+
 if __name__ == "__main__":  # how tests/friday13/golden_evaluation.json was made (before the lazy rewrite)
     json.dump({"card": friday13_figures(), "solo": solo_figures()}, sys.stdout, indent=1)

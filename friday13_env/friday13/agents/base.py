@@ -74,6 +74,10 @@ class RandomAgent:
     def __init__(self, seed: int | None = None) -> None:
         self.rng = agent_rng(seed)
 
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed in place, as building the agent anew with ``seed`` would (the evaluation's hook)."""
+        self.rng = agent_rng(seed)
+
     def act(self, observation: Observation) -> int:
         legal = legal_actions(observation)
         return int(legal[self.rng.integers(legal.size)])

@@ -85,11 +85,16 @@ class EndgameSearchAgent:
             path = policy_path(ZOO_PACKAGE, policy)
         except ValueError as error:
             raise ValueError(f"endgame option policy: {error}") from error
-        policy_seed, search_seed = (
-            (None, None) if seed is None else map(int, np.random.SeedSequence(seed).generate_state(2))
-        )
+        policy_seed, search_seed = _seeds(seed)
         self.search = SearchAgent(seed=search_seed, budget=budget, objective=objective)
         self.policy = load_policy_agent(path, seed=policy_seed, name=str(policy))
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed in place, as building the agent anew with ``seed`` would (the evaluation's hook)."""
+        check_seed(seed)
+        policy_seed, search_seed = _seeds(seed)
+        self.search.reset(search_seed)
+        self.policy.reset(policy_seed)
 
     @property
     def deck(self) -> Deck:
@@ -119,3 +124,11 @@ def lead_of_likeliest(logits: np.ndarray) -> float:
     probabilities = np.exp(logits - logits.max())
     first, second = np.sort(probabilities / probabilities.sum())[-2:][::-1]
     return float(first - second)
+
+
+def _seeds(seed: int | None) -> tuple[int | None, int | None]:
+    """The seeds of the policy and of the search of an agent seeded with ``seed``."""
+    if seed is None:
+        return None, None
+    policy_seed, search_seed = map(int, np.random.SeedSequence(seed).generate_state(2))
+    return policy_seed, search_seed

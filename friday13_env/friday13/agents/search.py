@@ -59,6 +59,10 @@ class SearchAgent:
         self.objective = check_objective(objective, self.name)
         self.rng = agent_rng(seed)
 
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed in place, as building the agent anew with ``seed`` would (the evaluation's hook)."""
+        self.rng = agent_rng(seed)
+
     def act(self, observation: Observation) -> int:
         return self.choose(Table.read(observation, self.name))
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from friday13_env.core.files import output_problem, run_writing
+from friday13_env.core.files import clashing_outputs, output_problem, run_writing
 from friday13_env.core.options import available_cpus
 from friday13_env.core.specs import AgentSpec, non_negative_argument, positive_argument
 from friday13_env.friday13 import agents
@@ -230,6 +230,14 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
     check_outputs(args, parser)
     paths = {flag: getattr(args, flag) for flag in OUTPUT_FLAGS if getattr(args, flag) is not None}
     replays = checked_replays(args, parser, list(paths.values()), {"command": "friday13 evaluate"})
+    files = {f"--{flag}": path for flag, path in paths.items() if path != STDOUT}
+    clash = clashing_outputs(files, {} if replays is None else {"--replays": replays.folder})
+    if clash is not None:
+        parser.error(clash)
+    for spec in [args.focus, *(args.vs or []), *(args.agents or [])]:
+        policy = Path(str(spec))
+        if policy.is_file() and any(policy.resolve() == path.resolve() for path in files.values()):
+            parser.error(f"{spec} is an agent evaluated here and an output it would overwrite; write elsewhere")
     notes = sys.stderr if STDOUT in paths.values() else out  # stdout holds that output alone
     workers = min(args.workers, available_cpus())
     if workers < args.workers:
