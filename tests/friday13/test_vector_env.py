@@ -908,14 +908,19 @@ def test_to_sb3_is_an_sb3_vecenv_over_the_same_games() -> None:
         np.testing.assert_array_equal(dones, terminated | truncated)
         assert isinstance(listed, list) and len(listed) == 6
         for table, info in enumerate(listed):
-            assert info["total_points"] == infos["total_points"][table] and info["seat"] == infos["seat"][table]
             assert not any(key.startswith("_") for key in info)
-            if dones[table]:
+            if dones[table]:  # SB3's convention: the finished game's info; the new game's in reset_infos
+                final = infos["final_info"]
+                for key in ("total_points", "winner", "rank", "illegal_action", "seat", "final_scores"):
+                    np.testing.assert_array_equal(info[key], final[key][table])
+                assert venv.reset_infos[table]["total_points"] == infos["total_points"][table] == 0
+                assert venv.reset_infos[table]["seat"] == infos["seat"][table]
                 np.testing.assert_array_equal(info["terminal_observation"], infos["final_obs"][table])
                 assert info["TimeLimit.truncated"] is False
                 dones_seen += 1
             else:
-                assert "terminal_observation" not in info
+                assert info["total_points"] == infos["total_points"][table] and info["seat"] == infos["seat"][table]
+                assert "terminal_observation" not in info and "final_scores" not in info
     assert dones_seen >= 5
     np.testing.assert_array_equal(np.stack(venv.env_method("action_masks", indices=[1, 3])), env.action_masks()[[1, 3]])
     assert venv.get_attr("num_envs") == [6] * 6 and venv.get_attr("reward_mode", indices=2) == ["points"]

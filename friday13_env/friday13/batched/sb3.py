@@ -88,7 +88,9 @@ def _adapter_class() -> type:
             self._lengths += 1
             listed = _info_list(infos, self.num_envs)
             elapsed = round(time.time() - self._start_time, 6)
-            for game in np.flatnonzero(done).tolist():
+            for game in np.flatnonzero(done).tolist():  # SB3's convention: the finished game's info, the new one's
+                self.reset_infos[game] = listed[game]  # in reset_infos
+                listed[game] = _final_info(infos["final_info"], game)
                 listed[game]["terminal_observation"] = infos["final_obs"][game]
                 listed[game]["TimeLimit.truncated"] = bool(truncated[game] and not terminated[game])
                 listed[game]["episode"] = {"r": self._returns[game], "l": self._lengths[game], "t": elapsed}
@@ -124,6 +126,17 @@ def _adapter_class() -> type:
 
 
 def _info_list(infos: dict[str, Any], num_envs: int) -> list[dict[str, Any]]:
-    """Gymnasium's dict of arrays as SB3's list of per-environment dicts (masks and ``final_*`` left out)."""
+    """Gymnasium's dict of arrays as SB3's list of per-environment dicts: the new games' infos (masks, and what
+    belongs to the games that just ended, ``final_*``, left out)."""
     keys = [key for key in infos if not key.startswith("_") and not key.startswith("final_")]
     return [{key: infos[key][game] for key in keys} for game in range(num_envs)]
+
+
+def _final_info(final: dict[str, Any], game: int) -> dict[str, Any]:
+    """The info of table ``game``'s finished game, from the vector env's ``final_info`` (its ``final_scores``
+    included): every key its mask gives for that table."""
+    return {
+        key: values[game]
+        for key, values in final.items()
+        if not key.startswith("_") and (f"_{key}" not in final or final[f"_{key}"][game])
+    }
