@@ -366,3 +366,31 @@ def test_a_bad_seed_is_refused_before_the_tables_change(train: ModuleType, seed:
         env.reset(seed=seed)
     again, _ = env.reset(seed=6)
     assert [sorted(table) for table in again] == [sorted(table) for table in observations]
+
+
+@pytest.mark.parametrize(
+    ("action", "message"),
+    [
+        (lambda legal, mover: {mover: float(legal) + 0.9}, "an action must be an integer card index"),
+        (lambda legal, mover: {mover: True}, "an action must be an integer card index"),
+        (lambda legal, mover: {mover: np.float32(legal)}, "an action must be an integer card index"),
+        (lambda legal, mover: {mover + 1: legal}, "an action of agent"),
+    ],
+)
+def test_an_action_that_is_not_the_movers_integer_is_refused_and_nothing_is_played(
+    train: ModuleType, action: Any, message: str
+) -> None:
+    """A float (3.9 is not card 3), a bool, or an action keyed by another agent than the mover: a ``ValueError``
+    before any card is played, as every other entry point refuses them; the mover's integer then plays."""
+    config = {"players": [4], "deck": "standard", "reward": "points", "num_opponents": 0, "opponent_share": 0.0}
+    env = rllib.BatchedTables(config, num_envs=2)
+    observations, _ = env.reset(seed=3)
+    movers = [next(iter(table)) for table in observations]
+    legal = [
+        int(np.flatnonzero(table[mover]["action_mask"])[0]) for table, mover in zip(observations, movers, strict=True)
+    ]
+    bad = [action(legal[0], movers[0]), {movers[1]: legal[1]}]
+    with pytest.raises(ValueError, match=message):
+        env.step(bad)
+    played = env.step([{movers[0]: np.int64(legal[0])}, {movers[1]: np.array(legal[1])}])
+    assert all(movers[table] in played[1][table] for table in range(2))  # each mover's reward: the cards were played

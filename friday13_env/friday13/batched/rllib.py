@@ -227,11 +227,16 @@ class BatchedTables(VectorMultiAgentEnv):
         assert self.batch is not None
         self.latch.check()
         playing = np.flatnonzero(~self.restarting)
-        chosen = np.empty(playing.size, dtype=np.int64)
-        for row, table in enumerate(playing.tolist()):
-            ((_, chosen[row]),) = actions[table].items()  # exactly the mover's action
         movers = self.batch.current[playing]
         names = self.names[self.roles[playing], np.arange(MAX_SEATS)]  # this game's IDs, before any re-seating
+        chosen = np.empty(playing.size, dtype=np.int64)
+        for row, table in enumerate(playing.tolist()):
+            ((agent, action),) = actions[table].items()  # exactly the mover's action: checked, never coerced
+            if agent != names[row, movers[row]]:
+                raise ValueError(
+                    f"table {table}: an action of agent {agent!r}, but agent {names[row, movers[row]]} moves"
+                )
+            chosen[row] = _card_action(action, table)
         with self.latch.guard("step()", refusals=(ValueError,)):  # GameBatch.step refuses before it plays
             result = self.batch.step(chosen, playing)
         with self.latch.guard("step()"):
@@ -392,3 +397,12 @@ class TableActions(ConnectorV2):
 
 TABLE_ROWS = "friday13_table_rows"
 """``shared_data`` key: per module, the (table index, agent ID) of each row of its batch."""
+
+
+def _card_action(action: object, table: int) -> int:
+    """An action as the engine takes it: an integer (a Python or numpy integer, or a 0-d integer array), never a
+    bool or a float truncated into a card."""
+    value = action[()] if isinstance(action, np.ndarray) and action.shape == () else action
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise ValueError(f"table {table}: an action must be an integer card index, got {action!r}")
+    return int(value)
