@@ -17,7 +17,6 @@ import json
 import math
 import platform
 import shlex
-import stat
 import sys
 import time
 from collections.abc import Callable
@@ -33,7 +32,7 @@ from friday13_env.benchmark.play import METRICS, SECOND_METRIC, Unit, UnitResult
 from friday13_env.benchmark.scores import aggregate, cell_interval, normalised_interval, scipy_stats
 from friday13_env.benchmark.suite import NORMALISERS, Suite, definition_problems, get_suite
 from friday13_env.core.agent import Agent
-from friday13_env.core.files import atomic_write_text
+from friday13_env.core.files import atomic_write_text, read_capped
 from friday13_env.core.options import available_cpus, count_option
 from friday13_env.core.pool import ordered_results
 from friday13_env.core.registry import Registry
@@ -258,18 +257,7 @@ def read_json(path: str | Path, what: str, expected: str = RESULT_FORMAT) -> dic
     Only a regular file is opened (not a device, a pipe or a folder, a link to one included), and no more than
     ``MAX_RESULT_BYTES`` of it is read; JSON's NaN and Infinity, and nesting too deep to parse, are refused."""
     path = Path(path)
-    try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"{what} {path} is not a regular file; not read")
-        if info.st_size > MAX_RESULT_BYTES:
-            raise ValueError(f"{what} {path} is {info.st_size} bytes, over the {MAX_RESULT_BYTES}-byte limit; not read")
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_RESULT_BYTES + 1)
-    except OSError as error:
-        raise ValueError(f"{what} {path} cannot be read: {error.strerror or error}") from error
-    if len(raw) > MAX_RESULT_BYTES:
-        raise ValueError(f"{what} {path} is over the {MAX_RESULT_BYTES}-byte limit; not read")
+    raw = read_capped(path, MAX_RESULT_BYTES, what)
     try:
         data = json.loads(raw.decode("utf-8"), parse_constant=_not_a_number)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:

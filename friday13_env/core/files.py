@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Callable
@@ -57,6 +58,26 @@ def atomic_write_bytes(path: str | Path, data: bytes, *, fsync: bool = False) ->
 def atomic_write_text(path: str | Path, text: str, *, fsync: bool = False) -> None:
     """``atomic_write`` of ``text`` as UTF-8."""
     atomic_write_bytes(path, text.encode("utf-8"), fsync=fsync)
+
+
+def read_capped(path: str | Path, limit: int, what: str, error: type[Exception] = ValueError) -> bytes:
+    """The bytes of the regular file at ``path``, or ``error`` naming it as ``what``: not a regular file (a folder, a
+    device or a pipe, a link to one included, which report no size a cap can trust), over ``limit`` bytes (no more
+    than ``limit + 1`` are read), or not readable."""
+    path = Path(path)
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"{what} {path} is not a regular file; not read")
+        if info.st_size > limit:
+            raise error(f"{what} {path} is {info.st_size} bytes, over the {limit}-byte limit; not read")
+        with path.open("rb") as handle:
+            raw = handle.read(limit + 1)
+    except OSError as failure:
+        raise error(f"{what} {path} cannot be read: {failure.strerror or failure}") from None
+    if len(raw) > limit:
+        raise error(f"{what} {path} is over the {limit}-byte limit; not read")
+    return raw
 
 
 def output_problem(path: str | Path, *, directory: bool = False) -> OSError | None:

@@ -18,7 +18,6 @@ an error naming the round and the move). The reader never imports or executes an
 from __future__ import annotations
 
 import json
-import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +25,7 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
-from friday13_env.core.files import atomic_write_text
+from friday13_env.core.files import atomic_write_text, read_capped
 from friday13_env.core.specs import shown
 from friday13_env.friday import engine as solo_engine
 from friday13_env.friday.levels import LEVELS
@@ -156,20 +155,7 @@ def load(path: str | Path) -> Record:
     Only a regular file is opened (not a device, a pipe or a folder), and no more than ``MAX_REPLAY_BYTES`` of it is
     read."""
     path = Path(path)
-    try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):
-            raise ReplayError(f"replay {path} is not a regular file; not read")
-        if info.st_size > MAX_REPLAY_BYTES:
-            raise ReplayError(
-                f"replay {path} is {info.st_size} bytes, over the {MAX_REPLAY_BYTES}-byte limit; not read"
-            )
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_REPLAY_BYTES + 1)
-    except OSError as error:
-        raise ReplayError(f"cannot read replay {path}: {error.strerror or error}") from None
-    if len(raw) > MAX_REPLAY_BYTES:
-        raise ReplayError(f"replay {path} is over the {MAX_REPLAY_BYTES}-byte limit; not read")
+    raw = read_capped(path, MAX_REPLAY_BYTES, "replay", ReplayError)
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:  # ValueError: a JSONDecodeError, or a number

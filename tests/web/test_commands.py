@@ -84,7 +84,7 @@ def test_replay_refuses_a_missing_file_and_overwriting_its_input(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert _run("replay", str(tmp_path / "missing.json"))[0] == 2
-    assert "cannot read replay" in capsys.readouterr().err
+    assert "missing.json cannot be read" in capsys.readouterr().err
     _played(tmp_path / "game.json")
     assert _run("replay", str(tmp_path / "game.json"), "--html", str(tmp_path / "game.json"))[0] == 2
     assert "would overwrite the replay file itself" in capsys.readouterr().err

@@ -479,7 +479,7 @@ def test_load_refuses_what_is_not_a_replay_file(tmp_path) -> None:
     bad = played_solo()
     bad["moves"].append(-7)
     refused(json.dumps(bad).encode(), rf"replay .*replay\.json: move {len(bad['moves'])}: action -7")
-    with pytest.raises(ReplayError, match="cannot read replay"):
+    with pytest.raises(ReplayError, match=r"replay .*missing\.json cannot be read"):
         records.load(tmp_path / "missing.json")
 
 
