@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from friday13_env.benchmark.suite import Cell, Suite
-from friday13_env.core.agent import Agent, Observation
+from friday13_env.core.agent import Agent, Observation, reseeded
 from friday13_env.core.seeds import derived_seed
 from friday13_env.core.specs import AgentSpec, Entrant, entrant_label
 
@@ -162,9 +162,7 @@ def _play_solo(unit: Unit) -> UnitResult:
             agent = make(unit.agent, seed=seed)
         else:
             agent = unit.agent
-            reset = getattr(agent, "reset", None)
-            if callable(reset):
-                reset(seed)
+            reseeded(agent, seed)
         timed = _Timed(agent)
         record = None
         if replays is not None and replays.saves(game):

@@ -10,15 +10,14 @@ what is wrong, never a traceback or a silently wrong row.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any
 
 import numpy as np
 
-from friday13_env.benchmark.exploitability import plain_text, spec_problem
+from friday13_env.benchmark.exploitability import finite_number, is_duration, plain_text, spec_problem
 from friday13_env.benchmark.play import METRICS
 from friday13_env.benchmark.runner import normalisers, read_json, score_cells
 from friday13_env.benchmark.scores import aggregate_values
@@ -125,8 +124,8 @@ def _aggregate_problem(found: object, suite: Suite, rows: list[np.ndarray]) -> s
         ends = interval.get("low"), interval.get("high")
         if ends == (None, None):
             continue
-        low, high = ends
-        if not (_number(low) and _number(high) and low <= value <= high):
+        low, high = (finite_number(end) for end in ends)
+        if low is None or high is None or not low <= value <= high:
             return f"its normalised {name}'s interval must hold its value"
     return None
 
@@ -135,9 +134,9 @@ def _cost_problem(cost: dict[str, Any], provenance: dict[str, Any]) -> str | Non
     ms_per_move, decisions = cost["ms_per_move"], cost["decisions"]
     if not (isinstance(decisions, int) and not isinstance(decisions, bool) and decisions >= 0):
         return "its cost's decisions must be a count"
-    if not (ms_per_move is None if decisions == 0 else _number(ms_per_move) and ms_per_move >= 0):
+    if not (ms_per_move is None if decisions == 0 else is_duration(ms_per_move)):
         return "its cost per move must be a number of milliseconds (none without decisions)"
-    if not (_number(provenance["elapsed_s"]) and provenance["elapsed_s"] >= 0):
+    if not is_duration(provenance["elapsed_s"]):
         return "its provenance's elapsed seconds must be a number"
     workers = provenance["workers"]
     if not (isinstance(workers, int) and not isinstance(workers, bool) and workers >= 1):
@@ -145,7 +144,3 @@ def _cost_problem(cost: dict[str, Any], provenance: dict[str, Any]) -> str | Non
     if not (isinstance(provenance["machine"], str) and plain_text(provenance["machine"], MAX_MACHINE_TEXT)):
         return f"its provenance's machine must be 1-{MAX_MACHINE_TEXT} characters without | ` or controls"
     return None
-
-
-def _number(value: object) -> TypeGuard[float]:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

@@ -31,7 +31,7 @@ from friday13_env.benchmark.fingerprints import behaviour_fingerprint, deals_dig
 from friday13_env.benchmark.play import METRICS, SECOND_METRIC, Unit, UnitResult, play_unit, units
 from friday13_env.benchmark.scores import aggregate, cell_interval, normalised_interval, scipy_stats
 from friday13_env.benchmark.suite import NORMALISERS, Suite, definition_problems, get_suite
-from friday13_env.core.agent import Agent
+from friday13_env.core.agent import Agent, reseeded
 from friday13_env.core.files import atomic_write_text, read_capped
 from friday13_env.core.options import available_cpus, count_option
 from friday13_env.core.pool import ordered_results
@@ -89,9 +89,8 @@ def _decks(suite: Suite) -> list[str]:
 def _build(suite: Suite, entrant: Entrant) -> Agent:
     """The agent built with seed 0 (an agent object re-seeded with 0 by its ``reset(seed)`` hook, if it has one),
     checked against every deck of the suite (the card game)."""
-    reset = getattr(entrant, "reset", None)
-    if not isinstance(entrant, AgentSpec) and callable(reset):
-        reset(0)
+    if not isinstance(entrant, AgentSpec):
+        reseeded(entrant, 0)
     if suite.game == "friday":
         return registry_of("friday").make(entrant, seed=0) if isinstance(entrant, AgentSpec) else entrant
     from friday13_env.friday13.agents.seating import make_seated

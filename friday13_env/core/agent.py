@@ -27,6 +27,17 @@ class Agent(Protocol):
         ...
 
 
+def reseeded(agent: object, seed: int | None) -> bool:
+    """Re-seed an agent object in place through its optional ``reset(seed)`` hook (as building it anew with ``seed``
+    would); whether it has one. The evaluations call it before each unit of games, so that an object's play does not
+    depend on what it played before."""
+    reset = getattr(agent, "reset", None)
+    if not callable(reset):
+        return False
+    reset(seed)
+    return True
+
+
 def observation_arrays(observation: object, agent: str = "agent") -> tuple[np.ndarray, np.ndarray]:
     """The observation vector and the action mask of an observation dict, or a ``ValueError`` saying what is
     missing: anything but a mapping with both entries (an array, a list, ``None``) is refused here."""

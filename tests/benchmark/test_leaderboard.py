@@ -249,6 +249,7 @@ QUICK = get_suite("card-4p-quick")
         ({**made_result(QUICK, "x"), "agent": {"spec": ["x"]}}, "x.json", r"its agent spec: \['x'\]"),
         (with_cost(made_result(QUICK, "cautious"), ms_per_move="0.5"), None, r"its cost per move must be a number"),
         (with_cost(made_result(QUICK, "cautious"), decisions=True), None, r"its cost's decisions must be a count"),
+        (with_cost(made_result(QUICK, "cautious"), ms_per_move=10**400), None, r"its cost per move must be a number"),
         ({**made_result(QUICK, "cautious"), "suite": ["card-4p-quick-v1"]}, None, r"a benchmark result without its s"),
         (edited(made_result(QUICK, "cautious"), split=["test"]), None, r"split \['test'\] is not one of suite"),
         (edited(made_result(QUICK, "cautious"), extra=1), None, r"its suite holds fields a result's does not"),

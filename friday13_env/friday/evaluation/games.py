@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from friday13_env.core import stats
-from friday13_env.core.agent import Agent
+from friday13_env.core.agent import Agent, reseeded
 from friday13_env.core.specs import AgentSpec, parse_spec
 from friday13_env.core.stats import Interval, wilson_interval
 from friday13_env.friday.agents import REGISTRY, make
@@ -84,11 +84,9 @@ def evaluate(
             return make(spec, seed=game_seed)
     else:
         label = agent.name
-        reset = getattr(agent, "reset", None)
 
         def agent_for(game_seed: int) -> Agent:
-            if callable(reset):
-                reset(game_seed)
+            reseeded(agent, game_seed)
             return agent
 
     env = FridayEnv(level=level)

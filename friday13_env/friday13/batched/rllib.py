@@ -232,10 +232,9 @@ class BatchedTables(VectorMultiAgentEnv):
         chosen = np.empty(playing.size, dtype=np.int64)
         for row, table in enumerate(playing.tolist()):
             ((agent, action),) = actions[table].items()  # exactly the mover's action: checked, never coerced
-            if agent != names[row, movers[row]]:
-                raise ValueError(
-                    f"table {table}: an action of agent {agent!r}, but agent {names[row, movers[row]]} moves"
-                )
+            mover = names[row, movers[row]]
+            if agent != mover:
+                raise ValueError(f"table {table}: an action of agent {agent!r}, but agent {mover} moves")
             chosen[row] = _card_action(action, table)
         with self.latch.guard("step()", refusals=(ValueError,)):  # GameBatch.step refuses before it plays
             result = self.batch.step(chosen, playing)

@@ -16,6 +16,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from friday13_env.core.agent import reseeded
 from friday13_env.core.specs import AgentSpec, Entrant, entrant_label, parse_spec
 from friday13_env.friday13 import agents
 from friday13_env.friday13.agents import Agent
@@ -30,9 +31,8 @@ def build(entrant: Entrant, seed: int | None) -> Agent:
     the games it played before."""
     if isinstance(entrant, AgentSpec):
         return agents.make(entrant, seed=seed)
-    reset = getattr(entrant, "reset", None)
-    if seed is not None and callable(reset):
-        reset(seed)
+    if seed is not None:
+        reseeded(entrant, seed)
     return entrant
 
 
