@@ -50,7 +50,7 @@ from friday13_env.friday13.engine import (
 from friday13_env.friday13.options import check_choice, check_reset_options
 from friday13_env.friday13.render import RENDER_MODES, check_render_mode, render_state
 from friday13_env.friday13.render_image import TableCanvas, render_rgb
-from friday13_env.friday13.rewards import ILLEGAL_ACTION_REWARD, REWARD_MODES, table_rewards
+from friday13_env.friday13.rewards import REWARD_MODES, illegal_action_reward, table_rewards
 
 NEUTRAL_INFO: dict[str, Any] = {
     "round": 0,
@@ -116,6 +116,8 @@ class raw_env(AECEnv):
         check_render_mode(render_mode)
         self.rules = Rules(num_players=num_players, deck=get_deck(deck), num_rounds=num_rounds)
         self.reward_mode = reward
+        self.illegal_action_reward = illegal_action_reward(reward, self.rules.deck, self.rules.num_rounds)
+        """The offender's reward when ``env()`` ends a game on an illegal action (``rewards.illegal_action_reward``)."""
         self.render_mode = render_mode
         self.layout = observation_layout(self.rules.deck)
         self.canvas = TableCanvas.for_table(self.rules.deck, self.rules.num_players)
@@ -209,16 +211,16 @@ class raw_env(AECEnv):
     def end_on_illegal_action(self) -> None:
         """End the game because ``agent_selection`` chose an illegal action (``env()``'s convention); nothing is played.
 
-        The offender receives ``ILLEGAL_ACTION_REWARD``, the others 0; every agent is terminated and
-        truncated, the offender's info says ``illegal_action``, and the finished agents then step
-        ``None`` in turn as at the end of any game.
+        The offender receives ``illegal_action_reward`` (below anything legal play reaches), the others 0; every
+        agent is terminated and truncated, the offender's info says ``illegal_action``, and the finished agents
+        then step ``None`` in turn as at the end of any game.
         """
         game = self._require_game()
         offender = self.agent_selection
         self.terminations = dict.fromkeys(self.agents, True)
         self.truncations = dict.fromkeys(self.agents, True)
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        self.rewards[offender] = ILLEGAL_ACTION_REWARD
+        self.rewards[offender] = self.illegal_action_reward
         self.infos = self._infos(game)
         self.infos[offender]["illegal_action"] = True
         self._cumulative_rewards[offender] = 0.0
@@ -307,7 +309,7 @@ class CheckedEnv(AECEnv):
 
     Behaves like ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(env)))``:
     calls before ``reset`` are errors, an out-of-range or non-integer action is a ``ValueError``,
-    and a legal-range but illegal action ends the game with ``ILLEGAL_ACTION_REWARD`` for the
+    and a legal-range but illegal action ends the game with ``raw_env.illegal_action_reward`` for the
     offender and 0 for the others. It subclasses ``AECEnv`` itself, not PettingZoo's wrappers,
     whose internals change between releases: everything it reads of the wrapped ``raw_env`` is
     public, and ``unwrapped`` is that ``raw_env``.

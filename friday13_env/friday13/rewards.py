@@ -14,6 +14,10 @@ from typing import Protocol
 
 import numpy as np
 
+from friday13_env.core.checks import check_choice
+from friday13_env.friday13.cards import FRIDAY_POINTS, OMEN_POINTS, Deck
+from friday13_env.friday13.engine import Rules
+
 REWARD_MODES: dict[str, str] = {
     "points": "every agent receives minus its bad-luck points at the end of each round",
     "win": "at the end of the game, 1 for every player sharing the lowest total, else 0",
@@ -23,9 +27,24 @@ REWARD_MODES: dict[str, str] = {
         "others minus its own): a game's rewards sum to its final margin, positive when it wins alone"
     ),
 }
-ILLEGAL_ACTION_REWARD = -1.0
-"""The reward of a player whose illegal action ends its game (PettingZoo's classic convention), where the
-environment ends games so (``illegal_action="end"``)."""
+
+
+def illegal_action_reward(mode: str, deck: Deck, num_rounds: int) -> float:
+    """The reward of a player whose illegal action ends its game, where the environment ends games so
+    (``illegal_action="end"``; the others receive 0, PettingZoo's convention).
+
+    It lies below every return legal play can still reach from any point of any game with this deck and number of
+    rounds, so an agent that learns without the action mask never gains by an illegal move (a fixed -1 beat
+    playing on under every mode but ``win``). No round scores more than the deck's points (1 per omen card, 2 per
+    Friday the 13th card), so no game's ``points`` or ``relative`` rewards sum below ``-num_rounds`` times that;
+    a game's ``rival`` rewards from any point sum to the final margin minus the current one, each within that
+    bound, hence twice it; ``win`` rewards are never negative.
+    """
+    check_choice("reward mode", mode, REWARD_MODES)
+    rules = Rules(deck=deck, num_rounds=num_rounds)
+    round_bound = (deck.size - deck.friday_count) * OMEN_POINTS + deck.friday_count * FRIDAY_POINTS
+    game_bound = float(rules.num_rounds * round_bound)
+    return {"win": -1.0, "points": -game_bound, "relative": -game_bound, "rival": -2 * game_bound}[mode]
 
 
 class RoundScores(Protocol):

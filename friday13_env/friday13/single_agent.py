@@ -14,7 +14,8 @@ Why it is built the way it is:
 - **Masks without surprises.** ``info["action_mask"]`` and ``action_masks()`` (found by sb3-contrib's
   MaskablePPO, also through ``gymnasium.make``'s wrappers and VecEnvs) give the legal actions, and
   ``action_space.sample()`` draws a legal action. An illegal action is never replaced by a legal
-  one: by default it ends the episode with ``ILLEGAL_ACTION_REWARD`` and ``info["illegal_action"]``
+  one: by default it ends the episode with a reward below anything legal play reaches
+  (``rewards.illegal_action_reward``) and ``info["illegal_action"]``
   (the convention of the wrapped AEC ``env()``, which generic checkers rely on);
   ``illegal_action="raise"`` raises a ``ValueError`` naming the legal actions instead, and the
   episode can go on.
@@ -58,7 +59,6 @@ from friday13_env.friday13.options import (
 )
 from friday13_env.friday13.render import RENDER_MODES, check_render_mode, render_state
 from friday13_env.friday13.render_image import TableCanvas, render_rgb
-from friday13_env.friday13.rewards import ILLEGAL_ACTION_REWARD
 
 OpponentSpec: TypeAlias = "str | os.PathLike[str] | Agent | Callable[..., Agent]"
 """An opponent: an agent spec for ``agents.make`` (a registered name, with options as in
@@ -89,7 +89,8 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
             ``"rgb_array"`` (the text as a ``uint8`` (H, W, 3) image, of one shape for the whole
             environment whatever table size is drawn).
         illegal_action: ``"end"`` (default): an illegal action ends the episode with reward
-            ``ILLEGAL_ACTION_REWARD`` (-1) and ``info["illegal_action"] = True``, nothing played;
+            ``rewards.illegal_action_reward`` (below every return legal play reaches: -1 under ``win``)
+            and ``info["illegal_action"] = True``, nothing played;
             ``"raise"``: it raises a ``ValueError`` naming the legal actions and the episode goes on.
             Either way, a non-integer or out-of-range action is a ``ValueError``.
 
@@ -132,8 +133,8 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         check_render_mode(render_mode)
         if not (isinstance(illegal_action, str) and illegal_action in ILLEGAL_ACTION_MODES):
             raise ValueError(
-                f"illegal_action must be one of {sorted(ILLEGAL_ACTION_MODES)} (end the episode with reward "
-                f"{ILLEGAL_ACTION_REWARD}, or raise a ValueError), got {illegal_action!r}"
+                f"illegal_action must be one of {sorted(ILLEGAL_ACTION_MODES)} (end the episode with a penalty, "
+                f"or raise a ValueError), got {illegal_action!r}"
             )
         self.render_mode = render_mode
         self.illegal_action = illegal_action
@@ -144,6 +145,8 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         any_table = next(iter(self._tables.values()))
         self.deck: Deck = any_table.rules.deck
         """The deck of every table: opponents that declare another one are refused."""
+        self.illegal_action_reward = any_table.illegal_action_reward
+        """An illegal action's reward under ``illegal_action="end"`` (``rewards.illegal_action_reward``)."""
         self.canvas = TableCanvas.for_table(self.deck, max(self.table.player_counts))
         """The ``rgb_array`` image's size, the same at every table size this environment draws."""
         if self.table.opponents is None:
@@ -238,7 +241,7 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
 
         Actions are Python or numpy integers, or 0-d integer arrays; anything else, and an
         out-of-range action, is a ``ValueError`` naming the legal actions (nothing is played). An
-        illegal action ends the episode with ``ILLEGAL_ACTION_REWARD`` or, with
+        illegal action ends the episode with ``rewards.illegal_action_reward`` or, with
         ``illegal_action="raise"``, raises likewise. ``RuntimeError`` after the episode ended, before
         the first reset, and after an exception left the table mid-turn.
         """

@@ -35,7 +35,7 @@ from friday13_env.friday13.encoding import encode_observation
 from friday13_env.friday13.engine import legal_actions
 from friday13_env.friday13.render import render_state
 from friday13_env.friday13.render_image import BACKGROUND, MARGIN, SCALE, TableCanvas, wrap
-from friday13_env.friday13.rewards import ILLEGAL_ACTION_REWARD
+from friday13_env.friday13.rewards import illegal_action_reward
 from friday13_env.friday13.single_agent import Friday13Env
 from tests.conftest import choose
 
@@ -232,7 +232,8 @@ def test_an_illegal_action_ends_the_episode_with_the_aec_penalty_by_default() ->
     assert info["illegal_action"] is False
     illegal = first_illegal(info["action_mask"])
     after, reward, terminated, truncated, info = environment.step(illegal)
-    assert (reward, terminated, truncated) == (ILLEGAL_ACTION_REWARD, True, False) and ILLEGAL_ACTION_REWARD == -1.0
+    penalty = illegal_action_reward("points", STANDARD_DECK, 4)
+    assert (reward, terminated, truncated) == (penalty, True, False) and penalty == -232.0
     assert info["illegal_action"] is True and info["winner"] is False
     assert info["action_mask"].tolist() == [0] * 18
     assert set(info) == GYM_INFO_KEYS

@@ -519,8 +519,8 @@ def test_a_seeded_reset_with_a_mask_is_refused_and_changes_nothing() -> None:
 
 # -- illegal actions ---------------------------------------------------------------------------------
 def test_an_illegal_action_ends_only_its_table() -> None:
-    """``illegal_action="end"``: reward -1, terminated and ``illegal_action`` at that table, nothing played there;
-    every other table's step is exactly what it would have been."""
+    """``illegal_action="end"``: the points mode's penalty (-232), terminated and ``illegal_action`` at that table,
+    nothing played there; every other table's step is exactly what it would have been."""
     options: dict[str, Any] = {"num_players": 4, "opponents": ["cautious", "majority", "cautious"]}
     env, twin = make(4, **options), make(4, **options)
     observations, infos = env.reset(seed=15)
@@ -531,7 +531,7 @@ def test_an_illegal_action_ends_only_its_table() -> None:
     actions[1] = np.flatnonzero(infos["action_mask"][1] == 0)[0]
     after, rewards, terminated, _, infos_after = env.step(actions)
     expected, twin_rewards, twin_terminated, _, twin_infos = twin.step(legal)
-    assert (rewards[1], terminated[1], infos_after["illegal_action"][1]) == (-1.0, True, True)
+    assert (rewards[1], terminated[1], infos_after["illegal_action"][1]) == (-232.0, True, True)
     np.testing.assert_array_equal(after[1], observations[1])
     assert not infos_after["action_mask"][1].any()
     assert_same_arrays(before, batch_snapshot(env), rows=1)

@@ -46,7 +46,7 @@ from friday13_env.friday13.options import (
     LearnerTable,
     check_choice,
 )
-from friday13_env.friday13.rewards import ILLEGAL_ACTION_REWARD, REWARD_MODES, seat_rewards
+from friday13_env.friday13.rewards import REWARD_MODES, illegal_action_reward, seat_rewards
 
 BatchedOpponentSpec: TypeAlias = "str | os.PathLike[str] | MLPPolicy | BatchedAgent"
 AUTORESET_MODES = {mode.value: mode for mode in AutoresetMode}
@@ -108,6 +108,8 @@ class Friday13VectorEnv(VectorEnv):
         rules = [Rules(num_players=n, deck=self.deck, num_rounds=num_rounds) for n in self.table.player_counts]
         self.num_rounds = rules[0].num_rounds
         self.reward_mode = reward
+        self.illegal_action_reward = illegal_action_reward(reward, self.deck, self.num_rounds)
+        """The reward of a table's illegal action under ``illegal_action="end"`` (``rewards.illegal_action_reward``)."""
         self.illegal_action = illegal_action
         self.autoreset_mode = AUTORESET_MODES[mode]
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}  # type: ignore[misc]
@@ -226,7 +228,7 @@ class Friday13VectorEnv(VectorEnv):
         self._round_points[:] = 0
         self._illegal[:] = False
         self._illegal[playing[~legal]] = True
-        rewards[playing[~legal]] = ILLEGAL_ACTION_REWARD
+        rewards[playing[~legal]] = self.illegal_action_reward
         movers = playing[legal]
         if movers.size:
             rewards[movers] += self._learner_rewards(batch.step(actions[movers], movers), movers)
