@@ -24,7 +24,7 @@ from friday13_env.benchmark.leaderboard import (
 from friday13_env.benchmark.ratings import check_ratings, run_ratings
 from friday13_env.benchmark.runner import execute, partial_path, prepare
 from friday13_env.benchmark.suite import SPLITS, Suite, suites
-from friday13_env.core.files import atomic_write_text, output_problem, run_writing
+from friday13_env.core.files import atomic_write_text, clashing_outputs, output_problem, run_writing
 from friday13_env.core.specs import non_negative_argument, positive_argument
 from friday13_env.friday13.evaluation.command import add_replay_arguments, checked_replays
 
@@ -124,10 +124,12 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
         replays = checked_replays(
             args,
             parser,
-            [path],
             {"command": "friday13 benchmark", "suite": suite.id, "split": args.split},
             prefix="" if args.split == "test" else f"{args.split}-",
         )
+        clash = clashing_outputs({"--out": path}, {} if replays is None else {"--replays": replays.folder})
+        if clash is not None:
+            parser.error(clash)
         plan = prepare(args.agent, suite, split=args.split, workers=args.workers, out=path, replays=replays)
     except (ValueError, ModuleNotFoundError) as error:
         parser.error(str(error))

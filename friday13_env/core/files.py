@@ -112,13 +112,14 @@ def clashing_outputs(outputs: dict[str, Path], folders: dict[str, Path] | None =
     """Why these outputs cannot all be written (by flag: files in ``outputs``, folders in ``folders``), or None: two
     on one path, or a path inside an output file (which would have to be a folder). Checked before any work, so that
     no run ends by failing to write its results."""
+    given = {**outputs, **(folders or {})}
     files = {flag: Path(path).resolve() for flag, path in outputs.items()}
     every = {**files, **{flag: Path(path).resolve() for flag, path in (folders or {}).items()}}
     flags = list(every)
     for index, flag in enumerate(flags):
         for other in flags[index + 1 :]:
             if every[flag] == every[other]:
-                return f"{flag} and {other} both write {every[flag]}; give each its own path"
+                return f"{flag} and {other} both write {given[other]}; give each its own path"
     for flag, path in files.items():
         inside = [other for other in flags if path in every[other].parents]
         if inside:

@@ -256,7 +256,7 @@ COMMANDS = (["evaluate", "--agents", "random", "cautious"], ["benchmark", "--age
         (["--replay-deals", "3"], "--replay-deals goes with --replays DIR"),
         (["--replays", "{tmp}/file"], "argument --replays: {tmp}/file is a file, not a folder"),
         (["--replays", "{tmp}/file/sub"], "argument --replays: {tmp}/file is a file, not a folder"),
-        (["--replays", "{tmp}/out.json", "--out", "{tmp}/out.json"], "{tmp}/out.json is also an output file"),
+        (["--replays", "{tmp}/out.json", "--out", "{tmp}/out.json"], "--replays both write {tmp}/out.json"),
     ],
 )
 def test_bad_replay_options_exit_2_before_any_game(

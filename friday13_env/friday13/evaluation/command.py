@@ -122,12 +122,12 @@ def add_replay_arguments(parser: argparse.ArgumentParser, per: str) -> None:
 def checked_replays(
     args: argparse.Namespace,
     parser: argparse.ArgumentParser,
-    outputs: Sequence[Path],
     source: Mapping[str, str],
     prefix: str = "",
 ) -> ReplaySaving | None:
     """What ``--replays`` and ``--replay-deals`` ask for, ``None`` without ``--replays``; the folder must be
-    creatable and writable and none of the command's ``outputs``. ``source`` goes into every record."""
+    creatable and writable (the command checks with ``clashing_outputs`` that it is none of its outputs).
+    ``source`` goes into every record."""
     if args.replays is None:
         if args.replay_deals is not None:
             parser.error("--replay-deals goes with --replays DIR")
@@ -138,8 +138,6 @@ def checked_replays(
         parser.error(f"argument --replays: {problem.filename} is a file, not a folder")
     if problem is not None:
         parser.error(f"argument --replays: cannot write in {folder}: {problem.strerror or problem}")
-    if any(output != STDOUT and output.resolve() == folder.resolve() for output in outputs):
-        parser.error(f"argument --replays: {folder} is also an output file; give the replays a folder of their own")
     deals = DEFAULT_REPLAY_DEALS if args.replay_deals is None else args.replay_deals
     return ReplaySaving(folder, deals, prefix, tuple(source.items()))
 
@@ -184,8 +182,8 @@ def matchups_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 
 
 def check_outputs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
-    """Every output path writable (folders creatable), no two on one file, matplotlib there for a plot."""
-    seen: dict[Path, str] = {}
+    """Every output path writable (folders creatable), matplotlib there for a plot (``_run`` checks that no two
+    outputs meet)."""
     for flag in OUTPUT_FLAGS:
         path: Path | None = getattr(args, flag)
         if path is None:
@@ -198,10 +196,6 @@ def check_outputs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         problem = None if path == STDOUT and flag != "plot" else check_output_path(path, plot=flag == "plot")
         if problem is not None:
             parser.error(f"argument --{flag}: {problem}")
-        resolved = path.resolve()
-        if resolved in seen:
-            parser.error(f"--{seen[resolved]} and --{flag} both write {path}; give each its own file")
-        seen[resolved] = flag
 
 
 def run(
@@ -229,11 +223,13 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
         parser.error(str(error))
     check_outputs(args, parser)
     paths = {flag: getattr(args, flag) for flag in OUTPUT_FLAGS if getattr(args, flag) is not None}
-    replays = checked_replays(args, parser, list(paths.values()), {"command": "friday13 evaluate"})
-    files = {f"--{flag}": path for flag, path in paths.items() if path != STDOUT}
-    clash = clashing_outputs(files, {} if replays is None else {"--replays": replays.folder})
+    replays = checked_replays(args, parser, {"command": "friday13 evaluate"})
+    clash = clashing_outputs(
+        {f"--{flag}": path for flag, path in paths.items()}, {} if replays is None else {"--replays": replays.folder}
+    )  # two outputs on stdout ("-") clash too
     if clash is not None:
         parser.error(clash)
+    files = {f"--{flag}": path for flag, path in paths.items() if path != STDOUT}
     for spec in [args.focus, *(args.vs or []), *(args.agents or [])]:
         policy = Path(str(spec))
         if policy.is_file() and any(policy.resolve() == path.resolve() for path in files.values()):
