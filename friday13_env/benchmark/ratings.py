@@ -54,7 +54,7 @@ def table_lineup(agents: Sequence[AgentSpec], seed: int, table: int) -> tuple[Ag
 def play_tables(unit: TableUnit) -> list[dict[str, Any]]:
     """Each table's lineup and every game's points by lineup position (a module-level function, for a pool)."""
     from friday13_env.friday13.aec import raw_env
-    from friday13_env.friday13.evaluation.duplicate import Chunk, build_agents, deal_seed, play_deal, rotations
+    from friday13_env.friday13.evaluation.duplicate import Chunk, build_agents, deal_seed, play_deal, seatings
 
     tables = []
     for table in range(unit.first, unit.first + unit.count):
@@ -64,7 +64,7 @@ def play_tables(unit: TableUnit) -> list[dict[str, Any]]:
         env = raw_env(num_players=len(lineup), deck=unit.deck, num_rounds=unit.num_rounds)
         labels = [spec.label for spec in lineup]
         seed = deal_seed(unit.seed, len(lineup), table)
-        games = play_deal(env, [built[label] for label in labels], rotations(labels), seed)
+        games = play_deal(env, [built[label] for label in labels], seatings(labels), seed)
         env.close()
         tables.append({"lineup": labels, "points": games})
     return tables

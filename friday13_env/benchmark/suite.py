@@ -98,10 +98,10 @@ class Suite:
 
     def games_per_cell(self, split: str) -> list[int]:
         """Games played per cell: every deal once per distinct rotation of the seats (solo: one game a deal)."""
-        from friday13_env.friday13.evaluation.duplicate import rotations
+        from friday13_env.friday13.evaluation.duplicate import seatings
 
         deals = self.split(split).deals
-        return [deals * len(rotations(["agent", *cell.opponents])) if cell.opponents else deals for cell in self.cells]
+        return [deals * len(seatings(["agent", *cell.opponents])) if cell.opponents else deals for cell in self.cells]
 
     def to_dict(self) -> dict[str, Any]:
         return {

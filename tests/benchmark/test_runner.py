@@ -16,7 +16,7 @@ import pytest
 from friday13_env.benchmark import command, play, runner
 from friday13_env.benchmark.suite import Cell, Suite, suites
 from friday13_env.cli import main
-from friday13_env.friday13.evaluation.duplicate import rotations
+from friday13_env.friday13.evaluation.duplicate import seatings
 from tests.benchmark.helpers import anchor_fingerprint, small_suite
 
 DEALS = 5
@@ -60,7 +60,7 @@ def test_the_workers_do_not_change_the_result(suite: Suite, majority: dict[str, 
 
 def test_a_result_counts_every_rotation_of_every_deal(suite: Suite, majority: dict[str, Any]) -> None:
     """Games per cell are deals x distinct rotations; one row per deal; win shares and figures add up."""
-    expected = [DEALS * len(rotations(["agent", *cell.opponents])) for cell in suite.cells]
+    expected = [DEALS * len(seatings(["agent", *cell.opponents])) for cell in suite.cells]
     assert expected == [DEALS * 4, DEALS * 3] == suite.games_per_cell("test")
     assert [cell["games"] for cell in majority["cells"]] == expected
     assert [cell["deals"] for cell in majority["cells"]] == [DEALS, DEALS]

@@ -251,3 +251,19 @@ def test_sigkill_at_random_moments_never_leaves_a_partial_json(tmp_path: Path) -
             assert figures(out) == expected  # a whole, valid file, equal to the uninterrupted run's
             outcomes.add("complete")
     assert {"complete"} < outcomes  # some runs were killed before writing, some finished
+
+
+def test_seatings_permutations_play_every_order_of_a_mixed_table(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--seatings permutations``: 3! games a deal for three different agents (3 with rotations), named in the
+    JSON and the header; an unknown seating is a usage error naming the choices."""
+    argv = ["--agents", "random", "cautious", "majority", "--games", "12", "--players", "3", "--rounds", "1"]
+    command.main([*argv, "--no-progress", "--json", "-", "--seatings", "permutations"])
+    printed = capsys.readouterr()
+    data = json.loads(printed.out)
+    assert data["seatings"] == "permutations" and "mean of its seat permutations" in printed.err
+    assert [(m["games"], m["deals"]) for m in data["matchups"]] == [(12, 2)]
+    command.main([*argv, "--no-progress", "--json", "-"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["seatings"] == "rotations" and [(m["games"], m["deals"]) for m in data["matchups"]] == [(12, 4)]
+    error = error_of([*argv, "--seatings", "all"], capsys)
+    assert "argument --seatings: invalid choice: 'all'" in error and "permutations" in error and "rotations" in error

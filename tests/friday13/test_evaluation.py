@@ -28,7 +28,7 @@ from friday13_env.friday13.evaluation import (
     matrix_matchups,
     parse_spec,
 )
-from friday13_env.friday13.evaluation.duplicate import deal_seed, play_deal, rotations
+from friday13_env.friday13.evaluation.duplicate import deal_seed, play_deal, seatings
 from friday13_env.friday13.evaluation.report import (
     format_markdown,
     format_text,
@@ -52,6 +52,15 @@ class LowestAgent:
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         return int(legal_actions(observation)[0])
+
+
+class HighestAgent:
+    """Always plays the highest-numbered legal action: deterministic."""
+
+    name = "highest"
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        return int(legal_actions(observation)[-1])
 
 
 class RecordingAgent(LowestAgent):
@@ -211,9 +220,38 @@ def test_lineups_fill_the_table() -> None:
 
 
 def test_rotations_skip_repeated_tables() -> None:
-    assert rotations(["A", "B", "B", "B"]) == [0, 1, 2, 3]
-    assert rotations(["A", "B", "A", "B"]) == [0, 1]
-    assert rotations(["A", "A", "A"]) == [0]
+    assert seatings(["A", "B", "B", "B"]) == [(0, 1, 2, 3), (3, 0, 1, 2), (2, 3, 0, 1), (1, 2, 3, 0)]
+    assert seatings(["A", "B", "A", "B"]) == [(0, 1, 2, 3), (3, 0, 1, 2)]
+    assert seatings(["A", "A", "A"]) == [(0, 1, 2)]
+
+
+def test_permutations_seat_every_order_once() -> None:
+    """Every distinct table once: n! for n different agents, the rotations' tables for "A against copies of B"."""
+    tables = {tuple("ABCD"[p] for p in seating) for seating in seatings(list("ABCD"), "permutations")}
+    assert len(seatings(list("ABCD"), "permutations")) == len(tables) == 24
+    versus = seatings(["A", "B", "B", "B"], "permutations")
+    assert {tuple("ABBB"[p] for p in s) for s in versus} == {
+        tuple("ABBB"[p] for p in s) for s in seatings(list("ABBB"))
+    }
+    assert len(versus) == 4 and len(seatings(list("ABAB"), "permutations")) == 6
+    assert seatings(["A", "A", "A"], "permutations") == [(0, 1, 2)]
+    with pytest.raises(ValueError, match=r"seatings must be one of \['permutations', 'rotations'\], got 'all'"):
+        seatings(list("AB"), "all")
+
+
+def test_a_mixed_tables_permuted_figures_do_not_depend_on_the_listed_order() -> None:
+    """Rotations keep who sits after whom, so two orders of one mixed table can differ; permutations play the same
+    tables in both orders, so every figure is the same (deterministic agents: the games are the same games)."""
+
+    def figures(order: list[str], mode: str) -> dict[str, tuple[float, float]]:
+        entrants = {"lowest": LowestAgent(), "highest": HighestAgent()}
+        result = evaluate([Matchup.table(*(entrants.get(n, n) for n in order))], 48, 4, seed=5, seating_mode=mode)
+        (matchup,) = result.matchups
+        return {label: (matchup.stats(label).win_rate.mean, matchup.stats(label).points.mean) for label in order}
+
+    first, second = ["lowest", "cautious", "majority", "highest"], ["lowest", "majority", "cautious", "highest"]
+    assert figures(first, "permutations") == figures(second, "permutations")
+    assert figures(first, "rotations") != figures(second, "rotations")
 
 
 # -- duplicate dealing ---------------------------------------------------------------------------
@@ -223,7 +261,7 @@ def test_every_agent_gets_every_seat_of_the_same_deal() -> None:
     rules = Rules(num_players=4)
     recorders = [RecordingAgent(f"r{i}") for i in range(4)]
     seed = deal_seed(3, 4, 0)
-    play_deal(raw_env(num_players=4), recorders, [0, 1, 2, 3], seed)
+    play_deal(raw_env(num_players=4), recorders, seatings(["r0", "r1", "r2", "r3"]), seed)
     rng = np.random.default_rng(seed)
     dealt = [deal(rules, round_index, rng) for round_index in range(rules.num_rounds)]
     for position, recorder in enumerate(recorders):

@@ -24,7 +24,7 @@ from friday13_env.friday13 import agents
 from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.cards import DECKS
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
-from friday13_env.friday13.evaluation.duplicate import DEFAULT_REPLAY_DEALS, ReplaySaving
+from friday13_env.friday13.evaluation.duplicate import DEFAULT_REPLAY_DEALS, SEATINGS, ReplaySaving
 from friday13_env.friday13.evaluation.report import (
     check_output_path,
     format_json,
@@ -53,6 +53,8 @@ Examples:
   friday13 evaluate --focus endgame --vs cautious majority --players 3 4 5 6
   # one mixed table, seats filled with the listed agents in order (then rotated)
   friday13 evaluate --agents random cautious majority search:budget=600
+  # the same table at every order of its agents: figures that do not depend on the listed order
+  friday13 evaluate --agents random cautious majority search:budget=600 --seatings permutations
   # also save the games of the first 2 deals of each matchup, then view one in a browser
   friday13 evaluate --focus search --vs cautious --replays results/replays
   friday13 replay results/replays/00-4p-search-cautious-deal0-shift0.json --html game.html
@@ -89,6 +91,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=positive_argument,
         default=1,
         help="processes to play on, at most the CPUs this process may use (results do not depend on it)",
+    )
+    parser.add_argument(
+        "--seatings",
+        default="rotations",
+        choices=sorted(SEATINGS),
+        help="how each deal seats the agents: every rotation of the listed order (default; at a mixed table the "
+        "figures depend on that order, since a rotation keeps who sits after whom), or every order of the agents "
+        "around the table (permutations: up to n! games a deal)",
     )
     parser.add_argument("--deck", default="standard", choices=sorted(DECKS), help="deck edition (default standard)")
     parser.add_argument("--rounds", type=positive_argument, default=4, help="rounds per game (default 4)")
@@ -218,7 +228,10 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
         parser.error(f"argument --players: {duplicates[0]} is listed twice")
     matchups = matchups_from(args, parser)
     try:
-        check_config(matchups, args.games, args.players, args.workers, args.deck, args.rounds, seed=args.seed)
+        check_config(
+            matchups, args.games, args.players, args.workers, args.deck, args.rounds, seed=args.seed,
+            seating_mode=args.seatings,
+        )  # fmt: skip
     except ValueError as error:
         parser.error(str(error))
     check_outputs(args, parser)
@@ -256,6 +269,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
         progress=not args.no_progress,
         checked=True,  # check_config ran above: each agent is built once before the first game
         replays=replays,
+        seating_mode=args.seatings,
     )
 
     print(format_text(result), file=notes)

@@ -4,8 +4,9 @@ The environment's only randomness is the shuffle, and ``raw_env.reset(seed=s)`` 
 deal seed fixes all the hands of all the rounds whatever is played. Replaying a deal with each
 cyclic rotation of the seat assignment puts every agent in every seat with the same cards (for
 "A against 3 copies of B" at 4 players: 4 games, A in seat 0, 1, 2 and 3), so a difference between
-agents reflects skill, not the luck of the deal. The games of one deal are averaged into one
-sample, which is what the confidence intervals are computed over.
+agents reflects skill, not the luck of the deal. A rotation keeps who sits after whom, so at a mixed table
+the ``permutations`` seatings play every order of the agents around the table instead (``SEATINGS``). The
+games of one deal are averaged into one sample, which is what the confidence intervals are computed over.
 
 Games are played through ``raw_env`` directly (no PettingZoo wrappers in the hot loop); each agent
 only sees ``raw_env.observe`` of its own seat. With ``Chunk.replays`` (``ReplaySaving``) the games of a
@@ -15,13 +16,15 @@ that played it; recording draws nothing from any generator, so the results are t
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from friday13_env.core.checks import check_choice
 from friday13_env.core.options import count_option
 from friday13_env.core.seeds import derived_seed
 from friday13_env.friday13.aec import raw_env
@@ -40,6 +43,14 @@ DEFAULT_REPLAY_DEALS = 2
 """Deals per matchup (or benchmark cell) whose games ``--replays`` saves, every rotation of each."""
 _FILE_LABEL = 40
 """At most this many characters of the agents' labels go into a replay file's name."""
+SEATINGS: dict[str, str] = {
+    "rotations": "every cyclic rotation of the listed order: each agent in every seat, its neighbours as listed",
+    "permutations": (
+        "every distinct order of the agents around the table: each agent in every seat beside every other, so a "
+        "mixed table's figures do not depend on the order its agents are listed in (n! games a deal at most)"
+    ),
+}
+"""How a deal's games seat the lineup; ``"rotations"`` is the default, and the benchmark suites' seating."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +58,8 @@ class ReplaySaving:
     """Save the games of the first ``deals`` deals of each matchup as replay files in ``folder``.
 
     File names are stable and unique within a run: ``{prefix}{matchup:02d}-{players}p-{agents}-deal{k}-shift{s}.json``
-    for the card game (``Chunk.replay_path``; every seat rotation of a deal is a game); the benchmark names its solo
+    for the card game (``Chunk.replay_path``; every seat rotation of a deal is a game, ``seating{s}`` instead of
+    ``shift{s}`` under the ``permutations`` seatings); the benchmark names its solo
     games ``{prefix}level{L}-game{g}.json``. A file of the same name from an earlier run is replaced. The
     ``source`` entries go into every record's ``source``, with the deal (or game) added.
     """
@@ -86,27 +98,30 @@ def deal_seed(seed: int, num_players: int, deal_index: int) -> int:
     return derived_seed(seed, _DEALS_KEY, num_players, deal_index)
 
 
-def rotations(labels: Sequence[str]) -> list[int]:
-    """The cyclic shifts of a seat assignment that give distinct tables.
+def seatings(labels: Sequence[str], mode: str = "rotations") -> list[tuple[int, ...]]:
+    """The seat assignments a deal is played with (one of ``SEATINGS``), each as the lineup position of every
+    seat, without the ones that give a table already listed.
 
-    All ``n`` shifts when the agents differ; fewer when the lineup repeats itself (``A B A B`` needs
-    2, four copies of one agent need 1). The distinct shifts still put every agent in every seat
-    equally often, so skipping the repeats changes no expectation and saves the duplicate games.
+    Rotations come in shift order (shift ``k`` seats lineup position ``(s - k) mod n`` in seat ``s``): all ``n``
+    when the agents differ, fewer when the lineup repeats itself (``A B A B`` needs 2, four copies of one agent
+    need 1). Permutations come in lexicographic order: ``n!`` for ``n`` different agents, ``n`` for "A against
+    copies of B" (the rotations' tables). The distinct tables still put every agent in every seat equally often,
+    so skipping the repeats changes no expectation and saves the duplicate games.
     """
+    check_choice("seatings", mode, SEATINGS)
+    n = len(labels)
+    if mode == "rotations":
+        candidates: Iterable[tuple[int, ...]] = (tuple((seat - shift) % n for seat in range(n)) for shift in range(n))
+    else:
+        candidates = itertools.permutations(range(n))
     seen: set[tuple[str, ...]] = set()
-    shifts = []
-    for shift in range(len(labels)):
-        table = tuple(rotate(labels, shift))
+    distinct = []
+    for seating in candidates:
+        table = tuple(labels[position] for position in seating)
         if table not in seen:
             seen.add(table)
-            shifts.append(shift)
-    return shifts
-
-
-def rotate(lineup: Sequence[object], shift: int) -> list:
-    """Seat ``s`` gets lineup position ``(s - shift) mod n``: shift 1 moves position 0 to seat 1."""
-    n = len(lineup)
-    return [lineup[(seat - shift) % n] for seat in range(n)]
+            distinct.append(seating)
+    return distinct
 
 
 def play_game(env: raw_env, seat_agents: Sequence[Agent], seed: int, record: CardRecord | None = None) -> list[int]:
@@ -134,19 +149,22 @@ def play_game(env: raw_env, seat_agents: Sequence[Agent], seed: int, record: Car
 def play_deal(
     env: raw_env,
     lineup: Sequence[Agent],
-    shifts: Sequence[int],
+    seat_plans: Sequence[tuple[int, ...]],
     seed: int,
     records: Sequence[CardRecord] | None = None,
 ) -> list[list[int]]:
-    """The deal ``seed`` once per shift; each game's totals are returned by *lineup position*, not seat.
+    """The deal ``seed`` once per seating (``seatings``); each game's totals are returned by *lineup position*, not
+    seat.
 
-    With ``records``, ``records[i]`` records the game of ``shifts[i]``."""
-    n = len(lineup)
+    With ``records``, ``records[i]`` records the game of ``seat_plans[i]``."""
     results = []
-    for index, shift in enumerate(shifts):
+    for index, seating in enumerate(seat_plans):
         record = None if records is None else records[index]
-        scores = play_game(env, rotate(lineup, shift), seed, record)
-        results.append([scores[(position + shift) % n] for position in range(n)])
+        scores = play_game(env, [lineup[position] for position in seating], seed, record)
+        by_position = [0] * len(lineup)
+        for seat, position in enumerate(seating):
+            by_position[position] = scores[seat]
+        results.append(by_position)
     return results
 
 
@@ -168,6 +186,8 @@ class Chunk:
     num_deals: int
     replays: ReplaySaving | None = None
     """Where to save the games of the matchup's first deals as replays (``None``: nowhere)."""
+    seating_mode: str = "rotations"
+    """How each deal seats the lineup: one of ``SEATINGS``."""
 
     @property
     def num_players(self) -> int:
@@ -179,21 +199,32 @@ class Chunk:
         return list(dict.fromkeys(entrant_label(entrant) for entrant in self.lineup))
 
     @property
+    def seat_plans(self) -> list[tuple[int, ...]]:
+        """The seatings each deal is played with (``seatings`` of the lineup's labels)."""
+        return seatings([entrant_label(entrant) for entrant in self.lineup], self.seating_mode)
+
+    @property
     def games(self) -> int:
-        return self.num_deals * len(rotations([entrant_label(entrant) for entrant in self.lineup]))
+        return self.num_deals * len(self.seat_plans)
 
     def agent_seed(self, label_index: int) -> int:
         return derived_seed(self.seed, _AGENTS_KEY, self.num_players, self.matchup_index, self.index, label_index)
 
-    def replay_path(self, deal_index: int, shift: int) -> Path:
-        """The replay file of deal ``deal_index`` played with seat shift ``shift`` (needs ``replays``)."""
+    @property
+    def _seating_key(self) -> str:
+        """What a replay's name and source call the index of its seating: a rotation's shift, or its number."""
+        return "shift" if self.seating_mode == "rotations" else "seating"
+
+    def replay_path(self, deal_index: int, seating_index: int) -> Path:
+        """The replay file of deal ``deal_index`` played with seating ``seating_index`` of ``seat_plans`` (for
+        rotations, the shift; needs ``replays``)."""
         assert self.replays is not None
         agents = file_label("-".join(self.labels))
         stem = f"{self.matchup_index:02d}-{self.num_players}p-{agents}"
-        return self.replays.path(stem, f"deal{deal_index}", f"shift{shift}")
+        return self.replays.path(stem, f"deal{deal_index}", f"{self._seating_key}{seating_index}")
 
-    def new_records(self, deal_index: int, shifts: Sequence[int]) -> list[CardRecord] | None:
-        """Empty records of the games of deal ``deal_index``, one per shift, or ``None`` when it is not saved."""
+    def new_records(self, deal_index: int, seat_plans: Sequence[tuple[int, ...]]) -> list[CardRecord] | None:
+        """Empty records of the games of deal ``deal_index``, one per seating, or ``None`` when it is not saved."""
         if self.replays is None or not self.replays.saves(deal_index):
             return None
         rules = Rules(num_players=self.num_players, deck=get_deck(self.deck), num_rounds=self.num_rounds)
@@ -201,10 +232,10 @@ class Chunk:
         return [
             new_card_record(
                 rules,
-                rotate(lineup_labels, shift),
-                self.replays.source_with(deal=deal_index, shift=shift, seed=self.seed),
+                [lineup_labels[position] for position in seating],
+                self.replays.source_with(deal=deal_index, **{self._seating_key: index}, seed=self.seed),
             )
-            for shift in shifts
+            for index, seating in enumerate(seat_plans)
         ]
 
 
@@ -226,20 +257,20 @@ def play_chunk(chunk: Chunk, built: Mapping[str, Agent]) -> np.ndarray:
     """Play a chunk's deals with ``built[label]`` for each entrant: array ``(deals, agents, METRICS)``.
 
     Each entry averages one agent's seats within a game (copies of an agent are one agent) and then
-    the deal's rotations, so every row is one independent sample per agent.
+    the deal's seatings, so every row is one independent sample per agent.
     """
     labels = chunk.labels
     lineup_labels = [entrant_label(entrant) for entrant in chunk.lineup]
     lineup = [built[label] for label in lineup_labels]
     positions = [[p for p, name in enumerate(lineup_labels) if name == label] for label in labels]
-    shifts = rotations(lineup_labels)
+    seat_plans = chunk.seat_plans
     env = raw_env(num_players=chunk.num_players, deck=chunk.deck, num_rounds=chunk.num_rounds)
     samples = np.empty((chunk.num_deals, len(labels), len(METRICS)))
     for row, deal_index in enumerate(range(chunk.first_deal, chunk.first_deal + chunk.num_deals)):
-        records = chunk.new_records(deal_index, shifts)
-        games = play_deal(env, lineup, shifts, deal_seed(chunk.seed, chunk.num_players, deal_index), records)
-        for shift, record in zip(shifts, records, strict=True) if records is not None else ():
-            save(record, chunk.replay_path(deal_index, shift))
+        records = chunk.new_records(deal_index, seat_plans)
+        games = play_deal(env, lineup, seat_plans, deal_seed(chunk.seed, chunk.num_players, deal_index), records)
+        for index, record in enumerate(records or ()):
+            save(record, chunk.replay_path(deal_index, index))
         per_position = np.array([list(zip(win_shares(g), g, average_ranks(g), strict=True)) for g in games])
         deal_means = per_position.mean(axis=0)
         for column, seats in enumerate(positions):

@@ -120,7 +120,7 @@ def _plotted(matchups: list[MatchupResult]) -> list[tuple[str, AgentStats]]:
 def _render(result: EvaluationResult, markdown: bool) -> str:
     header = (
         f"seed {result.seed}, {result.deck} deck, {result.num_rounds} rounds; "
-        f"{CONFIDENCE:.0%} Student-t intervals over deals (each deal = mean of its seat rotations)"
+        f"{CONFIDENCE:.0%} Student-t intervals over deals (each deal = mean of its seat {result.seating_mode})"
     )
     parts = [f"# Evaluation\n\n{header}" if markdown else header]
     for n in result.player_counts:

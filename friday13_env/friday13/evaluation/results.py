@@ -73,6 +73,8 @@ class EvaluationResult:
     num_rounds: int
     chunk_deals: int
     matchups: tuple[MatchupResult, ...]
+    seating_mode: str = "rotations"
+    """How each deal seated the lineup (``duplicate.SEATINGS``)."""
     elapsed_s: float = field(default=0.0, compare=False)
     """Wall time; excluded from equality so that reruns with the same seed compare equal."""
 
@@ -91,7 +93,8 @@ class EvaluationResult:
             "num_rounds": self.num_rounds,
             "chunk_deals": self.chunk_deals,
             "confidence": CONFIDENCE,
-            "interval": "Student-t over per-deal means (each deal averaged over its seat rotations)",
+            "seatings": self.seating_mode,
+            "interval": f"Student-t over per-deal means (each deal averaged over its seat {self.seating_mode})",
             "elapsed_s": self.elapsed_s,
             "matchups": [matchup.to_dict() for matchup in self.matchups],
         }

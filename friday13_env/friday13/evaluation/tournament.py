@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from friday13_env.core.checks import check_choice
 from friday13_env.core.options import available_cpus, count_option
 from friday13_env.core.pool import ordered_results
 from friday13_env.core.stats import Estimate, mean_interval
@@ -29,7 +30,7 @@ from friday13_env.friday13.agents import Agent
 from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.engine import Rules
-from friday13_env.friday13.evaluation.duplicate import METRICS, Chunk, ReplaySaving, rotations, run_chunk
+from friday13_env.friday13.evaluation.duplicate import METRICS, SEATINGS, Chunk, ReplaySaving, run_chunk, seatings
 from friday13_env.friday13.evaluation.results import AgentStats, EvaluationResult, MatchupResult
 from friday13_env.friday13.evaluation.specs import (
     AgentSpec,
@@ -59,12 +60,14 @@ def evaluate(
     chunk_deals: int = DEFAULT_CHUNK_DEALS,
     checked: bool = False,
     replays: ReplaySaving | None = None,
+    seating_mode: str = "rotations",
 ) -> EvaluationResult:
     """Play every matchup at every table size for at least ``num_games`` duplicate games.
 
-    Games come in whole deals (one game per distinct seat rotation), so the count is rounded up to
-    a whole number of deals; the result reports both. ``progress`` shows a tqdm bar when tqdm is
-    installed. Agent objects (rather than specs) in a matchup require ``workers=1``. ``checked`` says the
+    Games come in whole deals (one game per distinct seating of the lineup: every rotation, or with
+    ``seating_mode="permutations"`` every order of the agents around the table, see ``duplicate.SEATINGS``), so
+    the count is rounded up to a whole number of deals; the result reports both. ``progress`` shows a tqdm bar
+    when tqdm is installed. Agent objects (rather than specs) in a matchup require ``workers=1``. ``checked`` says the
     caller has already run ``check_config`` on these arguments (as the evaluate command does), so its
     agents are not built again before the first game. At most ``available_cpus()`` processes play, and
     never more than there are chunks; one plays in this process. ``replays`` saves the games of each
@@ -73,19 +76,20 @@ def evaluate(
     """
     counts = [num_players] if isinstance(num_players, int) else list(num_players)
     if not checked:
-        check_config(matchups, num_games, counts, workers, deck, num_rounds, chunk_deals, seed)
+        check_config(matchups, num_games, counts, workers, deck, num_rounds, chunk_deals, seed, seating_mode)
     plan = [(index, matchup, matchup.lineup(n)) for n in counts for index, matchup in enumerate(matchups)]
-    deals = [deal_count(lineup, num_games) for _, _, lineup in plan]
-    games = [count * len(_shifts(lineup)) for (_, _, lineup), count in zip(plan, deals, strict=True)]
+    deals = [deal_count(lineup, num_games, seating_mode) for _, _, lineup in plan]
+    games = [count * len(seat_plans(lineup, seating_mode)) for (_, _, lineup), count in zip(plan, deals, strict=True)]
     chunks = [-(-count // chunk_deals) for count in deals]
     groups = [(index, lineup) for index, _, lineup in plan]
-    units = work_units(groups, num_games, chunk_deals, deck, num_rounds, seed, replays)
+    units = work_units(groups, num_games, chunk_deals, deck, num_rounds, seed, replays, seating_mode)
     start = time.perf_counter()
     results = []
     with closing(_run_chunks(units, min(workers, available_cpus(), sum(chunks)), progress, sum(games))) as samples:
         for (_, matchup, lineup), group_chunks, group_games in zip(plan, chunks, games, strict=True):
             results.append(_summarise(matchup, lineup, _gather(samples, group_chunks), group_games))
-    return EvaluationResult(seed, deck, num_rounds, chunk_deals, tuple(results), time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
+    return EvaluationResult(seed, deck, num_rounds, chunk_deals, tuple(results), seating_mode, elapsed)
 
 
 def evaluate_agent(
@@ -108,13 +112,14 @@ def evaluate_agent(
     return {matchup.opponents[0]: matchup.stats(agent.name).win_rate for matchup in result.matchups}
 
 
-def _shifts(lineup: tuple[Entrant, ...]) -> list[int]:
-    return rotations([entrant_label(entrant) for entrant in lineup])
+def seat_plans(lineup: tuple[Entrant, ...], seating_mode: str) -> list[tuple[int, ...]]:
+    """The seatings each deal of ``lineup`` is played with (``duplicate.seatings``)."""
+    return seatings([entrant_label(entrant) for entrant in lineup], seating_mode)
 
 
-def deal_count(lineup: tuple[Entrant, ...], num_games: int) -> int:
+def deal_count(lineup: tuple[Entrant, ...], num_games: int, seating_mode: str = "rotations") -> int:
     """Whole deals enough for ``num_games`` games of ``lineup`` (integer arithmetic: exact for any count)."""
-    return -(-num_games // len(_shifts(lineup)))
+    return -(-num_games // len(seat_plans(lineup, seating_mode)))
 
 
 def work_units(
@@ -125,6 +130,7 @@ def work_units(
     num_rounds: int,
     seed: int,
     replays: ReplaySaving | None = None,
+    seating_mode: str = "rotations",
 ) -> Iterator[Chunk]:
     """The chunks of each ``(matchup index, lineup)`` in turn, enough whole deals for ``num_games`` games each.
 
@@ -132,7 +138,7 @@ def work_units(
     ``num_games``.
     """
     for matchup_index, lineup in groups:
-        deals = deal_count(lineup, num_games)
+        deals = deal_count(lineup, num_games, seating_mode)
         for first in range(0, deals, chunk_deals):
             yield Chunk(
                 matchup_index=matchup_index,
@@ -144,6 +150,7 @@ def work_units(
                 first_deal=first,
                 num_deals=min(chunk_deals, deals - first),
                 replays=replays,
+                seating_mode=seating_mode,
             )
 
 
@@ -156,6 +163,7 @@ def check_config(
     num_rounds: int = 4,
     chunk_deals: int = DEFAULT_CHUNK_DEALS,
     seed: int = 0,
+    seating_mode: str = "rotations",
 ) -> None:
     """Every configuration error as a ``ValueError``, before any game or worker starts.
 
@@ -169,6 +177,7 @@ def check_config(
     for name, value in (("num_games", num_games), ("workers", workers), ("chunk_deals", chunk_deals)):
         count_option(name, value, takes="a positive int")
     count_option("seed", seed, minimum=0, takes="a non-negative int")
+    check_choice("seatings", seating_mode, SEATINGS)
     for n in counts:
         check_player_count(n)
         Rules(num_players=n, deck=get_deck(deck), num_rounds=num_rounds)
