@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from friday13_env.core.agent import Observation, checked_observation
+from friday13_env.core.registry import check_greedy, check_seed
 
 FORMAT = "friday13-policy"
 
@@ -102,18 +103,11 @@ class MLPPolicy:
         metadata: PolicyMetadata,
         features: InputFeatures | None = None,
     ) -> None:
-        declared = RAW_INPUT if features is None else features.name
-        if metadata.input_features != declared:
-            raise ValueError(f"the metadata declares input features {metadata.input_features!r}, given {declared!r}")
+        problem = network_problem(weights, biases, input_scale, metadata, features)
+        if problem is not None:
+            raise ValueError(problem)
         self.features = features
         self.weights: tuple[np.ndarray, ...] = tuple(read_only(weight) for weight in weights)
-        inputs = metadata.observation_size + (0 if features is None else features.size)
-        if self.weights[0].shape[0] != inputs:
-            size = metadata.observation_size
-            raise ValueError(
-                f"the first layer reads {self.weights[0].shape[0]} inputs; the observation ({size}) and its "
-                f"{declared!r} inputs make {inputs}"
-            )
         self.biases: tuple[np.ndarray, ...] = tuple(read_only(bias) for bias in biases)
         self.input_scale: np.ndarray = read_only(input_scale)
         self.metadata = metadata
@@ -154,8 +148,15 @@ class MLPPolicy:
         return digest.hexdigest()
 
     def choose(self, observation: np.ndarray, legal: np.ndarray, rng: np.random.Generator | None = None) -> int:
-        """The legal action with the highest logit, or one sampled from the legal softmax with ``rng``."""
+        """The legal action with the highest logit, or one sampled from the legal softmax with ``rng``; a
+        ``ValueError`` where a logit is not finite (finite weights too large for float32 overflow), never a move
+        chosen from NaNs."""
         logits = self.logits(observation)[legal]
+        if not np.isfinite(logits).all():
+            raise ValueError(
+                f"the policy's logits of the legal actions {legal.tolist()} are not all finite ({logits.tolist()}): "
+                "its weights overflow float32 on this observation"
+            )
         if rng is None:
             return int(legal[int(np.argmax(logits))])
         probabilities = np.exp(logits - logits.max())
@@ -170,8 +171,8 @@ class PolicyAgent:
     """
 
     def __init__(self, policy: MLPPolicy, name: str, seed: int | None = None, greedy: bool = True) -> None:
-        if not isinstance(greedy, bool):
-            raise ValueError(f"greedy must be True or False, got {greedy!r}")
+        check_greedy(greedy)
+        check_seed(seed)
         self.policy = policy
         self.name = name
         self.greedy = greedy
@@ -180,6 +181,7 @@ class PolicyAgent:
     def reset(self, seed: int | None = None) -> None:
         """Re-seed in place, as building the agent anew with ``seed`` would (the evaluation's hook; a greedy policy
         draws nothing)."""
+        check_seed(seed)
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Observation) -> int:
@@ -202,6 +204,45 @@ class PolicyAgent:
 
 def _relu(values: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     return np.maximum(values, 0.0, out=out)
+
+
+def network_problem(
+    weights: Sequence[np.ndarray],
+    biases: Sequence[np.ndarray],
+    input_scale: np.ndarray,
+    metadata: PolicyMetadata,
+    features: InputFeatures | None,
+) -> str | None:
+    """What is wrong with a network for ``metadata``, or None: its features, activation, layer count, every
+    array's shape (``[inputs, *hidden_sizes, num_actions]``), real floating values and finiteness. A network that
+    passes plays every observation of its layout; one that does not would fail, or play nonsense, only later."""
+    declared = RAW_INPUT if features is None else features.name
+    if metadata.input_features != declared:
+        return f"the metadata declares input features {metadata.input_features!r}, given {declared!r}"
+    if metadata.activation not in ACTIVATIONS:
+        return f"unknown activation {metadata.activation!r}; allowed: {list(ACTIVATIONS)}"
+    inputs = metadata.observation_size + (0 if features is None else features.size)
+    sizes = [inputs, *metadata.hidden_sizes, metadata.num_actions]
+    layers = len(sizes) - 1
+    if len(weights) != layers or len(biases) != layers:
+        return (
+            f"a network of sizes {sizes} has {layers} weight matrices and {layers} bias vectors, "
+            f"given {len(weights)} and {len(biases)}"
+        )
+    arrays = [np.asarray(array) for array in (input_scale, *weights, *biases)]
+    if not all(array.dtype.kind == "f" for array in arrays):
+        return f"weights, biases and the input scale must be float arrays, got {[array.dtype.name for array in arrays]}"
+    first = arrays[1].shape[0] if arrays[1].ndim == 2 else None
+    if first != inputs:
+        observation = f"the observation ({metadata.observation_size}) and its {declared!r} inputs"
+        return f"the first layer reads {first} inputs; {observation} make {inputs}"
+    expected = [(inputs,), *((sizes[i], sizes[i + 1]) for i in range(layers)), *((size,) for size in sizes[1:])]
+    shapes = [array.shape for array in arrays]
+    if shapes != expected:
+        return f"arrays of shapes {shapes} do not make the network {sizes} (expected scale, weights, biases {expected})"
+    if not all(np.isfinite(array).all() for array in arrays):
+        return "the network holds non-finite values (NaN or inf)"
+    return None
 
 
 def read_only(array: np.ndarray) -> np.ndarray:

@@ -6,7 +6,8 @@ One ``Registry`` per game resolves every spec (:mod:`friday13_env.core.specs`) t
 2. a model-zoo name (``"ensemble-v1"``): a policy shipped with the package;
 3. a checkpoint path (an existing file, or a name ending in ``.npz``);
 4. a factory of the user's own, ``"module:factory"`` (``my_agents:MyAgent``), imported and called with
-   ``seed=`` when it takes one: a user's agent plays every tool without being registered.
+   ``seed=`` when it takes one: a user's agent plays every tool without being registered. An existing file of
+   that name is a checkpoint (rule 3), never imported.
 
 Every place that names an agent (Gymnasium opponents, evaluation tools, the play command, training
 scripts) goes through ``make``, so they all accept exactly the same specs. Unknown names and options
@@ -113,6 +114,8 @@ class Registry:
             return constructor_options(self._factories[name])
         if name in self.zoo() or _is_path(name):
             return ["greedy"]
+        if FACTORY.match(name):
+            return []
         raise ValueError(f"unknown {self.game} agent {shown(name)}; known agents: {self.names()}")
 
     def check(self, spec: str | AgentSpec) -> AgentSpec:
@@ -135,11 +138,13 @@ class Registry:
         _check_option_names(parsed, options, allowed)
         if parsed.name in self._factories:
             return self._factories[parsed.name](seed=seed, **merged)
-        if FACTORY.match(parsed.name):
-            return make_from_factory(parsed.name, seed)
+        if "greedy" in merged:
+            check_greedy(merged["greedy"])  # before a checkpoint is read
         path = self.zoo().get(parsed.name)
         if path is not None:
             return self._load_policy(path, seed=seed, name=parsed.name, **merged)
+        if FACTORY.match(parsed.name) and not is_existing_file(parsed.name):
+            return make_from_factory(parsed.name, seed)
         return self._load_policy(parsed.name, seed=seed, **merged)
 
     def _checked_options(self, name: str) -> list[str]:
@@ -147,7 +152,7 @@ class Registry:
         checkpoint path with no file. Each test runs once, and a registered name costs no file-system call."""
         if name in self._factories:
             return constructor_options(self._factories[name])
-        if name in self.zoo():
+        if name in self.zoo() or is_existing_file(name):
             return ["greedy"]
         if FACTORY.match(name):
             agent_name = name.partition(":")[0]
@@ -155,18 +160,18 @@ class Registry:
                 raise ValueError(f"agent spec {shown(name)}: options are written key=value, e.g. search:budget=600")
             return []
         if _looks_like_path(name):
-            if not is_existing_file(name):
-                raise ValueError(f"no policy checkpoint at {shown(name)} (known agents: {self.names()})")
-            return ["greedy"]
-        if is_existing_file(name):
-            return ["greedy"]
+            raise ValueError(f"no policy checkpoint at {shown(name)} (known agents: {self.names()})")
         raise ValueError(
             f"unknown {self.game} agent {shown(name)}; known agents: {self.names()}, "
             "or the path of a .npz policy checkpoint"
         )
 
     def load(self, path: str | Path, seed: int | None = None, greedy: bool = True) -> Agent:
-        """A trained agent from a checkpoint file."""
+        """A trained agent from a checkpoint file; the arguments are checked before the file is read."""
+        if not isinstance(path, str | Path):
+            raise ValueError(f"a checkpoint path must be a str or a Path, got {shown(path)}")
+        check_seed(seed)
+        check_greedy(greedy)
         return self._load_policy(path, seed=seed, greedy=greedy)
 
     def policy_path(self, name: str | Path) -> Path:
@@ -222,6 +227,12 @@ def _check_option_names(parsed: AgentSpec, names: Iterable[str], allowed: list[s
     unknown = sorted(set(names) - set(allowed))
     if unknown:
         raise UnknownOptionError(f"agent {parsed.name!r} has no option(s) {unknown}; its options: {allowed}")
+
+
+def check_greedy(greedy: object) -> None:
+    """A policy agent's ``greedy`` option: True or False, nothing that merely tests true."""
+    if not isinstance(greedy, bool):
+        raise ValueError(f"greedy must be True or False, got {shown(greedy)}")
 
 
 def check_seed(seed: object) -> None:

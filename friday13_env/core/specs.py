@@ -1,9 +1,9 @@
 """Agent specs: the one text form that names an agent everywhere (``"search:budget=600"``).
 
 A spec is a registered agent name, a model-zoo name or a checkpoint path, optionally followed by
-options in ``name:key=value,key=value`` form. Values are read as int, float or ``true``/``false``
-when they look like one, else kept as text. Specs rather than agent objects travel to worker
-processes, so nothing unpicklable or stateful crosses a process boundary.
+options in ``name:key=value,key=value`` form. Values are read as int (ASCII digits, at most ``MAX_DIGITS``),
+float (ASCII decimal notation) or ``true``/``false`` when they look like one, else kept as text. Specs rather
+than agent objects travel to worker processes, so nothing unpicklable or stateful crosses a process boundary.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ SPEC_SYNTAX = (
 )
 FACTORY = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
 """``package.module:name``: an importable object, the spec of a user's agent factory or a batched entry point."""
+_INTEGER = re.compile(r"[-+]?[0-9]+")
+_FLOAT = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,28 @@ class AgentSpec:
 
     name: str
     options: tuple[tuple[str, OptionValue], ...] = ()
+
+    def __post_init__(self) -> None:
+        """A spec built by hand holds what ``parse_spec`` would make: a name, and options as a tuple of
+        ``(identifier, value)`` pairs with each key once and values of ``OptionValue``'s types."""
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"an agent spec's name must be a non-empty string, got {shown(self.name)}")
+        if not isinstance(self.options, tuple) or not all(
+            isinstance(option, tuple)
+            and len(option) == 2
+            and isinstance(option[0], str)
+            and option[0].isidentifier()
+            and isinstance(option[1], bool | int | float | str)
+            for option in self.options
+        ):
+            raise ValueError(
+                f"agent spec {shown(self.name)}: options must be a tuple of (name, value) pairs, each value a "
+                f"bool, int, float or str, got {shown(self.options)}"
+            )
+        keys = [key for key, _ in self.options]
+        repeated = sorted({key for key in keys if keys.count(key) > 1})
+        if repeated:
+            raise ValueError(f"agent spec {shown(self.name)}: option(s) {repeated} given more than once")
 
     @property
     def label(self) -> str:
@@ -64,7 +88,7 @@ def parse_spec(text: object) -> AgentSpec:
     text = text.strip()
     if not text:
         raise ValueError(f"empty agent spec; expected {SPEC_SYNTAX}")
-    if ":" not in text or FACTORY.match(text) or is_existing_path(text):
+    if ":" not in text or FACTORY.match(text) or is_existing_file(text):
         return AgentSpec(text)
     name, _, option_text = text.partition(":")
     if not name:
@@ -76,19 +100,21 @@ def parse_spec(text: object) -> AgentSpec:
             raise ValueError(f"bad option {shown(item)} in agent spec {shown(text)}; expected {SPEC_SYNTAX}")
         if key in options:
             raise ValueError(f"option {key!r} is given twice in agent spec {shown(text)}")
-        options[key] = _parse_value(value)
+        options[key] = _parse_value(key, value)
     return AgentSpec(name, tuple(options.items()))
 
 
-def _parse_value(text: str) -> OptionValue:
+def _parse_value(key: str, text: str) -> OptionValue:
+    """An option's value: ``true``/``false``, an int, a float, or else the text itself. Only ASCII digits make a
+    number (``int()`` also reads ``1_6`` and other scripts' digits), and at most ``MAX_DIGITS`` of them."""
     lowered = text.lower()
     if lowered in ("true", "false"):
         return lowered == "true"
-    for convert in (int, float):
-        try:
-            return convert(text)
-        except ValueError:
-            continue
+    if _INTEGER.fullmatch(text) or _FLOAT.fullmatch(text):
+        digits = sum(character.isdigit() for character in text)
+        if digits > MAX_DIGITS:
+            raise ValueError(f"option {key!r}: a number of at most {MAX_DIGITS} digits, got {len(text)} characters")
+        return int(text) if _INTEGER.fullmatch(text) else float(text)
     return text
 
 
@@ -105,17 +131,9 @@ def shown(value: object, limit: int = SHOWN_CHARACTERS) -> str:
     return f"{text[:limit]}... ({size})"
 
 
-def is_existing_path(text: str | Path) -> bool:
-    """Whether ``text`` names an existing file or folder; ``False`` for what cannot be a path at all
-    (too long for the file system, a NUL byte), instead of an ``OSError``."""
-    try:
-        return Path(text).exists()
-    except (OSError, ValueError):
-        return False
-
-
 def is_existing_file(text: str | Path) -> bool:
-    """Whether ``text`` names an existing file; ``False`` for what cannot be a path (see ``is_existing_path``)."""
+    """Whether ``text`` names an existing file; ``False`` for what cannot be a path at all (too long for the file
+    system, a NUL byte), instead of an ``OSError``."""
     try:
         return Path(text).is_file()
     except (OSError, ValueError):

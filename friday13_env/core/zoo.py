@@ -41,12 +41,12 @@ def model_card(package: str, name: str) -> str:
 
 
 def policy_path(package: str, name: str | Path) -> Path:
-    """The checkpoint that a zoo name of ``package`` or a checkpoint path stands for (for agents built on a
-    policy, such as the card game's ``endgame``); a ``ValueError`` naming the zoo for anything else."""
+    """The checkpoint that a zoo name of ``package`` (a ``str``) or a checkpoint path stands for (for agents built
+    on a policy, such as the card game's ``endgame``); a ``ValueError`` naming the zoo for anything else."""
     zoo = zoo_files(package)
     if not isinstance(name, str | Path) or not str(name):
         raise ValueError(f"a policy must be a zoo name {sorted(zoo)} or a checkpoint path, got {shown(name)}")
-    path = zoo.get(str(name))
+    path = zoo.get(name) if isinstance(name, str) else None  # a Path is a file, even one named like a zoo policy
     if path is not None:
         return path
     if not is_existing_file(name):
