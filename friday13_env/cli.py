@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -109,12 +110,18 @@ def main(
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     args = build_parser().parse_args(argv)
-    return args.run(
-        args,
-        args.parser,
-        sys.stdin if input_stream is None else input_stream,
-        sys.stdout if output_stream is None else output_stream,
-    )
+    try:
+        return int(
+            args.run(
+                args,
+                args.parser,
+                sys.stdin if input_stream is None else input_stream,
+                sys.stdout if output_stream is None else output_stream,
+            )
+        )
+    except BrokenPipeError:  # the reader left (``friday13 ... | head``): stop quietly, as the shell's tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's last flush goes nowhere
+        return 128 + signal.SIGPIPE
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ from friday13_env.core.mlp import (
     observation_only,
     read_only,
 )
+from friday13_env.core.specs import SHOWN_CHARACTERS, shown
 
 MAX_PARAMETERS = 20_000_000
 """The largest network a checkpoint may declare (80 MB of float32): a bound on what reading allocates."""
@@ -72,6 +73,19 @@ _FLOAT32 = np.dtype("<f4")
 
 
 _HEADER_LENGTH_BYTES = {(1, 0): 2, (2, 0): 4}
+
+
+NPZ_COMPRESSIONS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
+"""How a policy checkpoint's members may be compressed: as ``np.savez`` (stored) and ``np.savez_compressed``
+(deflated) write them. The reader catches these methods' errors and bounds what they inflate (``_check_data_size``)."""
+
+
+_ZIP_COMPRESSION_NAMES = {
+    zipfile.ZIP_STORED: "ZIP_STORED",
+    zipfile.ZIP_DEFLATED: "ZIP_DEFLATED",
+    zipfile.ZIP_BZIP2: "ZIP_BZIP2",
+    zipfile.ZIP_LZMA: "ZIP_LZMA",
+}
 
 
 ExpectedLayout = Callable[["PolicyMetadata"], dict[str, Any]]
@@ -145,6 +159,18 @@ def read_policy(
     return policy
 
 
+def compression_problem(archive: zipfile.ZipFile, allowed: Sequence[int]) -> str | None:
+    """What is wrong with the compression of ``archive``'s members (the first member compressed otherwise than
+    ``allowed``), or ``None``: checked before any member is read, since another method's decompressor has errors and
+    costs a reader does not bound (LZMA's corrupt streams, its dictionary sizes). Torch checkpoints use it too."""
+    for info in archive.infolist():
+        if info.compress_type not in allowed:
+            method = _ZIP_COMPRESSION_NAMES.get(info.compress_type, f"method {info.compress_type}")
+            names = " or ".join(_ZIP_COMPRESSION_NAMES[compression] for compression in allowed)
+            return f"member {shown(info.filename)} is compressed ({method}); allowed: {names}"
+    return None
+
+
 def clear_policy_cache() -> None:
     """Forget every cached policy, so that the next ``read_policy`` of each file reads it from disk."""
     _POLICY_CACHE.clear()
@@ -203,12 +229,17 @@ _POLICY_CACHE = _PolicyCache(CACHE_ENTRIES, CACHE_BYTES)
 def _read_archive(
     archive: zipfile.ZipFile, path: Path, expected_layout: ExpectedLayout, features_of: FeaturesOf
 ) -> MLPPolicy:
+    problem = compression_problem(archive, NPZ_COMPRESSIONS)
+    if problem is not None:
+        raise CheckpointError(f"{path}: {problem}")
     infos = archive.infolist()
     members = {info.filename.removesuffix(".npy"): info for info in infos}
     if len(members) != len(infos):
         counts = Counter(info.filename.removesuffix(".npy") for info in infos)
         twice = sorted(name for name, count in counts.items() if count > 1)
-        raise CheckpointError(f"{path} holds arrays named {twice[:10]} more than once: it is not a {FORMAT} checkpoint")
+        raise CheckpointError(
+            f"{path} holds arrays named {shown(twice[:10])} more than once: it is not a {FORMAT} checkpoint"
+        )
     if "metadata" not in members:
         raise CheckpointError(f"{path} has no metadata: it is not a {FORMAT} checkpoint")
     metadata = _read_metadata(archive, members["metadata"], path)
@@ -218,8 +249,10 @@ def _read_archive(
         raise CheckpointError(f"{path}: {error}") from error
     stored = {name: getattr(metadata, name) for name in expected}
     if stored != expected:
+        # The file's value is cut a little past the length of this version's, so that where they differ shows.
         differences = ", ".join(
-            f"{name}: file {stored[name]!r} vs this version {expected[name]!r}"
+            f"{name}: file {shown(stored[name], len(repr(expected[name])) + SHOWN_CHARACTERS)} vs this version "
+            f"{expected[name]!r}"
             for name in expected
             if stored[name] != expected[name]
         )
@@ -244,7 +277,8 @@ def _read_archive(
     missing = sorted(set(shapes) - set(members))
     if missing or unexpected:
         raise CheckpointError(
-            f"{path}: arrays do not match the declared network {sizes} (missing {missing}, unexpected {unexpected})"
+            f"{path}: arrays do not match the declared network {sizes} (missing {missing}, unexpected "
+            f"{shown(unexpected)})"
         )
     # Every header first, then the data: a wrong array costs a header read, not a decompression.
     for name, shape in shapes.items():
@@ -283,7 +317,7 @@ def _read_metadata(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) 
         raise CheckpointError(f"{path} has corrupt metadata: expected a JSON object, found {type(raw).__name__}")
     known = {spec.name for spec in fields(PolicyMetadata)}
     if set(raw) - known:
-        raise CheckpointError(f"{path} has corrupt metadata: unknown fields {sorted(set(raw) - known)}")
+        raise CheckpointError(f"{path} has corrupt metadata: unknown fields {shown(sorted(set(raw) - known))}")
     try:
         metadata = PolicyMetadata(**raw)
     except TypeError as error:
@@ -294,10 +328,11 @@ def _read_metadata(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) 
 
 def _check_metadata(metadata: PolicyMetadata, path: Path) -> None:
     """Types and bounds of every field, so that nothing later meets a ``None`` or a string where a size should be."""
-    if metadata.format != FORMAT or metadata.format_version != FORMAT_VERSION:
+    version = metadata.format_version
+    if metadata.format != FORMAT or type(version) is not int or version != FORMAT_VERSION:  # True == 1 == 1.0
         raise CheckpointError(
-            f"{path} is format {metadata.format!r} v{metadata.format_version!r}; "
-            f"this version reads {FORMAT!r} v{FORMAT_VERSION}"
+            f"{path} is format {shown(metadata.format)} version {shown(version)}; "
+            f"this version reads {FORMAT!r} version {FORMAT_VERSION} (an integer)"
         )
     checks = {
         "deck": isinstance(metadata.deck, str),
@@ -317,11 +352,11 @@ def _check_metadata(metadata: PolicyMetadata, path: Path) -> None:
     if wrong:
         values = {name: getattr(metadata, name) for name in wrong}
         raise CheckpointError(
-            f"{path} has corrupt metadata: bad field(s) {values} (sizes are positive integers, "
+            f"{path} has corrupt metadata: bad field(s) {shown(values)} (sizes are positive integers, "
             f"at most {MAX_LAYERS - 1} hidden layers; texts are strings)"
         )
     if metadata.activation not in ACTIVATIONS:
-        raise CheckpointError(f"{path}: unknown activation {metadata.activation!r}; allowed: {list(ACTIVATIONS)}")
+        raise CheckpointError(f"{path}: unknown activation {shown(metadata.activation)}; allowed: {list(ACTIVATIONS)}")
 
 
 def _is_size(value: object) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -169,13 +170,23 @@ def positive_argument(text: str) -> int:
     return _at_least(text, 1, "a positive integer")
 
 
-def _at_least(text: str, low: int, wanted: str) -> int:
+def range_argument(low: int, high: int) -> Callable[[str], int]:
+    """An integer in ``low..high``, such as a number of rounds (argparse's ``choices`` would list every value)."""
+
+    def in_range(text: str) -> int:
+        return _at_least(text, low, f"an integer in {low}..{high}", high)
+
+    in_range.__name__ = f"integer in {low}..{high}"  # argparse names the type in some messages
+    return in_range
+
+
+def _at_least(text: str, low: int, wanted: str, high: int | None = None) -> int:
     if len(text.strip().lstrip("+-")) > MAX_DIGITS:
         return integer_argument(text)  # raises the length error
     try:
         value = integer_argument(text)
     except argparse.ArgumentTypeError:
         value = low - 1
-    if value < low:
+    if value < low or (high is not None and value > high):
         raise argparse.ArgumentTypeError(f"must be {wanted}, got {shown(text.strip())}")
     return value

@@ -14,6 +14,7 @@ from typing import Any
 
 from friday13_env.core.checkpoint import read_policy
 from friday13_env.core.mlp import MLPPolicy, PolicyMetadata
+from friday13_env.core.specs import shown
 from friday13_env.friday import actions, encoding
 
 ENV_VERSION = "Friday-v0"
@@ -33,7 +34,8 @@ def expected_layout(metadata: PolicyMetadata) -> dict[str, Any]:
     """The fields a Friday policy must carry (a ``ValueError`` for a policy of another game)."""
     if metadata.env_version != ENV_VERSION:
         raise ValueError(
-            f"it is a {metadata.env_version!r} policy (the Friday the 13th card game?); Friday plays {ENV_VERSION!r}"
+            f"it is a {shown(metadata.env_version)} policy (the Friday the 13th card game?); Friday plays "
+            f"{ENV_VERSION!r}"
             " policies"
         )
     return layout_fields()

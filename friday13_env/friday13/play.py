@@ -17,20 +17,22 @@ has it, so the arrow keys edit the line and recall earlier moves instead of prin
 from __future__ import annotations
 
 import argparse
+import io
 import re
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
 import numpy as np
 
-from friday13_env.core.specs import integer_argument, non_negative_argument, shown
+from friday13_env.core.specs import integer_argument, non_negative_argument, range_argument, shown
 from friday13_env.friday13 import agents, engine
 from friday13_env.friday13.agents import Agent
 from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.cards import DECKS, OMEN_TYPE_NAMES, OMEN_TYPES, Deck, get_deck
 from friday13_env.friday13.encoding import mover_observation
-from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS, GameState, Rules, new_game
+from friday13_env.friday13.engine import MAX_PLAYERS, MAX_ROUNDS, MIN_PLAYERS, GameState, Rules, new_game
 from friday13_env.friday13.render import hand_text, render_state
 
 PILE_ALIASES: dict[str, int] = {
@@ -87,6 +89,8 @@ def line_reader(input_stream: TextIO, output_stream: TextIO) -> Callable[[], str
     """How the game reads the player's lines: ``TerminalInput`` for a person at a terminal (standard input
     and output, input a TTY), else the stream's own ``readline`` (pipes, files, tests). Only the terminal
     case imports ``readline``."""
+    if isinstance(input_stream, io.TextIOWrapper):
+        input_stream.reconfigure(errors="replace")  # bytes that are not text become U+FFFD, answered as a bad move
     if input_stream is sys.stdin and output_stream is sys.stdout and _is_terminal(input_stream):
         return TerminalInput()
     return input_stream.readline
@@ -105,6 +109,10 @@ class InputClosed(Exception):
 
 class QuitGame(Exception):
     """The player typed ``quit``."""
+
+
+class AgentFailed(Exception):
+    """An opponent raised, or answered with something that is not a legal move: the game cannot go on."""
 
 
 def parse_move(text: str, deck: Deck) -> int:
@@ -180,12 +188,7 @@ class Game:
         state = self.state
         self._announce_round()
         while True:
-            if state.current == self.human:
-                action = self._ask_move(read_line)
-            else:
-                agent = self.opponents[state.current]
-                action = agent.act(mover_observation(state))
-            self._play(action)
+            self._play(self._ask_move(read_line) if state.current == self.human else self._opponent_move())
             if not state.round_over:
                 continue
             self._report_round()
@@ -194,6 +197,20 @@ class Game:
                 return
             engine.next_round(state, self.rng)
             self._announce_round()
+
+    def _opponent_move(self) -> int:
+        """The move of the agent to play, or ``AgentFailed`` saying which agent did what (never a traceback from
+        deep in the engine, and never a move played for it)."""
+        state = self.state
+        agent = self.opponents[state.current]
+        who = f"player_{state.current} ({agent.name})"
+        try:
+            action = agent.act(mover_observation(state))
+        except Exception as error:
+            raise AgentFailed(f"{who} raised {type(error).__name__}: {error}") from error
+        if not engine.is_legal(state, action):
+            raise AgentFailed(f"{who} played {shown(action)}, not a legal move; legal moves: {moves_text(state)}")
+        return int(action)
 
     def _ask_move(self, read_line: Callable[[], str]) -> int:
         state, deck = self.state, self.rules.deck
@@ -293,10 +310,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"a name {agents.names()}, a name with options (search:budget=600) or a checkpoint path (default: random)",
     )
     parser.add_argument(
-        "--seat", type=integer_argument, default=0, help="your seat, 0..players-1; player_0 starts (default 0)"
+        "--seat",
+        type=integer_argument,
+        default=0,
+        help="your seat, 0..players-1; player_0 starts the first round, and the start passes clockwise each round "
+        "(default 0)",
     )
     parser.add_argument("--deck", default="standard", choices=sorted(DECKS), help="deck edition (default standard)")
-    parser.add_argument("--rounds", type=integer_argument, default=4, help="number of rounds (default 4)")
+    parser.add_argument(
+        "--rounds",
+        type=range_argument(1, MAX_ROUNDS),
+        default=4,
+        help=f"number of rounds, 1 to {MAX_ROUNDS} (default 4)",
+    )
     parser.add_argument(
         "--seed", type=non_negative_argument, default=None, help="seed for the deals and the agents (default: random)"
     )
@@ -309,11 +335,9 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser, input_stream: TextIO, output_stream: TextIO) -> int:
-    """Set up the game from parsed options (bad ones exit via ``parser.error``, code 2) and play it."""
-    try:
-        rules = Rules(num_players=args.players, deck=get_deck(args.deck), num_rounds=args.rounds)
-    except ValueError as error:
-        parser.error(str(error))
+    """Set up the game from parsed options (bad ones exit via ``parser.error``, code 2) and play it: 0 when the game
+    ends or the player leaves (``quit``, end of input), 1 when an opponent fails, 130 after Ctrl-C."""
+    rules = Rules(num_players=args.players, deck=get_deck(args.deck), num_rounds=args.rounds)
     if not 0 <= args.seat < rules.num_players:
         parser.error(f"--seat must be in 0..{rules.num_players - 1} for {rules.num_players} players, got {args.seat}")
     names = args.opponents * (rules.num_players - 1) if len(args.opponents) == 1 else args.opponents
@@ -340,8 +364,14 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, input_stream:
         game.say("\nInput ended before the game did; leaving the game.")
     except QuitGame:
         game.say("You left the game. Goodbye!")
+    except AgentFailed as error:
+        game.say(f"\n{error}. The game cannot go on.")
+        output_stream.flush()
+        return 1
     except KeyboardInterrupt:
         game.say("\nInterrupted; leaving the game.")
+        output_stream.flush()
+        return 128 + signal.SIGINT
     output_stream.flush()
     return 0
 

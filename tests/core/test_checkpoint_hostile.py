@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import struct
 import tracemalloc
 import zipfile
 from collections.abc import Callable
@@ -20,6 +21,7 @@ import pytest
 
 from friday13_env.core.checkpoint import CheckpointError, clear_policy_cache
 from friday13_env.core.mlp import MLPPolicy
+from friday13_env.friday.policy import read_friday_policy
 from friday13_env.friday13.agents.policy import read_friday13_policy
 from tests.core.test_policy import tiny_policy
 
@@ -145,6 +147,14 @@ HOSTILE: dict[str, tuple[Callable[[Path, Members], None], str]] = {
         r"declares a network of 1,099,\d{3},\d{3},\d{3} parameters \(at most 20,000,000\)",
     ),
     "unknown metadata fields": (_metadata(evil=1, also=2), r"corrupt metadata: unknown fields \['also', 'evil'\]"),
+    "format_version a bool": (
+        _metadata(format_version=True),
+        r"is format 'friday13-policy' version True; this version reads 'friday13-policy' version 1 \(an integer\)",
+    ),
+    "format_version a float": (
+        _metadata(format_version=1.0),
+        r"is format 'friday13-policy' version 1\.0; this version reads 'friday13-policy' version 1 \(an integer\)",
+    ),
     "a missing metadata field": (_metadata(deck=...), r"corrupt metadata: .*missing 1 required .*'deck'"),
     "metadata a JSON list": (
         _member("metadata.npy", lambda _: npy(np.array("[1, 2]"))),
@@ -258,6 +268,68 @@ def test_data_corrupted_inside_the_archive_fails_its_checksum(tmp_path: Path) ->
     path.write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match=r"Bad CRC-32 for file 'w0\.npy'"):
         read_friday13_policy(path)
+
+
+@pytest.mark.parametrize("compression", [zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA], ids=["bzip2", "lzma"])
+def test_a_member_compressed_otherwise_than_numpy_writes_is_refused_unread(tmp_path: Path, compression: int) -> None:
+    """``np.savez`` stores, ``np.savez_compressed`` deflates: any other method is refused before a member is read,
+    valid or not (a corrupt LZMA stream raised a bare ``LZMAError``, a bad dictionary size ``MemoryError``)."""
+    name = "ZIP_BZIP2" if compression == zipfile.ZIP_BZIP2 else "ZIP_LZMA"
+    message = rf"member 'input_scale\.npy' is compressed \({name}\); allowed: ZIP_STORED or ZIP_DEFLATED"
+    path = write_checkpoint(tmp_path / "valid.npz", valid_members(tmp_path), compression)
+    with pytest.raises(CheckpointError, match=message):
+        read_friday13_policy(path)
+    data = bytearray(path.read_bytes())  # a corrupt stream: what the reader used to decompress
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo("w0.npy")
+    name_length, extra_length = struct.unpack_from("<HH", data, info.header_offset + 26)
+    start = info.header_offset + 30 + name_length + extra_length + 9  # LZMA's header and properties kept
+    data[start : start + info.compress_size - 9] = b"\xff" * (info.compress_size - 9)
+    path.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match=message):
+        read_friday13_policy(path)
+
+
+LONG = "x" * 200_000
+"""A file-controlled text far longer than any message should be."""
+
+
+def _array_twice(name: str) -> Callable[[Path, Members], None]:
+    def change(_tmp_path: Path, members: Members) -> None:
+        members[name] = members[f"{name}.npy"] = b""
+
+    return change
+
+
+Reader = Callable[[Path], MLPPolicy]
+LONG_VALUES: dict[str, tuple[Callable[[Path, Members], None], Reader]] = {
+    "env_version": (_metadata(env_version=LONG), read_friday13_policy),
+    "env_version, read as a Friday policy": (_metadata(env_version=LONG), read_friday_policy),
+    "format": (_metadata(format=LONG), read_friday13_policy),
+    "format_version": (_metadata(format_version=LONG), read_friday13_policy),
+    "activation": (_metadata(activation=LONG), read_friday13_policy),
+    "deck": (_metadata(deck=LONG), read_friday13_policy),
+    "a bad field": (_metadata(hidden_sizes=[LONG]), read_friday13_policy),
+    "an unknown field": (_metadata(**{LONG: 1}), read_friday13_policy),
+    "observation_blocks": (_metadata(observation_blocks=[LONG]), read_friday13_policy),
+    "an extra array": (
+        _member(f"{LONG[:60_000]}.npy", lambda _: npy(np.zeros(3, dtype=np.float32))),
+        read_friday13_policy,
+    ),
+    "an array twice": (_array_twice(LONG[:60_000]), read_friday13_policy),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LONG_VALUES))
+def test_a_long_value_from_the_file_is_cut_in_the_message(tmp_path: Path, case: str) -> None:
+    change, read = LONG_VALUES[case]
+    members = valid_members(tmp_path)
+    change(tmp_path, members)
+    path = write_checkpoint(tmp_path / "long.npz", members)
+    with pytest.raises(CheckpointError) as error:
+        read(path)
+    message = str(error.value)
+    assert len(message) < 1_000 and "characters" in message, message[:2_000]
 
 
 def write_bomb(path: Path, members: Members, name: str, header: bytes) -> Path:

@@ -123,6 +123,35 @@ def test_a_policy_to_start_training_from_must_match_the_runs_network(tmp_path: P
         read_matching_policy(path, deck="standard", activation="relu", hidden_sizes=[8], env_version="Friday-v0")
 
 
+UNKNOWN_ENVIRONMENTS = {"unknown": "friday13_v9", "not a text": ["friday13_v0"], "missing": None}
+
+
+@pytest.mark.parametrize("case", sorted(UNKNOWN_ENVIRONMENTS))
+def test_an_export_for_an_unknown_environment_is_refused_before_anything_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    module = torch_policy()
+    policy = read_friday13_policy(tiny_policy(tmp_path / "tiny.npz"))
+    metadata = PolicyMetadata(**{**vars(policy.metadata), "env_version": UNKNOWN_ENVIRONMENTS[case]})
+
+    def never(*_arguments: Any) -> None:
+        raise AssertionError("the policy was written before its environment was checked")
+
+    monkeypatch.setattr(module, "save_policy", never)
+    with pytest.raises(ValueError, match=r"unknown environment version .*; allowed: \['Friday-v0', 'friday13_v0'\]"):
+        module.save_checked_policy(tmp_path / "out.npz", policy.weights, policy.biases, policy.input_scale, metadata)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["tiny.npz"]
+
+
+@pytest.mark.parametrize("case", sorted(UNKNOWN_ENVIRONMENTS))
+def test_a_policy_to_start_from_for_an_unknown_environment_is_refused(tmp_path: Path, case: str) -> None:
+    path = tiny_policy(tmp_path / "tiny.npz")
+    with pytest.raises(ValueError, match=r"unknown environment version .*; allowed: \['Friday-v0', 'friday13_v0'\]"):
+        torch_policy().read_matching_policy(
+            path, deck="standard", activation="relu", hidden_sizes=[8], env_version=UNKNOWN_ENVIRONMENTS[case]
+        )
+
+
 def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(CheckpointError, match="no policy checkpoint"):
         agents.load(tmp_path / "nope.npz")

@@ -221,7 +221,8 @@ def test_quit_leaves_cleanly() -> None:
         (["--seat", "4"], "--seat must be in 0..3 for 4 players, got 4"),
         (["--seat", "-1"], "--seat must be in 0..3"),
         (["--deck", "french"], "argument --deck: invalid choice: 'french'"),
-        (["--rounds", "0"], "num_rounds must be a positive int"),
+        (["--rounds", "0"], "argument --rounds: must be an integer in 1..100, got '0'"),
+        (["--rounds", "101"], "argument --rounds: must be an integer in 1..100, got '101'"),
     ],
 )
 def test_bad_options_exit_with_code_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

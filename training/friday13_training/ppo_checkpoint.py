@@ -1,7 +1,8 @@
 """The files of a ``training/train_ppo.py`` run that ``--resume`` goes on from, and the guards around them.
 
 ``save_run`` writes a checkpoint so that a kill at any moment leaves a run that resumes as one of its checkpoints
-(``recover_checkpoint`` finishes or drops the one a kill interrupted); ``load_checkpoint`` reads it back checked;
+(``recover_checkpoint`` finishes or drops the one a kill interrupted); ``load_checkpoint`` reads it back checked
+(``read_state``: no code runs, and no zip member inflates past the file's size);
 ``Boundary`` holds the run at a rollout's start, what Ctrl-C or SIGTERM saves; ``check_finite`` stops a run whose
 update diverged before anything of it is saved. The frozen snapshots of the opponent pool live beside the checkpoint.
 """
@@ -14,14 +15,17 @@ import io
 import json
 import math
 import os
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 import torch
 
+from friday13_env.core.checkpoint import compression_problem
 from friday13_env.core.files import atomic_write_bytes
 from friday13_env.core.mlp import MLPPolicy
+from friday13_env.core.specs import shown
 from friday13_env.friday13.agents.policy import read_friday13_policy
 from friday13_training.actor_critic import ActorCritic, NetworkArgs
 from friday13_training.runs import RunError, read_progress
@@ -97,8 +101,8 @@ def recover_checkpoint(run_dir: Path, fresh: dict[str, Any]) -> None:
     except RunError:
         return
     try:
-        timesteps = torch.load(pending, map_location="cpu", weights_only=True).get("timesteps")
-    except Exception:
+        timesteps = stored_timesteps(read_state(pending, "cpu"), pending)
+    except Exception:  # a bomb, unpickling, bad timesteps: a damaged file, dropped
         timesteps = None
     if timesteps == recorded:
         os.replace(pending, run_dir / CHECKPOINT)
@@ -106,31 +110,81 @@ def recover_checkpoint(run_dir: Path, fresh: dict[str, Any]) -> None:
         pending.unlink()
 
 
+def read_state(path: Path, device: str) -> Any:
+    """What ``torch.load(weights_only=True)`` reads from a checkpoint (so no code in it runs), once its zip members
+    are checked (a ``RunError`` naming the problem, or ``zipfile.BadZipFile`` for a file that is not a zip).
+
+    ``torch.load`` inflates a compressed member whole, so a file of kilobytes could claim gigabytes; ``torch.save``
+    never compresses (``ZIP_STORED``) and lays its members side by side, so a checkpoint's members must be stored and
+    their sizes add up to at most the file's: a larger total is a member claiming bytes the file does not hold or
+    members overlapping. Reading then costs at most the file's size. The checks and the load read one open file."""
+    with path.open("rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        with zipfile.ZipFile(handle) as archive:
+            problem = compression_problem(archive, (zipfile.ZIP_STORED,))
+            total = sum(info.file_size for info in archive.infolist())
+        if problem is not None:
+            raise RunError(f"{path}: {problem} (torch.save stores its members uncompressed)")
+        if total > size:
+            raise RunError(
+                f"{path}: its members hold {total:,} bytes in all, more than the file's {size:,} (torch.save stores "
+                "them side by side): a member claims bytes the file does not hold, or members overlap"
+            )
+        handle.seek(0)
+        return torch.load(handle, map_location=device, weights_only=True)
+
+
+def stored_timesteps(state: dict[str, Any], path: Path) -> int | None:
+    """The timesteps a checkpoint's ``state`` holds, ``None`` if it holds none (files written before the checkpoints
+    held them): a plain non-negative ``int`` as ``save_checkpoint`` writes it, else a ``RunError``. A tensor, a float or
+    a bool would compare equal to the record's count (or fail to compare at all), so none is taken for one."""
+    if "timesteps" not in state:
+        return None
+    timesteps = state["timesteps"]
+    if type(timesteps) is not int or timesteps < 0:
+        raise RunError(
+            f"--resume: {path} is damaged: its timesteps are {shown(timesteps)}, not a non-negative integer (an int); "
+            "restore it or start a new run"
+        )
+    return timesteps
+
+
 def load_checkpoint(
     run_dir: Path, model: ActorCritic, optimizer: torch.optim.Optimizer, device: str, timesteps: int
 ) -> None:
     """``last.pt`` into the networks and the optimizer: it must be this run's, of the record's ``timesteps`` (files
-    written before the checkpoints held them are taken as they are) and hold finite numbers only."""
+    written before the checkpoints held them are taken as they are) and hold finite numbers only, all checked before
+    anything is loaded into the networks or the optimizer."""
     path = run_dir / CHECKPOINT
     try:
-        state = torch.load(path, map_location=device, weights_only=True)
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-    except Exception as error:  # unpickling, a missing key or a changed shape: all say the file is not this run's
+        state = read_state(path, device)
+        weights, moments = state["model"], state["optimizer"]
+    except Exception as error:  # a zip bomb, unpickling or a missing key: all say the file is not this run's
+        raise not_this_runs(path, error) from error
+    stored = stored_timesteps(state, path)
+    if stored is not None and stored != timesteps:
         raise RunError(
-            f"--resume: {path} is damaged or not this run's checkpoint ({type(error).__name__}: {error}); "
-            "restore it or start a new run"
-        ) from error
-    if state.get("timesteps", timesteps) != timesteps:
-        raise RunError(
-            f"--resume: {path} holds {state['timesteps']!r} timesteps but {run_dir / 'progress.json'} records "
+            f"--resume: {path} holds {stored:,} timesteps but {run_dir / 'progress.json'} records "
             f"{timesteps:,}: the two files are not of the same checkpoint; restore them or start a new run"
         )
-    if not all_finite(state["model"]) or not all_finite(state["optimizer"]):
+    if not all_finite(weights) or not all_finite(moments):
         raise RunError(
             f"--resume: {path} is damaged: it holds non-finite numbers (NaN or inf) in its "
-            f"{'weights' if not all_finite(state['model']) else 'optimizer state'}; restore it or start a new run"
+            f"{'weights' if not all_finite(weights) else 'optimizer state'}; restore it or start a new run"
         )
+    try:
+        model.load_state_dict(weights)
+        optimizer.load_state_dict(moments)
+    except Exception as error:  # another network's names or shapes
+        raise not_this_runs(path, error) from error
+
+
+def not_this_runs(path: Path, error: Exception) -> RunError:
+    """The error of a checkpoint that cannot be read or loaded: damaged, or another run's."""
+    return RunError(
+        f"--resume: {path} is damaged or not this run's checkpoint ({type(error).__name__}: {error}); "
+        "restore it or start a new run"
+    )
 
 
 def all_finite(value: Any) -> bool:

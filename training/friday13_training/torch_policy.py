@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from friday13_env.core.checkpoint import CheckpointError, read_policy, save_policy
-from friday13_env.core.mlp import RAW_INPUT, MLPPolicy, PolicyMetadata, observation_only
+from friday13_env.core.checkpoint import CheckpointError, ExpectedLayout, read_policy, save_policy
+from friday13_env.core.mlp import RAW_INPUT, FeaturesOf, MLPPolicy, PolicyMetadata, observation_only
+from friday13_env.core.specs import shown
 from friday13_env.friday import policy as friday_policy
 from friday13_env.friday13 import features as friday13_features
 from friday13_env.friday13.agents import policy as friday13_policy
@@ -27,6 +28,15 @@ EXPECTED_LAYOUTS = {
     friday_policy.ENV_VERSION: (friday_policy.expected_layout, observation_only),
 }
 """Per environment version: its layout check and its derived inputs, as ``read_policy`` takes them."""
+
+
+def layout_of(env_version: object) -> tuple[ExpectedLayout, FeaturesOf]:
+    """``EXPECTED_LAYOUTS[env_version]``, or a ``ValueError`` naming the versions for anything else (a text of no
+    known environment, ``None``, a list): checked before a policy is written or read."""
+    if not isinstance(env_version, str) or env_version not in EXPECTED_LAYOUTS:
+        raise ValueError(f"unknown environment version {shown(env_version)}; allowed: {sorted(EXPECTED_LAYOUTS)}")
+    return EXPECTED_LAYOUTS[env_version]
+
 
 MIN_SHARPNESS, MAX_SHARPNESS = 2.0**-10, 2.0**10
 """Every script's ``--init-sharpness`` range: a starting policy's logits multiplied by at most 1,024 and at least
@@ -53,12 +63,14 @@ def save_checked_policy(
     The file is written beside ``path``, read back with the loader that plays it (``read_policy`` with the layout of
     its ``env_version``: caps, layout, finite weights) and only then renamed onto ``path``, so a policy the loader
     refuses is never reported as exported and an earlier file at ``path`` stays as it was (a ``RunError`` with the
-    loader's reason)."""
+    loader's reason); metadata of an environment version the loader does not know is a ``ValueError``, before anything
+    is written."""
     path = Path(path)
+    layout = layout_of(metadata.env_version)
     unchecked = path.with_name(f".{path.name}.unchecked")
     try:
         save_policy(unchecked, weights, biases, input_scale, metadata)
-        read_policy(unchecked, *EXPECTED_LAYOUTS[metadata.env_version])
+        read_policy(unchecked, *layout)
         os.replace(unchecked, path)
     except CheckpointError as error:
         reason = str(error).replace(str(unchecked), str(path))
@@ -112,11 +124,10 @@ def read_matching_policy(
 
     The layout is checked as ``read_policy`` checks it for play; on top of that the environment, the
     deck, the activation and the hidden sizes must be the run's, and the policy must read the observation
-    alone (these runs' networks have no derived inputs); the error says which differ.
+    alone (these runs' networks have no derived inputs); the error says which differ. An ``env_version`` of no known
+    environment is a ``ValueError`` (``layout_of``).
     """
-    if env_version not in EXPECTED_LAYOUTS:
-        raise ValueError(f"unknown environment {env_version!r}; allowed: {sorted(EXPECTED_LAYOUTS)}")
-    policy = read_policy(path, *EXPECTED_LAYOUTS[env_version])
+    policy = read_policy(path, *layout_of(env_version))
     stored = policy.metadata
     fields = {
         "env_version": (stored.env_version, env_version),

@@ -16,6 +16,7 @@ import numpy as np
 from friday13_env.core.agent import Observation
 from friday13_env.core.checkpoint import read_policy
 from friday13_env.core.mlp import RAW_INPUT, MLPPolicy, PolicyAgent, PolicyMetadata
+from friday13_env.core.specs import shown
 from friday13_env.friday13.agents.base import checked, deck_of
 from friday13_env.friday13.cards import DECKS, Deck, get_deck
 from friday13_env.friday13.encoding import observation_bounds, observation_layout
@@ -32,9 +33,11 @@ TYPICAL_SCORE = 40.0
 def expected_layout(metadata: PolicyMetadata) -> dict[str, Any]:
     """The fields a ``friday13_v0`` policy must carry for its deck (a ``ValueError`` for another game)."""
     if metadata.env_version != ENV_VERSION:
-        raise ValueError(f"it is a {metadata.env_version!r} policy; Friday the 13th plays {ENV_VERSION!r} policies")
+        raise ValueError(
+            f"it is a {shown(metadata.env_version)} policy; Friday the 13th plays {ENV_VERSION!r} policies"
+        )
     if metadata.deck not in DECKS:
-        raise ValueError(f"unknown deck {metadata.deck!r}; allowed: {sorted(DECKS)}")
+        raise ValueError(f"unknown deck {shown(metadata.deck)}; allowed: {sorted(DECKS)}")
     return layout_fields(metadata.deck)
 
 

@@ -13,17 +13,24 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
 from friday13_env.core.files import clashing_outputs, output_problem, run_writing
 from friday13_env.core.options import available_cpus
-from friday13_env.core.specs import AgentSpec, non_negative_argument, positive_argument
+from friday13_env.core.specs import (
+    AgentSpec,
+    is_existing_file,
+    non_negative_argument,
+    parse_spec,
+    positive_argument,
+    range_argument,
+)
 from friday13_env.friday13 import agents
 from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.cards import DECKS
-from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
+from friday13_env.friday13.engine import MAX_PLAYERS, MAX_ROUNDS, MIN_PLAYERS, IllegalActionError
 from friday13_env.friday13.evaluation.duplicate import DEFAULT_REPLAY_DEALS, SEATINGS, ReplaySaving
 from friday13_env.friday13.evaluation.report import (
     check_output_path,
@@ -101,7 +108,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "around the table (permutations: up to n! games a deal)",
     )
     parser.add_argument("--deck", default="standard", choices=sorted(DECKS), help="deck edition (default standard)")
-    parser.add_argument("--rounds", type=positive_argument, default=4, help="rounds per game (default 4)")
+    parser.add_argument(
+        "--rounds",
+        type=range_argument(1, MAX_ROUNDS),
+        default=4,
+        help=f"rounds per game, 1 to {MAX_ROUNDS} (default 4)",
+    )
     parser.add_argument("--json", type=Path, metavar="PATH", help="write the results as JSON (- for stdout)")
     parser.add_argument(
         "--markdown", type=Path, metavar="PATH", help="write the results as Markdown tables (- for stdout)"
@@ -191,6 +203,23 @@ def matchups_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         parser.error(f"argument --agents: {error}")
 
 
+def overwritten_agent(specs: Iterable[str | None], outputs: Iterable[Path]) -> str | None:
+    """Why an output would overwrite the checkpoint of an agent played here, or None: an output path that resolves
+    to the file a spec names (the spec itself, or its name before any options: ``pol.npz:greedy=false``).
+    Shared with ``friday13 benchmark``; checked before any game."""
+    targets = {path.resolve() for path in outputs}
+    for spec in specs:
+        if spec is None:
+            continue
+        try:
+            names = {spec, parse_spec(spec).name}
+        except ValueError:  # a bad spec is blamed on its flag by the spec checks
+            names = {spec}
+        if any(is_existing_file(name) and Path(name).resolve() in targets for name in names):
+            return f"{spec} is an agent evaluated here and an output it would overwrite; write elsewhere"
+    return None
+
+
 def check_outputs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     """Every output path writable (folders creatable), matplotlib there for a plot (``_run`` checks that no two
     outputs meet)."""
@@ -223,9 +252,10 @@ def run(
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO, written: list[str]) -> None:
     """``run`` without its signal handling; ``written`` collects the outputs as they are written."""
-    duplicates = sorted({n for n in args.players if args.players.count(n) > 1})
-    if duplicates:
-        parser.error(f"argument --players: {duplicates[0]} is listed twice")
+    for flag, values in (("players", args.players), ("vs", args.vs or [])):
+        duplicates = sorted({str(value) for value in values if values.count(value) > 1})
+        if duplicates:
+            parser.error(f"argument --{flag}: {duplicates[0]} is listed twice")
     matchups = matchups_from(args, parser)
     try:
         check_config(
@@ -242,11 +272,10 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
     )  # two outputs on stdout ("-") clash too
     if clash is not None:
         parser.error(clash)
-    files = {f"--{flag}": path for flag, path in paths.items() if path != STDOUT}
-    for spec in [args.focus, *(args.vs or []), *(args.agents or [])]:
-        policy = Path(str(spec))
-        if policy.is_file() and any(policy.resolve() == path.resolve() for path in files.values()):
-            parser.error(f"{spec} is an agent evaluated here and an output it would overwrite; write elsewhere")
+    files = [path for path in paths.values() if path != STDOUT]
+    overwritten = overwritten_agent([args.focus, *(args.vs or []), *(args.agents or [])], files)
+    if overwritten is not None:
+        parser.error(overwritten)
     notes = sys.stderr if STDOUT in paths.values() else out  # stdout holds that output alone
     workers = min(args.workers, available_cpus())
     if workers < args.workers:
@@ -258,19 +287,22 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
         replays.folder.mkdir(parents=True, exist_ok=True)
         written.append(f"replays in {replays.folder}")  # saved as the games are played
 
-    result = evaluate(
-        matchups,
-        args.games,
-        args.players,
-        seed=args.seed,
-        workers=workers,
-        deck=args.deck,
-        num_rounds=args.rounds,
-        progress=not args.no_progress,
-        checked=True,  # check_config ran above: each agent is built once before the first game
-        replays=replays,
-        seating_mode=args.seatings,
-    )
+    try:
+        result = evaluate(
+            matchups,
+            args.games,
+            args.players,
+            seed=args.seed,
+            workers=workers,
+            deck=args.deck,
+            num_rounds=args.rounds,
+            progress=not args.no_progress,
+            checked=True,  # check_config ran above: each agent is built once before the first game
+            replays=replays,
+            seating_mode=args.seatings,
+        )
+    except IllegalActionError as error:  # an agent's move: one line that names it, not a traceback
+        raise SystemExit(f"friday13 evaluate: stopped: {error}") from error
 
     print(format_text(result), file=notes)
     games = sum(matchup.games for matchup in result.matchups)

@@ -30,7 +30,7 @@ from friday13_env.core.seeds import derived_seed
 from friday13_env.friday13.aec import raw_env
 from friday13_env.friday13.agents import Agent
 from friday13_env.friday13.cards import get_deck
-from friday13_env.friday13.engine import Rules
+from friday13_env.friday13.engine import IllegalActionError, Rules
 from friday13_env.friday13.evaluation.specs import Entrant, build, entrant_label
 from friday13_env.friday13.evaluation.stats import average_ranks, win_shares
 from friday13_env.web.record import MAX_LABEL, CardRecord, new_card_record, save
@@ -128,7 +128,8 @@ def play_game(env: raw_env, seat_agents: Sequence[Agent], seed: int, record: Car
     """One whole game of the deal ``seed`` with ``seat_agents[s]`` in seat ``s``: the final totals per seat.
 
     With ``record``, every deal and move of the game is noted in it (the environment deals a round inside
-    ``step``, so a new round shows as ``game.round`` changing).
+    ``step``, so a new round shows as ``game.round`` changing). An agent's illegal move is the environment's
+    ``IllegalActionError``, saying which agent played it (seats rotate, so the seat alone would not tell).
     """
     env.reset(seed=seed)
     game = env.game
@@ -137,8 +138,12 @@ def play_game(env: raw_env, seat_agents: Sequence[Agent], seed: int, record: Car
         record.start_round(game)
     while not game.game_over:
         seat, round_index = game.current, game.round
-        action = seat_agents[seat].act(env.observe(env.agent_selection))
-        env.step(action)
+        agent = seat_agents[seat]
+        action = agent.act(env.observe(env.agent_selection))
+        try:
+            env.step(action)
+        except IllegalActionError as error:
+            raise IllegalActionError(f"agent {agent.name!r} in seat player_{seat}: {error}") from error
         if record is not None:
             record.move(action)
             if game.round != round_index:

@@ -1,0 +1,118 @@
+"""``friday13 play`` and the evaluation when something other than the human fails: an opponent that raises or
+answers with no legal move, Ctrl-C, input that is not text, a reader that leaves the pipe. Each ends with a
+message that names what happened and an exit status that says it, never a traceback."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from friday13_env.friday13 import play
+from friday13_env.friday13.evaluation import command
+
+AGENTS = '''
+import numpy as np
+
+class Answer:
+    """Plays whatever ``value`` is: an action out of range, a float, None."""
+
+    def __init__(self, value):
+        self.name = f"answer-{value!r}"
+        self.value = value
+
+    def act(self, observation):
+        return self.value
+
+class Illegal:
+    """Always the first action the mask refuses."""
+    name = "illegal"
+
+    def act(self, observation):
+        return int(np.flatnonzero(observation["action_mask"] == 0)[0])
+
+class Raises:
+    name = "raises"
+
+    def act(self, observation):
+        raise RuntimeError("the network file went away")
+
+def big(): return Answer(99)
+def floating(): return Answer(1.0)
+def nothing(): return Answer(None)
+'''
+
+
+@pytest.fixture
+def bad_agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``bad_agents.py`` importable from the working folder, as a user's factories are."""
+    (tmp_path / "bad_agents.py").write_text(AGENTS)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return tmp_path
+
+
+@pytest.mark.usefixtures("bad_agents")
+@pytest.mark.parametrize(
+    ("factory", "message"),
+    [
+        ("bad_agents:big", r"player_0 \(answer-99\) played 99, not a legal move; legal moves: "),
+        ("bad_agents:floating", r"player_0 \(answer-1\.0\) played 1\.0, not a legal move"),
+        ("bad_agents:nothing", r"player_0 \(answer-None\) played None, not a legal move"),
+        ("bad_agents:Illegal", r"player_0 \(illegal\) played \d+, not a legal move"),
+        ("bad_agents:Raises", r"player_0 \(raises\) raised RuntimeError: the network file went away"),
+    ],
+)
+def test_an_opponent_that_fails_ends_the_game_with_a_message_and_status_1(factory: str, message: str) -> None:
+    output = io.StringIO()
+    code = play.main(["--players", "3", "--seed", "0", "--seat", "2", "--opponents", factory], io.StringIO(""), output)
+    assert code == 1
+    assert output.getvalue().rstrip().endswith("The game cannot go on.")
+    assert re.search(message, output.getvalue())
+
+
+def test_ctrl_c_leaves_with_status_130() -> None:
+    def interrupted() -> str:
+        raise KeyboardInterrupt
+
+    output = io.StringIO()
+    reader: Any = type("Keys", (io.StringIO,), {"readline": lambda self: interrupted()})()
+    assert play.main(["--seed", "0"], reader, output) == 130
+    assert output.getvalue().endswith("Interrupted; leaving the game.\n")
+
+
+def test_bytes_that_are_not_text_are_answered_as_a_bad_move() -> None:
+    """Under a UTF-8 locale Python decodes stdin strictly; a stray byte must not end the game in a traceback."""
+    stdin = io.TextIOWrapper(io.BytesIO(b"\xff\xfe\nquit\n"), encoding="utf-8")
+    output = io.StringIO()
+    assert play.main(["--seed", "0"], stdin, output) == 0
+    assert "Sorry," in output.getvalue() and output.getvalue().endswith("You left the game. Goodbye!\n")
+
+
+@pytest.mark.usefixtures("bad_agents")
+def test_evaluate_names_the_agent_of_an_illegal_move_in_one_line() -> None:
+    argv = ["--focus", "random", "--vs", "bad_agents:Illegal", "--games", "4", "--players", "3", "--no-progress"]
+    with pytest.raises(SystemExit) as exited:
+        command.main(argv)
+    assert str(exited.value.code).startswith("friday13 evaluate: stopped: agent 'illegal' in seat player_")
+    assert "holds no such card" in str(exited.value.code)
+
+
+def test_a_reader_that_leaves_the_pipe_stops_the_command_quietly() -> None:
+    """``friday13 play ... | head -1``: exit 141 (128 + SIGPIPE) with nothing on stderr, not a traceback."""
+    read, write = os.pipe()
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from friday13_env import cli; sys.exit(cli.main(['play', '--seed', '0']))"],
+        stdin=subprocess.PIPE, stdout=write, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    os.close(write)
+    with os.fdopen(read) as reader:
+        reader.readline()  # one line, then the reader leaves
+    _, errors = child.communicate("help\n" * 5000, timeout=120)
+    assert (child.returncode, errors) == (141, "")
