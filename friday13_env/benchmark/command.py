@@ -21,12 +21,13 @@ from friday13_env.benchmark.leaderboard import (
     generate,
     result_name,
 )
-from friday13_env.benchmark.ratings import check_ratings, run_ratings
+from friday13_env.benchmark.ratings import check_ratings, processes_for, run_ratings
 from friday13_env.benchmark.runner import execute, partial_path, prepare
 from friday13_env.benchmark.suite import SPLITS, Suite, suites
-from friday13_env.core.files import atomic_write_text, clashing_outputs, output_problem, run_writing
+from friday13_env.core.files import atomic_write_text, clashing_outputs, run_writing
 from friday13_env.core.specs import non_negative_argument, positive_argument
-from friday13_env.friday13.evaluation.command import add_replay_arguments, checked_replays
+from friday13_env.friday13.evaluation.command import STDOUT, add_replay_arguments, checked_replays, overwritten_agent
+from friday13_env.friday13.evaluation.report import check_output_path
 
 DESCRIPTION = "Play a frozen benchmark suite with an agent; print its scores and write a result file."
 EXAMPLES = """\
@@ -44,11 +45,18 @@ names start with dev-. `friday13 replay FILE --html OUT.html` renders one as a p
 """
 
 
+DEFAULT_SPLIT = "test"
+RUN_OPTIONS = ("split", "workers", "out", "overwrite", "replays", "replay_deals")
+"""The options of a run besides ``--agent`` and ``--suite``, which ``--list`` refuses rather than ignores."""
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--list", action="store_true", help="list the suites and exit")
     parser.add_argument("--agent", metavar="SPEC", help="an agent spec as agents.make takes it, or module:factory")
     parser.add_argument("--suite", metavar="NAME", help="the suite to play (see --list)")
-    parser.add_argument("--split", default="test", choices=SPLITS, help="test (reported figures) or dev (tuning)")
+    parser.add_argument(
+        "--split", choices=SPLITS, help=f"{DEFAULT_SPLIT} (reported figures; the default) or dev (tuning)"
+    )
     parser.add_argument("--workers", type=positive_argument, help="processes (default: every usable CPU)")
     parser.add_argument("--out", type=Path, metavar="PATH", help="result file (default under results/benchmark/)")
     parser.add_argument("--overwrite", action="store_true", help="replace a complete result file at --out")
@@ -101,8 +109,14 @@ def run(
 ) -> int:
     out = sys.stdout if output is None else output
     if args.list:
-        if args.agent or args.suite:
-            parser.error("--list takes no --agent or --suite")
+        given = [
+            f"--{name.replace('_', '-')}"
+            for name in ("agent", "suite", *RUN_OPTIONS)
+            if getattr(args, name) not in (None, False)
+        ]
+        if given:
+            options = ", ".join(f"--{name.replace('_', '-')}" for name in RUN_OPTIONS)
+            parser.error(f"--list takes no --agent or --suite, nor an option of a run ({options}); got {given[0]}")
         print(format_suites(), file=out)
         return 0
     if not args.agent or not args.suite:
@@ -110,31 +124,47 @@ def run(
     return run_writing(lambda written: _run(args, parser, out, written))
 
 
+def check_out(path: Path, parser: argparse.ArgumentParser) -> None:
+    """``--out`` can be written (its folders created), or argparse's error (exit 2) saying why, before any work."""
+    problem = check_output_path(path)
+    if problem is not None:
+        parser.error(f"argument --out: {problem}")
+
+
+def note_capped_workers(asked: int | None, used: int) -> None:
+    """On stderr, as ``friday13 evaluate`` does: ``--workers`` asked for more processes than the ``used`` ones."""
+    if asked is not None and used < asked:
+        print(f"--workers {asked}: capped at {used}, the CPUs this process may use", file=sys.stderr)
+
+
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO, written: list[str]) -> None:
+    split = DEFAULT_SPLIT if args.split is None else args.split
     try:
         suite = suites().get(args.suite)
         if suite is None:
             parser.error(f"argument --suite: unknown suite {args.suite!r}; suites: {sorted(suites())}")
-        path = args.out if args.out is not None else default_out(suite, args.agent, args.split)
-        problem = output_problem(path)
-        if problem is not None:
-            parser.error(f"argument --out: cannot write {path}: {problem}")
+        if args.out == STDOUT:
+            parser.error("argument --out: a benchmark writes a file (and OUT.partial as it plays), not stdout (-)")
+        path = args.out if args.out is not None else default_out(suite, args.agent, split)
+        check_out(path, parser)
+        overwritten = overwritten_agent([args.agent], [path, partial_path(path)])
+        if overwritten is not None:
+            parser.error(overwritten)
         if path.exists() and not args.overwrite:
             parser.error(f"argument --out: {path} holds a complete result; --overwrite replaces it")
         replays = checked_replays(
             args,
             parser,
-            {"command": "friday13 benchmark", "suite": suite.id, "split": args.split},
-            prefix="" if args.split == "test" else f"{args.split}-",
+            {"command": "friday13 benchmark", "suite": suite.id, "split": split},
+            prefix="" if split == DEFAULT_SPLIT else f"{split}-",
         )
         clash = clashing_outputs({"--out": path}, {} if replays is None else {"--replays": replays.folder})
         if clash is not None:
             parser.error(clash)
-        plan = prepare(args.agent, suite, split=args.split, workers=args.workers, out=path, replays=replays)
+        plan = prepare(args.agent, suite, split=split, workers=args.workers, out=path, replays=replays)
     except (ValueError, ModuleNotFoundError) as error:
         parser.error(str(error))
-    if args.workers is not None and plan.processes < args.workers:
-        print(f"--workers {args.workers}: capped at {plan.processes}, the CPUs this process may use", file=sys.stderr)
+    note_capped_workers(args.workers, plan.processes)
     resuming = partial_path(path).exists()
     if resuming:
         print(f"continuing the partial run in {partial_path(path)}", file=out)
@@ -189,7 +219,10 @@ def add_ratings_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=non_negative_argument, default=0, help="seed of the tables (default 0)")
     parser.add_argument("--workers", type=positive_argument, help="processes (default: every usable CPU)")
     parser.add_argument(
-        "--out", type=Path, default=RESULTS_FOLDER / RATINGS_FILE, help="result file (default %(default)s)"
+        "--out",
+        type=Path,
+        default=RESULTS_FOLDER / RATINGS_FILE,
+        help="result file, - for stdout (default %(default)s)",
     )
 
 
@@ -202,21 +235,30 @@ def run_ratings_command(
     out = sys.stdout if output is None else output
     from friday13_env.friday13.agents import names
 
-    problem = output_problem(args.out)
-    if problem is not None:
-        parser.error(f"argument --out: cannot write {args.out}: {problem}")
+    to_stdout = args.out == STDOUT
+    if not to_stdout:
+        check_out(args.out, parser)
+    notes = sys.stderr if to_stdout else out  # stdout holds the result file alone, as `evaluate --json -` does
 
     def body(written: list[str]) -> None:
         try:
             plan = check_ratings(args.agents or names(), args.workers)
         except (ValueError, ModuleNotFoundError) as error:
             parser.error(str(error))
+        note_capped_workers(args.workers, processes_for(args.workers))
         result = run_ratings(plan, args.tables, args.seed, args.workers)
-        atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
-        written.append(str(args.out))
+        text = json.dumps(result, indent=1) + "\n"
+        if to_stdout:
+            out.write(text)
+            out.flush()
+            written.append("stdout")
+        else:
+            atomic_write_text(args.out, text)
+            written.append(str(args.out))
         for agent, rating in sorted(result["ratings"].items(), key=lambda item: -item[1]["ordinal"]):
-            print(f"{agent:<20} mu {rating['mu']:6.2f}  sigma {rating['sigma']:5.2f}", file=out)
-        print(f"wrote {args.out}", file=out)
+            print(f"{agent:<20} mu {rating['mu']:6.2f}  sigma {rating['sigma']:5.2f}", file=notes)
+        if not to_stdout:
+            print(f"wrote {args.out}", file=out)
 
     return run_writing(body)
 
@@ -234,12 +276,21 @@ def run_leaderboard_command(
     output: TextIO | None = None,
 ) -> int:
     out = sys.stdout if output is None else output
+    current = ""
+    if args.check:  # the page is only read: it must be a file, if it is there
+        if args.out.is_dir():
+            parser.error(f"argument --out: {args.out} is a folder; give a file name")
+        try:
+            current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
+        except (OSError, UnicodeDecodeError) as error:
+            parser.error(f"argument --out: cannot read {args.out}: {getattr(error, 'strerror', None) or error}")
+    else:
+        check_out(args.out, parser)
     try:
         page = generate(args.results)
     except (ValueError, ModuleNotFoundError) as error:
         parser.error(str(error))
     if args.check:
-        current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
         if current != page:
             print(f"{args.out} differs from what {args.results} gives; run `friday13 leaderboard`", file=out)
             return 1

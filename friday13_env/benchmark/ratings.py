@@ -117,12 +117,23 @@ def check_ratings(agents: Sequence[str | AgentSpec], workers: int | None = None)
         count_option("workers", workers, takes="a positive int")
     specs = tuple(REGISTRY.check(agent) for agent in agents)
     labels = [spec.label for spec in specs]
-    if len(set(labels)) != len(labels) or len(labels) < MIN_PLAYERS:
+    repeated = next((label for index, label in enumerate(labels) if label in labels[:index]), None)
+    if repeated is not None:
+        raise ValueError(
+            f"agent {repeated!r} is listed twice, in {labels}; list each agent once "
+            f"(ratings need at least {MIN_PLAYERS} different agents)"
+        )
+    if len(labels) < MIN_PLAYERS:
         raise ValueError(f"ratings need at least {MIN_PLAYERS} different agents, got {labels}")
     for spec in specs:
         make_seated(spec, 0, "standard")
     _model()
     return specs
+
+
+def processes_for(workers: int | None) -> int:
+    """The processes a run plays on: ``workers``, at most the CPUs this process may use (all of them if None)."""
+    return min(available_cpus(), workers or available_cpus())
 
 
 def run_ratings(
@@ -133,7 +144,7 @@ def run_ratings(
     count_option("tables", tables, takes="a positive int")
     count_option("seed", seed, minimum=0, takes="a non-negative int")
     labels = [spec.label for spec in specs]
-    processes = min(available_cpus(), workers or available_cpus())
+    processes = processes_for(workers)
     units = (
         TableUnit(specs, seed, first, min(TABLES_PER_UNIT, tables - first))
         for first in range(0, tables, TABLES_PER_UNIT)

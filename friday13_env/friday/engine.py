@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from friday13_env.core.checks import as_action
 from friday13_env.friday import abilities, actions, zones
 from friday13_env.friday.cards import (
     CARD_TYPES,
@@ -42,8 +43,28 @@ MIN_SCORE = sum(min(0, CARD_TYPES[t].score_value) for t in TYPE_OF) + UNBEATEN_H
 """A floor under every final score (-150): every negative card owned and every hazard card left unbeaten."""
 
 
+ACTION_TYPE_MESSAGE = (
+    "action must be an integer (a Python int, a numpy integer or a 0-d integer array), got {action!r} ({type}); {legal}"
+)
+"""The refusal of an action that is not an integer (``as_action``'s fields); the environment words it the same."""
+
+
+def check_rng(rng: object) -> None:
+    """A ``ValueError`` unless ``rng`` is a ``numpy.random.Generator``: every random draw comes from the caller's
+    seeded Generator, so a seed or a legacy ``RandomState`` is refused rather than failing in the middle of a move."""
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), got {rng!r}")
+
+
+def legal_text(state: State) -> str:
+    """The legal actions of ``state`` with their names, for error messages."""
+    names = ", ".join(f"{a} ({actions.action_name(a, state.phase)})" for a in legal_actions(state))
+    return f"legal actions: {names or 'none (the game is over)'}"
+
+
 def new_game(level: int, rng: np.random.Generator) -> State:
     """Set up a game at ``level`` (1-4) and advance to the first decision."""
+    check_rng(rng)
     state = new_state(level, rng)
     _next_turn(state, rng)
     return state
@@ -293,15 +314,17 @@ def action_mask(state: State) -> np.ndarray:
     return mask
 
 
-def apply_action(state: State, action: int, rng: np.random.Generator) -> None:
-    """Apply a legal action in place; raises ``ValueError`` for anything else."""
+def apply_action(state: State, action: int | np.integer | np.ndarray, rng: np.random.Generator) -> None:
+    """Apply a legal action in place (a Python int, a numpy integer or a 0-d integer array); anything else (a float,
+    a bool, an illegal number, any action once the game is over) and an ``rng`` that is not a Generator raise a
+    ``ValueError`` before anything is played."""
+    check_rng(rng)
     if state.done:
         raise ValueError("the game is over; no action is allowed (start a new game)")
-    legal = legal_actions(state)
-    if action not in legal:
-        names = ", ".join(f"{a} ({actions.action_name(a, state.phase)})" for a in legal)
-        raise ValueError(f"illegal action {action!r} in phase {state.phase.name}; legal actions: {names}")
-    _dispatch(state, int(action), rng)
+    move = as_action(action, actions.NUM_ACTIONS, ACTION_TYPE_MESSAGE, legal=lambda: legal_text(state))
+    if move not in legal_actions(state):
+        raise ValueError(f"illegal action {move} in phase {state.phase.name}; {legal_text(state)}")
+    _dispatch(state, move, rng)
 
 
 def _dispatch(state: State, action: int, rng: np.random.Generator) -> None:

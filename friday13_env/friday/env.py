@@ -14,10 +14,10 @@ alias of the same environment).
   (the score floor ``MIN_SCORE`` = -150 for ``reward="score"``, -1 for ``reward="win"``, so it is
   never better than playing on) and ``info["illegal_action"] = True``; ``illegal_action="raise"``
   raises a ``ValueError`` naming the legal actions instead.
-* Misuse of its state is a ``RuntimeError`` (as in the card game): using it before ``reset``, stepping
-  after the episode ended, and stepping after an exception raised while a move was being applied (the
-  environment then refuses every step until ``reset``). A rejected action (a ``ValueError``) changes
-  nothing, and the episode goes on.
+* Misuse of its state is a ``RuntimeError`` (as in the card game): using it before ``reset`` (rendering only
+  with a render mode), stepping after the episode ended, and stepping after an exception raised while a move
+  was being applied (the environment then refuses every step until ``reset``). A rejected action (a
+  ``ValueError``) changes nothing, and the episode goes on.
 * Observation space: ``Box(-1, 1, (OBS_SIZE,), float32)``; layout and decoder in
   :mod:`friday13_env.friday.encoding`. Agents take ``{"observation": obs, "action_mask": mask}``
   (:func:`observation_dict`).
@@ -26,7 +26,11 @@ alias of the same environment).
 * ``info``: ``action_mask``, ``phase``, ``life``, ``step``, ``illegal_action`` always; ``won`` and
   ``score`` at the end.
 * Rendering: ``"ansi"`` (text), ``"human"`` (prints the text), ``"rgb_array"`` (a uint8 image of the
-  same, drawn with numpy only; see :func:`friday13_env.friday.render.render_rgb`).
+  same, drawn with numpy only; see :func:`friday13_env.friday.render.render_rgb`); with ``render_mode=None``
+  ``render()`` renders nothing and returns ``None``, as in Gymnasium.
+* Seeding: ``reset(seed=...)`` takes ``None`` or a non-negative int (numpy integers too); it seeds the deal
+  and, from a key of its own (``ACTION_SAMPLER_KEY``), the action space, so ``action_space.sample()`` rollouts
+  are reproducible.
 * Episodes always terminate (every fight and every step are finite); there is no truncation.
 """
 
@@ -41,9 +45,11 @@ import numpy as np
 from gymnasium import spaces
 
 from friday13_env.core.checks import as_action, check_choice
+from friday13_env.core.registry import check_seed
+from friday13_env.core.seeds import derived_seed
 from friday13_env.core.spaces import LegalDiscrete
 from friday13_env.friday import engine
-from friday13_env.friday.actions import NUM_ACTIONS, action_name
+from friday13_env.friday.actions import NUM_ACTIONS
 from friday13_env.friday.encoding import OBS_SIZE, OBSERVATION_LAYOUT, encode
 from friday13_env.friday.levels import check_level
 from friday13_env.friday.render import RENDER_MODES, render_rgb, render_text
@@ -54,6 +60,11 @@ ILLEGAL_ACTION_MODES = ("end", "raise")
 RESET_OPTIONS = ("level",)
 ILLEGAL_ACTION_PENALTY: dict[str, float] = {"score": float(engine.MIN_SCORE), "win": -1.0}
 """Reward of an illegal action under ``illegal_action="end"``, per reward mode: no worse a result exists."""
+ACTION_SAMPLER_KEY = 1
+"""``reset(seed=s)`` seeds the action space with ``derived_seed(s, ACTION_SAMPLER_KEY)``: rollouts of
+``action_space.sample()`` are reproducible, and their numbers are not the ones that shuffled the deal."""
+ILLEGAL_ACTION_NOTE = "Episode ended by an illegal action"
+"""The last line of a rendering after an illegal action ended the episode (which then lists no legal action)."""
 
 
 def observation_dict(observation: np.ndarray, info: Mapping[str, Any]) -> dict[str, np.ndarray]:
@@ -74,16 +85,19 @@ class FridayEnv(gym.Env[np.ndarray, int]):
         self,
         level: int = 1,
         render_mode: str | None = None,
-        reward: str = "score",
+        reward: str | None = None,
         illegal_action: str = "end",
         *,
         reward_mode: str | None = None,
     ) -> None:
+        """``reward=None`` is ``"score"``; ``reward_mode=`` is its deprecated name, refused together with it (even
+        ``reward="score"``), so that neither silently overrides the other."""
         if reward_mode is not None:
             warnings.warn("reward_mode= is deprecated: use reward= (same values)", DeprecationWarning, stacklevel=2)
-            if reward != "score":
+            if reward is not None:
                 raise ValueError("give reward= (reward_mode= is its deprecated name), not both")
             reward = reward_mode
+        reward = "score" if reward is None else reward
         self.level = check_level(level)
         check_choice("render_mode", render_mode, (None, *RENDER_MODES))
         check_choice("reward", reward, REWARD_MODES)
@@ -111,14 +125,21 @@ class FridayEnv(gym.Env[np.ndarray, int]):
         return self.reward
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        """Start a new game; ``options={"level": n}`` switches the level for this and later games."""
+        """Start a new game; ``options={"level": n}`` switches the level for this and later games.
+
+        ``seed``: ``None`` or a non-negative int (a numpy integer counts as the same int), else a ``ValueError``
+        before anything changes. It seeds the deal and, from a key of its own, the action space's sampler.
+        """
+        check_seed(seed)
         if options is not None and not isinstance(options, Mapping):
             raise ValueError(f"reset options must be a dict such as {{'level': 2}} or None, got {options!r}")
         unknown = sorted(map(str, set(options or {}) - set(RESET_OPTIONS)))
         if unknown:
             raise ValueError(f"unknown reset option(s) {unknown}; allowed: {list(RESET_OPTIONS)}")
         level = check_level(options["level"]) if options and "level" in options else self.level
-        super().reset(seed=seed)
+        super().reset(seed=None if seed is None else int(seed))
+        if seed is not None:
+            self.action_space.seed(derived_seed(int(seed), ACTION_SAMPLER_KEY))
         self.level = level
         self.state = engine.new_game(self.level, self.np_random)
         self._ended = self._illegal = False
@@ -142,7 +163,7 @@ class FridayEnv(gym.Env[np.ndarray, int]):
             raise RuntimeError("step() called after the episode ended; call reset() first")
         move = self._checked_action(state, action)
         if not self._mask[move] and self.illegal_action == "raise":
-            raise ValueError(f"illegal action {move} in phase {state.phase.name}; {_legal_text(state)}")
+            raise ValueError(f"illegal action {move} in phase {state.phase.name}; {engine.legal_text(state)}")
         try:
             return self._step(state, move)
         except Exception as error:
@@ -169,10 +190,9 @@ class FridayEnv(gym.Env[np.ndarray, int]):
         return as_action(
             action,
             NUM_ACTIONS,
-            "action must be an integer (a Python int, a numpy integer or a 0-d integer array), got {action!r}"
-            " ({type}); {legal}",
+            engine.ACTION_TYPE_MESSAGE,
             "action {action} is not in the action space Discrete({n}); {legal}",
-            legal=lambda: _legal_text(state),
+            legal=lambda: engine.legal_text(state),
         )
 
     def _update_mask(self, state: State) -> None:
@@ -186,15 +206,18 @@ class FridayEnv(gym.Env[np.ndarray, int]):
         return self._mask.astype(bool)
 
     def render(self) -> str | np.ndarray | None:
-        """``ansi``: return the text; ``human``: print it; ``rgb_array``: return a (H, W, 3) uint8 image."""
+        """``ansi``: return the text; ``human``: print it; ``rgb_array``: return a (H, W, 3) uint8 image.
+
+        With ``render_mode=None`` nothing is rendered and ``None`` returned (Gymnasium's convention), even before
+        ``reset``; in the other modes rendering before ``reset`` is a ``RuntimeError``.
+        """
         if self.render_mode is None:
             return None
         state = self._require_state()
+        ended = ILLEGAL_ACTION_NOTE if self._illegal else None
         if self.render_mode == "rgb_array":
-            return render_rgb(state, "Episode ended by an illegal action" if self._illegal else None)
-        text = render_text(state)
-        if self._illegal:
-            text += "\nEpisode ended by an illegal action"
+            return render_rgb(state, ended)
+        text = render_text(state, ended)
         if self.render_mode == "human":
             print(text)
             return None
@@ -223,11 +246,6 @@ class FridayEnv(gym.Env[np.ndarray, int]):
             info["won"] = bool(state.won)
             info["score"] = engine.final_score(state)
         return info
-
-
-def _legal_text(state: State) -> str:
-    names = ", ".join(f"{a} ({action_name(a, state.phase)})" for a in engine.legal_actions(state))
-    return f"legal actions: {names or 'none (the game is over)'}"
 
 
 def deprecated_friday_v0(**kwargs: Any) -> FridayEnv:

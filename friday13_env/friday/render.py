@@ -26,8 +26,11 @@ def _hazard_label(card: int) -> str:
     return f"{side.name} (free {side.free}; {values}) -> {card_label(card)}"
 
 
-def render_text(state: State) -> str:
-    """Multi-line description: status, piles, the current decision and the legal actions."""
+def render_text(state: State, ended: str | None = None) -> str:
+    """Multi-line description: status, piles, the current decision and the legal actions.
+
+    ``ended`` says why the episode ended before the game did (the environment's illegal action): then no action is
+    legal, and the text says so and ends with ``ended``."""
     lines = [
         f"Friday level {state.level} | step {STEP_NAMES[state.step]} | life {state.life} "
         f"(reserve {state.reserve}) | phase {state.phase.name}",
@@ -69,6 +72,8 @@ def render_text(state: State) -> str:
         lines.append(f"Destroy budget: {state.loss_budget}")
     if state.done:
         lines.append(f"Game over: {'won' if state.won else 'lost'}, score {final_score(state)}")
+    elif ended is not None:
+        lines += ["Legal: none", ended]
     else:
         lines.append("Legal: " + "; ".join(f"{a}={action_name(a, state.phase)}" for a in legal_actions(state)))
     return "\n".join(lines)
@@ -89,10 +94,11 @@ _HEADER_ROWS = 5
 _BAR_COLUMN = 20
 
 
-def render_rgb(state: State, note: str | None = None) -> np.ndarray:
+def render_rgb(state: State, ended: str | None = None) -> np.ndarray:
     """The game as a uint8 (720, 960, 3) image: status, a life bar (life, reserve, lost), the piles, a bar of
     the fight's points against the hazard value, then the text view's details (pirates, hazards, table
-    cards, the pending decision, the legal actions), cut off with ``...`` if they do not fit."""
+    cards, the pending decision, the legal actions, or ``ended`` as in :func:`render_text`), cut off with ``...``
+    if they do not fit."""
     canvas = Canvas(COLUMNS, ROWS, SCALE, BACKGROUND)
     canvas.text(0, 0, f"FRIDAY  LEVEL {state.level}  STEP {STEP_NAMES[state.step]}  PHASE {state.phase.name}", TITLE)
     canvas.text(1, 0, f"LIFE {state.life} RESERVE {state.reserve}", TEXT)
@@ -118,11 +124,9 @@ def render_rgb(state: State, note: str | None = None) -> np.ndarray:
         segments = [color] * filled + [DIM] * (FIGHT_SEGMENTS - filled)
         canvas.bar(3, _BAR_COLUMN, COLUMNS - _BAR_COLUMN, segments)
     canvas.rule(4, DIM)
-    details = render_text(state).split("\n")[2:]  # the first two lines are the status and piles above
-    if note:
-        details.append(note)
+    details = render_text(state, ended).split("\n")[2:]  # the first two lines are the status and piles above
     lines = [
-        (part, TITLE if line.startswith(("Game over", note or "\0")) else MUTED if line.startswith("Legal") else TEXT)
+        (part, TITLE if line.startswith(("Game over", ended or "\0")) else MUTED if line.startswith("Legal") else TEXT)
         for line in details
         for part in textwrap.wrap(line, COLUMNS, subsequent_indent="    ") or [""]
     ]

@@ -1,17 +1,28 @@
 """Build Friday states directly: hand-made scenarios for tests, puzzles and debugging.
 
 A built state is a complete, consistent game: every one of the 59 fighting cards is in exactly one
-zone (cards not placed anywhere go to the box), so the engine can play on from it.
+zone (cards not placed anywhere go to the box), so the engine can play on from it. What no game can hold is
+refused before anything is built, with a ``ValueError`` naming the problem and the allowed values: an unknown
+level, more life than the level's tokens, a step past the pirates, a card id out of range or given twice (in one
+zone or in two), a card that is not a hazard where a hazard must be, an unknown pirate, a table without a fight.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TypeGuard
 
+import numpy as np
+
+from friday13_env.core.checks import counted
 from friday13_env.friday import engine
-from friday13_env.friday.cards import NUM_CARDS, card_type, hazard_side
-from friday13_env.friday.levels import LEVELS
+from friday13_env.friday.cards import AGING_IDS, HAZARD_IDS, NUM_CARDS, NUM_PIRATES, NUM_STEPS, card_type, hazard_side
+from friday13_env.friday.levels import LEVELS, check_level
 from friday13_env.friday.state import Fight, Phase, Slot, State
+
+_HAZARDS = f"{HAZARD_IDS[0]}..{HAZARD_IDS[-1]}"
+"""The hazard cards' ids, for messages (they are consecutive)."""
+assert tuple(range(HAZARD_IDS[0], HAZARD_IDS[-1] + 1)) == HAZARD_IDS
 
 
 def find_cards(name: str, value: int | None = None) -> list[int]:
@@ -23,8 +34,11 @@ def find_cards(name: str, value: int | None = None) -> list[int]:
 
 
 def find_card(name: str, value: int | None = None, index: int = 0) -> int:
-    """The ``index``-th card called ``name`` (see :func:`find_cards`)."""
-    return find_cards(name, value)[index]
+    """The ``index``-th card called ``name`` (see :func:`find_cards`); an index past the copies is a ``ValueError``
+    (a negative one too: it would silently count from the end)."""
+    ids = find_cards(name, value)
+    valued = "" if value is None else f" of value {value}"
+    return ids[_int_in("index", index, 0, len(ids) - 1, f" ({counted(len(ids), 'card')} called {name!r}{valued})")]
 
 
 def build_state(
@@ -51,22 +65,64 @@ def build_state(
     ``table`` entries are card ids (free cards) or :class:`Slot` objects; the free cards already used
     are the unpaid slots. Without a hazard or pirate the state is left in the CHOOSE_HAZARD phase with
     no options drawn, ready for the caller to adjust. The reserve holds the level's remaining tokens.
+    ``hidden`` (unseen aging cards) must lie in the Robinson stack. Everything is checked first (see the module
+    doc), so a ``ValueError`` leaves nothing half built.
     """
+    level = check_level(level)
     config = LEVELS[level]
+    tokens = config.life + config.reserve
     life = config.life if life is None else life
-    state = State(level=level, life=life, reserve=config.life + config.reserve - life, step=step)
-    state.robinson = list(robinson)
-    state.discard = list(discard)
-    state.aging = list(aging)
-    state.hidden = set(hidden)
-    state.hazard_stack = list(hazard_stack)
-    state.hazard_discard = list(hazard_discard)
-    state.destroyed = list(destroyed)
-    state.pirates = list(pirates)
-    state.pirates_defeated = list(pirates_defeated)
+    life = _int_in(
+        "life", life, 0, tokens, f" at level {level} (its {config.life} life and {config.reserve} reserve tokens)"
+    )
+    step = _int_in("step", step, 0, NUM_STEPS, f" ({NUM_STEPS}: the pirates)")
+    aging_taken = _int_in("aging_taken", aging_taken, 0, len(AGING_IDS))
+    given = list(table)
+    table_cards = _card_ids("table", [s.card if isinstance(s, Slot) else s for s in given])
+    slots = [s if isinstance(s, Slot) else Slot(card, paid=False) for s, card in zip(given, table_cards, strict=True)]
+    if hazard is not None and pirate is not None:
+        raise ValueError("give hazard= or pirate= (the fight), not both")
+    if slots and hazard is None and pirate is None:
+        raise ValueError("table= needs a fight: give hazard= or pirate=")
+    if hazard is not None and not (_is_card(hazard) and hazard in HAZARD_IDS):
+        raise ValueError(f"hazard must be a hazard card, one of {_HAZARDS}, got {_shown_card(hazard)}")
+    if pirate is not None:
+        pirate = _int_in("pirate", pirate, 0, 1, " (an index into pirates=)")
+    zones = {
+        "hazard": [] if hazard is None else [int(hazard)],
+        "table": table_cards,
+        "robinson": _card_ids("robinson", robinson),
+        "discard": _card_ids("discard", discard),
+        "aging": _card_ids("aging", aging),
+        "hazard_stack": _hazard_ids("hazard_stack", hazard_stack),
+        "hazard_discard": _hazard_ids("hazard_discard", hazard_discard),
+        "destroyed": _card_ids("destroyed", destroyed),
+    }
+    _check_each_card_once(zones)
+    unseen = set(_card_ids("hidden", hidden))
+    outside = sorted(unseen - set(zones["robinson"]))
+    if outside:
+        raise ValueError(f"hidden cards must be in the Robinson stack: {_shown_card(outside[0])} is not")
+    chosen = list(pirates)
+    if len(chosen) != 2 or not all(_is_int(p) and 0 <= p < NUM_PIRATES for p in chosen) or len(set(chosen)) != 2:
+        raise ValueError(f"pirates must be two different pirate ids in 0..{NUM_PIRATES - 1}, got {pirates!r}")
+    beaten = list(pirates_defeated)
+    if len(beaten) != 2 or not all(isinstance(b, bool | np.bool_) for b in beaten):
+        raise ValueError(f"pirates_defeated must be two bools, got {pirates_defeated!r}")
+
+    state = State(level=level, life=life, reserve=tokens - life, step=step)
+    state.robinson = zones["robinson"]
+    state.discard = zones["discard"]
+    state.aging = zones["aging"]
+    state.hidden = unseen
+    state.hazard_stack = zones["hazard_stack"]
+    state.hazard_discard = zones["hazard_discard"]
+    state.destroyed = zones["destroyed"]
+    state.pirates = [int(p) for p in chosen]
+    state.pirates_defeated = [bool(b) for b in beaten]
     state.aging_taken = aging_taken
-    slots = [s if isinstance(s, Slot) else Slot(s, paid=False) for s in table]
     if hazard is not None:
+        hazard = int(hazard)
         state.fight = Fight(hazard=hazard, pirate=-1, free_total=hazard_side(hazard).free, pirate_value=0)
     elif pirate is not None:
         engine.start_pirate_fight(state, pirate)
@@ -77,3 +133,57 @@ def build_state(
     placed = {c for cards in state.all_zones().values() for c in cards}
     state.boxed = [c for c in range(NUM_CARDS) if c not in placed]
     return state
+
+
+def _is_int(value: object) -> TypeGuard[int | np.integer]:
+    """A Python or numpy integer, not a bool."""
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
+def _is_card(value: object) -> TypeGuard[int | np.integer]:
+    """A card id: an integer in ``0..NUM_CARDS - 1``."""
+    return _is_int(value) and 0 <= int(value) < NUM_CARDS
+
+
+def _shown_card(value: object) -> str:
+    """A card id with its name (``"5 (genius)"``), or anything else as given."""
+    return f"{value} ({card_type(int(value)).name})" if _is_card(value) else repr(value)
+
+
+def _int_in(name: str, value: object, low: int, high: int, about: str = "") -> int:
+    """``value`` as an int if it is an integer in ``low..high``, else a ``ValueError`` naming ``name`` and the range."""
+    if not (_is_int(value) and low <= value <= high):
+        raise ValueError(f"{name} must be an int in {low}..{high}{about}, got {value!r}")
+    return int(value)
+
+
+def _card_ids(zone: str, cards: Iterable[object]) -> list[int]:
+    """The card ids a zone is given, as ints, or a ``ValueError`` for the first that is not one."""
+    ids = []
+    for card in cards:
+        if not _is_card(card):
+            raise ValueError(f"{zone} holds {card!r}; card ids are ints in 0..{NUM_CARDS - 1}")
+        ids.append(int(card))
+    return ids
+
+
+def _hazard_ids(zone: str, cards: Iterable[object]) -> list[int]:
+    """``_card_ids`` of a hazard pile: every card must be a hazard card."""
+    ids = _card_ids(zone, cards)
+    for card in ids:
+        if card not in HAZARD_IDS:
+            raise ValueError(f"{zone} holds {_shown_card(card)}, not a hazard card ({_HAZARDS})")
+    return ids
+
+
+def _check_each_card_once(zones: dict[str, list[int]]) -> None:
+    """A ``ValueError`` for the first card given twice, in one zone or in two (zones in ``zones``' order)."""
+    where: dict[int, str] = {}
+    for zone, cards in zones.items():
+        for card in cards:
+            if card in where:
+                raise ValueError(
+                    f"card {_shown_card(card)} is in {where[card]} and again in {zone}; each card must be in exactly "
+                    "one zone"
+                )
+            where[card] = zone

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import os
+import socket
+import sys
 import threading
 import webbrowser
 from pathlib import Path
@@ -10,6 +14,7 @@ from typing import TextIO
 
 from friday13_env.core.extras import WEB_EXTRA, missing_extra
 from friday13_env.core.specs import integer_argument
+from friday13_env.friday13.evaluation.report import check_output_path
 from friday13_env.web import record, replay_html
 
 SERVE_DESCRIPTION = """Start a local web server and open the page: play Friday the 13th (3-6 players, either deck)
@@ -39,7 +44,47 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-browser", action="store_true", help="do not open the page in a browser")
 
 
+def listening_sockets(host: str, port: int) -> list[socket.socket]:
+    """Sockets listening at ``port`` on each address ``host`` names, bound as asyncio's ``create_server`` (what
+    uvicorn would call) binds them: reusing the address on POSIX, an IPv6 socket IPv6 only, an address family the
+    machine lacks skipped. An ``OSError`` (the port in use, an address not this machine's, a name that does not
+    resolve) leaves none open."""
+    sockets: list[socket.socket] = []
+    skipped: OSError | None = None
+    try:
+        for family, kind, protocol, _, address in dict.fromkeys(
+            socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        ):
+            listening = socket.socket(family, kind, protocol)
+            sockets.append(listening)
+            if os.name == "posix" and sys.platform != "cygwin":
+                listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6 and hasattr(socket, "IPPROTO_IPV6"):
+                listening.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                listening.bind(address)
+            except OSError as error:
+                if error.errno != errno.EADDRNOTAVAIL:
+                    raise
+                sockets.pop().close()  # e.g. localhost's ::1 on a machine without IPv6
+                skipped = skipped or error
+                continue
+            listening.listen()
+        if not sockets:
+            raise skipped or OSError(errno.EADDRNOTAVAIL, f"{host!r} names no address")
+    except BaseException:
+        for listening in sockets:
+            listening.close()
+        raise
+    return sockets
+
+
 def run_serve(args: argparse.Namespace, parser: argparse.ArgumentParser, input_stream: TextIO, output: TextIO) -> int:
+    if not args.host.strip():
+        parser.error(
+            f"argument --host: empty ({args.host!r}); give an address such as 127.0.0.1 (this machine only, the "
+            "default) or 0.0.0.0 for every address"
+        )
     if not 0 < args.port < 65536:
         parser.error(f"--port must be in 1..65535, got {args.port}")
     if args.max_sessions < 1 or args.idle_minutes < 1:
@@ -54,15 +99,29 @@ def run_serve(args: argparse.Namespace, parser: argparse.ArgumentParser, input_s
             parser.error(str(error))
         raise
     wildcard = args.host in ("0.0.0.0", "::")
-    hosts = None if wildcard else LOOPBACK_NAMES | {args.host.strip("[]")}  # any name reaches a server on every address
+    bare = args.host.strip("[]")
+    hosts = None if wildcard else LOOPBACK_NAMES | {bare}  # any name reaches a server on every address
     app = create_app(SessionStore(args.max_sessions, args.idle_minutes * 60.0), hosts=hosts)
-    host = "127.0.0.1" if wildcard else args.host.strip("[]")
+    try:  # bound before the address is printed or a browser sent there: a busy port is an error, not another's page
+        sockets = listening_sockets(bare, args.port)
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            busy = f"port {args.port} on {args.host} is in use; stop what uses it or choose another --port"
+            parser.error(f"argument --port: {busy}")
+        parser.error(f"cannot listen on {args.host} port {args.port}: {error.strerror or error}")
+    host = "127.0.0.1" if wildcard else bare
     url = f"http://{f'[{host}]' if ':' in host else host}:{args.port}/"
-    output.write(f"friday13-env: open {url} (Ctrl-C stops the server)\n")
-    output.flush()
-    if not args.no_browser:
-        threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    try:
+        output.write(f"friday13-env: open {url} (Ctrl-C stops the server)\n")
+        output.flush()
+        if not args.no_browser:
+            threading.Timer(1.0, webbrowser.open, args=(url,)).start()
+        uvicorn.Server(uvicorn.Config(app, host=bare, port=args.port, log_level="warning")).run(sockets=sockets)
+    except KeyboardInterrupt:  # as uvicorn.run: Ctrl-C stops the server quietly
+        pass
+    finally:
+        for listening in sockets:
+            listening.close()
     return 0
 
 
@@ -76,6 +135,9 @@ def run_replay(args: argparse.Namespace, parser: argparse.ArgumentParser, input_
     target = Path(args.html) if args.html else source.with_suffix(".html")
     if target.resolve() == source.resolve():
         parser.error(f"--html {target} would overwrite the replay file itself")
+    problem = check_output_path(target)
+    if problem is not None:  # checked before the replay is read and replayed
+        parser.error(f"argument --html: {problem}")
     try:
         game = record.load(source)
     except record.ReplayError as error:

@@ -97,7 +97,7 @@ def test_fewer_points_rate_higher() -> None:
 @pytest.mark.parametrize(
     ("agents", "tables", "message"),
     [
-        (["random", "random", "cautious"], 4, r"at least 3 different agents, got \['random', 'random', 'cautious'\]"),
+        (["random", "random", "cautious"], 4, r"agent 'random' is listed twice, in \['random', 'random', 'cautious'\]"),
         (["random", "cautious"], 4, r"at least 3 different agents"),
         (["random", "cautious", "nobody"], 4, r"unknown .*agent 'nobody'"),
         (["random", "cautious", "search:budget"], 4, r"options are written key=value"),

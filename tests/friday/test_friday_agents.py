@@ -24,6 +24,7 @@ from tests.friday.helpers import assert_plays_only_legal_moves
 from tests.scripts import load_training_script
 
 NAMES = ["dagger-ppo-v1", "dagger-v1", "heuristic", "random", "search"]
+ZOO_POLICY = Path(agents.__file__).parents[1] / "zoo" / "dagger-v1.npz"
 
 
 # -- protocol and registry --------------------------------------------------------------------------
@@ -199,6 +200,59 @@ def test_evaluate_builds_one_agent_per_game_from_the_spec():
     by_agent = evaluate(HeuristicAgent(samples=2), level=1, games=2, seed=0)
     assert by_spec.agent == "heuristic:samples=2" and by_agent.agent == "heuristic"
     assert (by_spec.wins, by_spec.mean_score) == (by_agent.wins, by_agent.mean_score)
+
+
+class IllegalMover:
+    """Plays the first action the mask forbids: every move illegal."""
+
+    name = "illegal-mover"
+
+    def act(self, observation):
+        return int(np.flatnonzero(observation["action_mask"] == 0)[0])
+
+
+def test_evaluate_refuses_an_illegal_move_naming_the_agent_instead_of_scoring_a_loss():
+    with pytest.raises(ValueError, match=r"agent 'illegal-mover' played an illegal move: illegal action 2 in phase "):
+        evaluate(IllegalMover(), level=1, games=1)
+
+
+@pytest.mark.parametrize("illegal_action", ["end", "raise"])
+def test_play_game_refuses_an_illegal_move_under_either_env_setting(illegal_action):
+    env = FridayEnv(illegal_action=illegal_action)
+    with pytest.raises(ValueError, match=r"agent 'illegal-mover' played an illegal move: illegal action 2\b"):
+        play_game(env, IllegalMover(), seed=0)
+
+
+class Nameless:
+    def act(self, observation):
+        return 0
+
+
+class Actless:
+    name = "actless"
+    act = 3
+
+
+@pytest.mark.parametrize("agent", [None, 3, Nameless(), Actless(), ["random"]])
+def test_evaluate_checks_the_agent_before_playing(agent, monkeypatch):
+    monkeypatch.setattr(FridayEnv, "reset", lambda *args, **kwargs: pytest.fail("played"))
+    message = r"agent must be an agent spec \(a string such as 'search:budget=16', or an AgentSpec\) or an object"
+    with pytest.raises(ValueError, match=message + r" with a name and an act\(observation\) method, got "):
+        evaluate(agent, level=1, games=1)
+
+
+@pytest.mark.parametrize("seed", [1.5, True, -2, "3"])
+@pytest.mark.parametrize("loader", [load, agents.load_policy_agent])
+def test_loading_a_policy_refuses_bad_seeds(loader, seed):
+    with pytest.raises(ValueError, match=r"seed must be None or a non-negative int, got "):
+        loader(ZOO_POLICY, seed=seed)
+
+
+@pytest.mark.parametrize("path", [3, None, b"policy.npz", ["policy.npz"]])
+@pytest.mark.parametrize("loader", [load, agents.load_policy_agent])
+def test_loading_a_policy_refuses_a_path_that_is_not_one(loader, path):
+    with pytest.raises(ValueError, match=r"a checkpoint path must be a str or .*, got "):
+        loader(path)
 
 
 def test_observation_dict_is_what_agents_take():

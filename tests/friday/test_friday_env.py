@@ -127,6 +127,14 @@ def test_reward_mode_is_a_deprecated_alias_of_reward():
         FridayEnv(reward="win", reward_mode="win")
 
 
+@pytest.mark.parametrize("reward", ["score", "win"])
+def test_reward_and_its_deprecated_name_together_are_refused_even_with_the_default_value(reward):
+    message = r"give reward= \(reward_mode= is its deprecated name\), not both"
+    with pytest.raises(ValueError, match=message), pytest.warns(DeprecationWarning):
+        FridayEnv(reward=reward, reward_mode="win")
+    assert FridayEnv(reward=None).reward == "score"
+
+
 def test_min_score_is_a_floor_of_every_final_score():
     assert MIN_SCORE == -150  # 5 distracted (-1) + 11 aging cards (-5) + 30 unbeaten hazards (-3)
     for seed in range(3):
@@ -253,6 +261,46 @@ def test_unknown_reset_options_are_rejected(options, message):
         FridayEnv().reset(seed=0, options=options)
 
 
+@pytest.mark.parametrize("seed", [True, False, -1, 1.5, "3", [3], np.float64(2.0)])
+def test_reset_refuses_a_seed_that_is_not_none_or_a_non_negative_int(seed):
+    env = FridayEnv()
+    with pytest.raises(ValueError, match=r"seed must be None or a non-negative int, got "):
+        env.reset(seed=seed)
+    with pytest.raises(RuntimeError, match=r"must be reset\(\)"):
+        env.step(0)  # refused before anything started
+
+
+def test_reset_takes_numpy_integer_seeds_as_the_same_int():
+    a, b = FridayEnv(), FridayEnv()
+    assert np.array_equal(a.reset(seed=np.int64(3))[0], b.reset(seed=3)[0])
+    assert np.array_equal(a.reset(seed=np.uint8(7))[0], b.reset(seed=7)[0])
+    assert a.action_space.sample() == b.action_space.sample()
+
+
+def sampled_rollout(env: FridayEnv, seed: int) -> list[int]:
+    """A whole game of ``action_space.sample()`` moves after ``reset(seed=seed)`` only (no ``action_space.seed``)."""
+    env.reset(seed=seed)
+    moves, done = [], False
+    while not done:
+        moves.append(int(env.action_space.sample()))
+        done = env.step(moves[-1])[2]
+    return moves
+
+
+def test_reset_seed_makes_action_space_sample_rollouts_reproducible():
+    env = FridayEnv(level=2)
+    assert sampled_rollout(env, 5) == sampled_rollout(FridayEnv(level=2), 5) == sampled_rollout(env, 5)
+    assert sampled_rollout(env, 5) != sampled_rollout(env, 6)
+
+
+def test_the_action_sampler_draws_from_its_own_stream_not_the_deals():
+    env = FridayEnv()
+    env.reset(seed=4)
+    deal_numbers = env.np_random.integers(2**32, size=8)
+    env.reset(seed=4)
+    assert not np.array_equal(env.action_space.np_random.integers(2**32, size=8), deal_numbers)
+
+
 def test_same_seed_same_trajectory():
     a, b = FridayEnv(level=3), FridayEnv(level=3)
     ra, ia = play_out(a, 11)
@@ -278,6 +326,15 @@ def test_text_render_modes(capsys):
     human.reset(seed=0)
     assert human.render() is None and "Friday level 1" in capsys.readouterr().out
     assert FridayEnv().render() is None
+
+
+def test_render_after_an_illegal_action_lists_no_legal_actions():
+    env = FridayEnv(render_mode="ansi")
+    env.reset(seed=0)
+    env.step(A.END_FIGHT)  # illegal: the episode ends, the game does not
+    text = env.render()
+    assert "Legal: 0=" not in text
+    assert text.splitlines()[-2:] == ["Legal: none", "Episode ended by an illegal action"]
 
 
 def test_rgb_array_frames_show_the_game_with_one_shape():

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
 
 from friday13_env.friday import actions as A
 from friday13_env.friday import engine
-from friday13_env.friday.agents import HeuristicAgent, SearchAgent, make
+from friday13_env.friday.agents import HeuristicAgent, SearchAgent, make, value_fit
 from friday13_env.friday.agents.belief import redeal, sample_state
 from friday13_env.friday.agents.expert import ExpertPolicy
 from friday13_env.friday.agents.value import FEATURE_NAMES, NUM_FEATURES, WinModel, features, shipped_model
@@ -164,3 +165,88 @@ def test_value_fit_writes_a_loadable_model(tmp_path, capsys):
     assert data["fitted_on"]["played_with"] is None
     assert WinModel.load(out).coefficients.shape == (4, NUM_FEATURES)
     assert '"positions"' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--games", "0"], r"argument --games: must be a positive integer, got '0'"),
+        (["--samples", "0"], r"argument --samples: must be a positive integer, got '0'"),
+        (["--seed", "-1"], r"argument --seed: must be a non-negative integer, got '-1'"),
+        (["--l2", "nan"], r"argument --l2: must be a finite number >= 0, got 'nan'"),
+        (["--l2", "inf"], r"argument --l2: must be a finite number >= 0, got 'inf'"),
+        (["--l2", "-1"], r"argument --l2: must be a finite number >= 0, got '-1'"),
+        (["--l2", "x"], r"argument --l2: must be a finite number >= 0, got 'x'"),
+    ],
+)
+def test_value_fit_refuses_bad_arguments_before_playing(argv, message, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(engine, "new_game", lambda *args: pytest.fail("played"))
+    out = tmp_path / "weights.json"
+    with pytest.raises(SystemExit) as exit_info:
+        value_fit_main([*argv, "--out", str(out)])
+    assert exit_info.value.code == 2 and re.search(message, capsys.readouterr().err) and not out.exists()
+
+
+def test_value_fit_refuses_a_step_it_saw_no_position_of_and_leaves_the_old_file(tmp_path, capsys):
+    out = tmp_path / "weights.json"
+    out.write_text("old")
+    with pytest.raises(SystemExit) as exit_info:
+        value_fit_main(["--games", "1", "--samples", "1", "--out", str(out)])  # a lost game never reaches the pirates
+    error = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "no position of step 3 (pirates) in 1 games; play more games" in error
+    assert out.read_text() == "old"
+
+
+def test_value_fit_refuses_an_unwritable_output_a_bad_model_and_a_diverged_fit(tmp_path, capsys, monkeypatch):
+    with pytest.raises(SystemExit) as exit_info:
+        value_fit_main(["--games", "1", "--out", str(tmp_path)])  # a folder
+    assert exit_info.value.code == 2 and f"argument --out: cannot write {tmp_path}" in capsys.readouterr().err
+    out = tmp_path / "weights.json"
+    (tmp_path / "model.json").write_text("[]")
+    with pytest.raises(SystemExit) as exit_info:
+        value_fit_main(["--games", "1", "--model", str(tmp_path / "model.json"), "--out", str(out)])
+    assert exit_info.value.code == 2 and "argument --model: " in capsys.readouterr().err
+    monkeypatch.setattr(value_fit, "fit_logistic", lambda x, y, l2: np.full(x.shape[1], np.nan))
+    with pytest.raises(SystemExit) as exit_info:
+        value_fit_main(["--games", "4", "--samples", "1", "--l2", "0", "--out", str(out)])
+    assert exit_info.value.code == 2 and "the fit of step 0 (green) diverged" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def write_model(path, data) -> None:
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ("[1, 2]", r"expected a JSON object with 'features' and 'coefficients', got list"),
+        ("{nope", r"not a JSON file: "),
+        ({"features": list(FEATURE_NAMES)}, r"has no 'coefficients'"),
+        ({"coefficients": [[0.0] * NUM_FEATURES] * 4}, r"has no 'features'"),
+        ({"features": list(FEATURE_NAMES), "coefficients": [["a"] * NUM_FEATURES] * 4}, r"coefficients must be"),
+        ({"features": list(FEATURE_NAMES), "coefficients": [[0.0], [0.0, 1.0]]}, r"coefficients must be"),
+        ({"features": list(FEATURE_NAMES), "coefficients": [[0.0] * NUM_FEATURES] * 3}, r"shape \(4, "),
+        (
+            json.dumps({"features": list(FEATURE_NAMES), "coefficients": [[float("nan")] * NUM_FEATURES] * 4}),
+            r"coefficients must be finite numbers",
+        ),
+    ],
+)
+def test_win_model_load_refuses_malformed_files_with_value_errors(tmp_path, data, message):
+    path = tmp_path / "model.json"
+    write_model(path, data)
+    with pytest.raises(ValueError, match=message):
+        WinModel.load(path)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_win_model_refuses_non_finite_coefficients(tmp_path, bad):
+    coefficients = np.zeros((4, NUM_FEATURES))
+    coefficients[2, 5] = bad
+    with pytest.raises(ValueError, match=r"coefficients must be finite numbers"):
+        WinModel(coefficients)
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps({"features": list(FEATURE_NAMES), "coefficients": coefficients.tolist()}))
+    with pytest.raises(ValueError, match=r"coefficients must be finite numbers"):
+        WinModel.load(path)

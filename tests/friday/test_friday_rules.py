@@ -7,7 +7,8 @@ import pytest
 
 from friday13_env.friday import actions as A
 from friday13_env.friday.cards import NUM_CARDS, card_type
-from friday13_env.friday.engine import final_score, legal_actions, new_game
+from friday13_env.friday.encoding import encode
+from friday13_env.friday.engine import apply_action, final_score, legal_actions, new_game
 from friday13_env.friday.scenario import build_state, find_card
 from friday13_env.friday.state import Phase, Slot
 from tests.friday.helpers import CANNIBALS, DISTRACTED, EATING, FOCUSED, GENIUS, HUNGRY, STUPID, WEAK, WILD, play
@@ -44,6 +45,18 @@ def test_level_setup(level, life, deck, aging, boxed):
 def test_bad_level_is_rejected():
     with pytest.raises(ValueError, match=r"level must be one of \[1, 2, 3, 4\]"):
         new_game(5, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("rng", [None, 0, np.random.RandomState(0), np.random.default_rng])
+def test_the_engine_takes_only_a_numpy_generator(rng):
+    message = r"rng must be a numpy.random.Generator \(np.random.default_rng\(seed\)\), got "
+    with pytest.raises(ValueError, match=message):
+        new_game(1, rng)
+    state = new_game(1, np.random.default_rng(0))
+    before = encode(state)
+    with pytest.raises(ValueError, match=message):
+        apply_action(state, A.HAZARD_A, rng)
+    assert np.array_equal(encode(state), before), "refused before anything was played"
 
 
 def test_same_seed_same_game():
@@ -235,6 +248,25 @@ def test_illegal_action_names_the_legal_ones_and_game_over_rejects_steps():
         play(lost, A.DONE)
 
 
+@pytest.mark.parametrize("action", [1.0, True, False, np.float64(0), np.bool_(True), np.array([1]), "0", None, [0]])
+def test_apply_action_takes_only_integers(action):
+    state = new_game(1, np.random.default_rng(0))
+    before = encode(state)
+    message = (
+        r"action must be an integer \(a Python int, a numpy integer or a 0-d integer array\), got .*; "
+        r"legal actions: 0 \(fight hazard A\), 1 \(fight hazard B\)"
+    )
+    with pytest.raises(ValueError, match=message):
+        play(state, action)
+    assert np.array_equal(encode(state), before), "nothing was played"
+
+
+@pytest.mark.parametrize("action", [np.int64(1), np.uint8(1), np.array(1)])
+def test_apply_action_takes_numpy_integers_like_ints(action):
+    a, b = new_game(1, np.random.default_rng(0)), new_game(1, np.random.default_rng(0))
+    assert np.array_equal(encode(play(a, action)), encode(play(b, 1)))
+
+
 # --------------------------------------------------------------------------- score
 
 
@@ -258,3 +290,46 @@ def test_every_card_is_somewhere_after_building():
     state = build_state(hazard=WILD, robinson=WEAK, table=[GENIUS])
     cards = sorted(c for zone in state.all_zones().values() for c in zone)
     assert cards == list(range(NUM_CARDS))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"level": 5}, r"level must be one of \[1, 2, 3, 4\], got 5"),
+        ({"life": 30}, r"life must be an int in 0\.\.22 at level 1 \(its 20 life and 2 reserve tokens\), got 30"),
+        ({"level": 4, "life": 21}, r"life must be an int in 0\.\.20 at level 4 \(its 18 life and 2 reserve"),
+        ({"life": -1}, r"life must be an int in 0\.\.22"),
+        ({"life": 2.0}, r"life must be an int in 0\.\.22 .*, got 2\.0"),
+        ({"step": 4}, r"step must be an int in 0\.\.3 \(3: the pirates\), got 4"),
+        ({"aging_taken": 12}, r"aging_taken must be an int in 0\.\.11, got 12"),
+        ({"robinson": [0], "discard": [0]}, r"card 0 \(.+\) is in robinson and again in discard; each card must be"),
+        ({"robinson": [GENIUS, GENIUS]}, r"card \d+ \(genius\) is in robinson and again in robinson"),
+        ({"hazard": WILD, "hazard_stack": [WILD]}, r"card \d+ \(vision\) is in hazard and again in hazard_stack"),
+        ({"hazard": WILD, "table": [Slot(WEAK[0], paid=True)], "discard": [WEAK[0]]}, r"is in table and again in"),
+        ({"discard": [99]}, r"discard holds 99; card ids are ints in 0\.\.58"),
+        ({"destroyed": [-1]}, r"destroyed holds -1; card ids are ints in 0\.\.58"),
+        ({"aging": [True]}, r"aging holds True; card ids are ints in 0\.\.58"),
+        ({"table": [1.0], "hazard": WILD}, r"table holds 1\.0; card ids are ints in 0\.\.58"),
+        ({"hazard": 999}, r"hazard must be a hazard card, one of 29\.\.58, got 999"),
+        ({"hazard": GENIUS}, r"hazard must be a hazard card, one of 29\.\.58, got \d+ \(genius\)"),
+        ({"hazard_stack": [GENIUS]}, r"hazard_stack holds \d+ \(genius\), not a hazard card \(29\.\.58\)"),
+        ({"pirate": 5}, r"pirate must be an int in 0\.\.1 \(an index into pirates=\), got 5"),
+        ({"pirate": True}, r"pirate must be an int in 0\.\.1 .*, got True"),
+        ({"hazard": WILD, "pirate": 0}, r"give hazard= or pirate= \(the fight\), not both"),
+        ({"table": [GENIUS]}, r"table= needs a fight: give hazard= or pirate="),
+        ({"pirates": (0, 10)}, r"pirates must be two different pirate ids in 0\.\.9, got \(0, 10\)"),
+        ({"pirates": (3, 3)}, r"pirates must be two different pirate ids"),
+        ({"pirates_defeated": (True,)}, r"pirates_defeated must be two bools, got \(True,\)"),
+        ({"hidden": [GENIUS]}, r"hidden cards must be in the Robinson stack: \d+ \(genius\) is not"),
+    ],
+)
+def test_build_state_refuses_what_no_game_can_hold(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        build_state(**kwargs)
+
+
+@pytest.mark.parametrize(("index", "shown"), [(9, "9"), (-1, "-1"), (True, "True"), (0.0, "0.0")])
+def test_find_card_refuses_an_index_past_the_copies(index, shown):
+    with pytest.raises(ValueError, match=rf"index must be an int in 0\.\.0 \(1 card called 'genius'\), got {shown}"):
+        find_card("genius", index=index)
+    assert find_card("weak", index=np.int64(2)) == find_card("weak", index=2)

@@ -120,12 +120,15 @@ def test_serve_prints_an_address_a_browser_opens_and_answers_only_its_own_names(
     monkeypatch: pytest.MonkeyPatch, host: str, url: str, hosts: set[str] | None
 ) -> None:
     """An IPv6 address is written in brackets; a server on one address answers only the names that reach it (on
-    every address, ``0.0.0.0``, any name may)."""
+    every address, ``0.0.0.0``, any name may). Nothing is bound (an address may not be this machine's)."""
     pytest.importorskip("uvicorn")
     import uvicorn
 
+    from friday13_env.web import command
+
     served: list[object] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: served.append(app))
+    monkeypatch.setattr(command, "listening_sockets", lambda host, port: [])
+    monkeypatch.setattr(uvicorn.Server, "run", lambda server, sockets=None: served.append(server.config.app))
     code, output = _run("serve", "--no-browser", "--host", host)
     assert code == 0 and f"open {url} " in output
     assert served[0].state.hosts == (None if hosts is None else frozenset(hosts))  # type: ignore[attr-defined]

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from friday13_env.core.specs import shown
 from friday13_env.friday import engine
 from friday13_env.friday.cards import PIRATES, Ability, card_type
 from friday13_env.friday.state import State
@@ -103,17 +104,44 @@ class WinModel:
     """Per-step logistic regressions: ``probability(state)`` is the predicted chance to win."""
 
     def __init__(self, coefficients: np.ndarray) -> None:
+        """``coefficients``: one row of ``NUM_FEATURES`` finite numbers per step; a NaN or an infinity would turn
+        every prediction of its step into NaN, so they are refused here."""
         if coefficients.shape != (4, NUM_FEATURES):
             raise ValueError(f"coefficients must have shape (4, {NUM_FEATURES}), got {coefficients.shape}")
+        if not np.isfinite(coefficients).all():
+            raise ValueError("coefficients must be finite numbers; these hold NaN or infinity")
         self.coefficients = coefficients
 
     @classmethod
     def load(cls, path: Path = WEIGHTS_FILE) -> WinModel:
-        """The shipped model (``value_weights.json``)."""
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        if data.get("features") != list(FEATURE_NAMES):
-            raise ValueError(f"{path}: fitted for features {data.get('features')}, not {list(FEATURE_NAMES)}")
-        return cls(np.asarray(data["coefficients"], dtype=np.float64))
+        """A model file written by ``value_fit`` (by default the shipped ``value_weights.json``).
+
+        Anything but a JSON object with the ``features`` this version computes and 4 rows of ``NUM_FEATURES``
+        finite ``coefficients`` is a ``ValueError`` naming the file and the problem."""
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{path}: not a JSON file: {error}") from None
+        if not isinstance(data, dict):
+            raise ValueError(
+                f"{path}: expected a JSON object with 'features' and 'coefficients', got {type(data).__name__}"
+            )
+        missing = [key for key in ("features", "coefficients") if key not in data]
+        if missing:
+            raise ValueError(f"{path}: the win model has no {' and no '.join(map(repr, missing))}")
+        if data["features"] != list(FEATURE_NAMES):
+            raise ValueError(f"{path}: fitted for features {data['features']}, not {list(FEATURE_NAMES)}")
+        try:
+            coefficients = np.asarray(data["coefficients"], dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{path}: coefficients must be 4 lists of {NUM_FEATURES} numbers (one per step), "
+                f"got {shown(data['coefficients'])}"
+            ) from None
+        try:
+            return cls(coefficients)
+        except ValueError as error:
+            raise ValueError(f"{path}: {error}") from None
 
     def probability(self, state: State) -> float:
         """Predicted chance to win from ``state`` (1 or 0 once the game is over)."""

@@ -5,7 +5,8 @@ from :mod:`friday13_env.core.stats`; undefined for one game).
 Game ``g`` of a run with seed ``s`` resets the environment with seed ``s * 1_000_003 + g`` and plays it
 with an agent built from the spec with the same number as its seed (``make(spec, seed=...)``), so
 results are reproducible and every agent faces the same deals. An agent object instead of a spec plays
-every game; its optional ``reset(seed)`` hook, if it has one, is called with the game's seed.
+every game; its optional ``reset(seed)`` hook, if it has one, is called with the game's seed. An illegal move is an
+error naming the agent, never a game scored as lost: a result only counts games played to their end.
 Games are played one at a time and only their scores are kept (8 bytes a game), so any ``games`` starts at once.
 """
 
@@ -16,9 +17,11 @@ from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from friday13_env.core import stats
 from friday13_env.core.agent import Agent, reseeded
-from friday13_env.core.specs import AgentSpec, parse_spec
+from friday13_env.core.specs import AgentSpec, parse_spec, shown
 from friday13_env.core.stats import Interval, wilson_interval
 from friday13_env.friday.agents import REGISTRY, make
 from friday13_env.friday.env import FridayEnv, observation_dict
@@ -50,11 +53,26 @@ def game_seed(seed: int, game: int) -> int:
 
 
 def play_game(env: FridayEnv, agent: Agent, seed: int) -> tuple[bool, int, int]:
-    """Play one game with ``agent`` as it is; returns (won, score, number of decisions)."""
+    """Play one game with ``agent`` as it is; returns (won, score, number of decisions).
+
+    A move the environment refuses is a ``ValueError`` naming the agent, whichever ``illegal_action`` the
+    environment has: its own error under ``"raise"``, and under ``"end"`` the episode it ended, which is not
+    returned as a lost game."""
     obs, info = env.reset(seed=seed)
     steps, done = 0, False
     while not done:
-        obs, _, done, _, info = env.step(agent.act(observation_dict(obs, info)))
+        mask = info["action_mask"]
+        action = agent.act(observation_dict(obs, info))
+        try:
+            obs, _, done, _, info = env.step(action)
+        except ValueError as error:
+            raise ValueError(f"agent {agent.name!r} played an illegal move: {error}") from error
+        if info["illegal_action"]:
+            legal = np.flatnonzero(mask).tolist()
+            raise ValueError(
+                f"agent {agent.name!r} played an illegal move: illegal action {int(action)}; legal actions: {legal} "
+                "(the environment ended the episode, so the game has no result)"
+            )
         steps += 1
     return bool(info["won"]), int(info["score"]), steps
 
@@ -70,7 +88,8 @@ def evaluate(
 
     ``agent`` is a spec (``"search:budget=16"``, a zoo name, a checkpoint path: one agent is built per
     game, seeded with the game's seed) or an agent object (its ``reset(seed)`` hook, if any, is called
-    before each game). Rows are labelled with the spec, or the agent's ``name``.
+    before each game). Rows are labelled with the spec, or the agent's ``name``. Anything else as ``agent`` is a
+    ``ValueError`` before any game; an illegal move is one naming the agent (:func:`play_game`).
     """
     if isinstance(games, bool) or not isinstance(games, int) or games <= 0:
         raise ValueError(f"games must be a positive int, got {games!r}")
@@ -82,14 +101,19 @@ def evaluate(
 
         def agent_for(game_seed: int) -> Agent:
             return make(spec, seed=game_seed)
-    else:
+    elif isinstance(agent, Agent) and callable(agent.act):
         label = agent.name
 
         def agent_for(game_seed: int) -> Agent:
             reseeded(agent, game_seed)
             return agent
+    else:
+        raise ValueError(
+            "agent must be an agent spec (a string such as 'search:budget=16', or an AgentSpec) or an object with a "
+            f"name and an act(observation) method, got {shown(agent)}"
+        )
 
-    env = FridayEnv(level=level)
+    env = FridayEnv(level=level, illegal_action="raise")
     wins, steps, scores = 0, 0, array("q")  # the scores, in game order, for the interval; 8 bytes a game
     start = time.perf_counter()
     for game in range(games):
