@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+ACTION_SAMPLER_KEY = 1
+"""An environment's ``reset(seed=s)`` seeds its action space with ``derived_seed(s, ACTION_SAMPLER_KEY)``: rollouts of
+``action_space.sample()`` are reproducible, and their numbers are not the ones that shuffled the deal."""
+
 
 def derived_seed(seed: int, *key: int) -> int:
     """The seed of the stream ``key`` of a run seeded with ``seed`` (a non-negative int below ``2**64``)."""

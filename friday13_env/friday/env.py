@@ -46,7 +46,7 @@ from gymnasium import spaces
 
 from friday13_env.core.checks import as_action, check_choice
 from friday13_env.core.registry import check_seed
-from friday13_env.core.seeds import derived_seed
+from friday13_env.core.seeds import ACTION_SAMPLER_KEY, derived_seed
 from friday13_env.core.spaces import LegalDiscrete
 from friday13_env.friday import engine
 from friday13_env.friday.actions import NUM_ACTIONS
@@ -60,9 +60,6 @@ ILLEGAL_ACTION_MODES = ("end", "raise")
 RESET_OPTIONS = ("level",)
 ILLEGAL_ACTION_PENALTY: dict[str, float] = {"score": float(engine.MIN_SCORE), "win": -1.0}
 """Reward of an illegal action under ``illegal_action="end"``, per reward mode: no worse a result exists."""
-ACTION_SAMPLER_KEY = 1
-"""``reset(seed=s)`` seeds the action space with ``derived_seed(s, ACTION_SAMPLER_KEY)``: rollouts of
-``action_space.sample()`` are reproducible, and their numbers are not the ones that shuffled the deal."""
 ILLEGAL_ACTION_NOTE = "Episode ended by an illegal action"
 """The last line of a rendering after an illegal action ended the episode (which then lists no legal action)."""
 

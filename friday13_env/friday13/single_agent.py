@@ -37,6 +37,8 @@ import numpy as np
 from gymnasium import spaces
 
 from friday13_env.core.failures import FailureLatch
+from friday13_env.core.registry import check_seed
+from friday13_env.core.seeds import ACTION_SAMPLER_KEY, derived_seed
 from friday13_env.core.spaces import LegalDiscrete
 from friday13_env.friday13 import agents
 from friday13_env.friday13.aec import NEUTRAL_INFO, as_action, raw_env
@@ -201,13 +203,17 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         """Draw table size, seat and opponents, deal, and play the opponents up to the learner's move.
 
-        Takes no ``options`` (a ``ValueError`` for any). If seating or playing the opponents raises,
-        the environment refuses ``step`` until the next ``reset``.
+        ``seed``: ``None`` or a non-negative int (a numpy integer counts as the same int), else a ``ValueError``
+        before anything changes; it seeds the deal and, from a key of its own (``seeds.ACTION_SAMPLER_KEY``), the
+        action space, so that rollouts of ``action_space.sample()`` are reproducible too. Takes no ``options`` (a
+        ``ValueError`` for any). If seating or playing the opponents raises, the environment refuses ``step``
+        until the next ``reset``.
         """
+        check_seed(seed)
         check_reset_options(options)
-        super().reset(seed=seed)
+        super().reset(seed=None if seed is None else int(seed))
         if seed is not None:
-            self.action_space.seed(seed)  # so that rollouts of action_space.sample() are reproducible too
+            self.action_space.seed(derived_seed(int(seed), ACTION_SAMPLER_KEY))
         rng = self.np_random
         table = self.table
         counts = table.player_counts

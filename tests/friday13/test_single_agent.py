@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -423,3 +424,28 @@ def test_maskable_ppo_smoke() -> None:
     model.learn(128)  # an unmasked illegal action would raise inside the environment
     assert model.num_timesteps == 128
     assert len(model.ep_info_buffer) >= 2  # games last at most 52 learner moves: masks were also read after auto-resets
+
+
+@pytest.mark.parametrize("seed", [True, False, -1, 1.5, "3"])
+def test_reset_refuses_a_seed_that_is_not_none_or_a_non_negative_int(seed: Any) -> None:
+    env = Friday13Env()
+    with pytest.raises(ValueError, match=r"seed must be None or a non-negative int"):
+        env.reset(seed=seed)
+
+
+def test_reset_takes_a_numpy_integer_seed_as_the_same_int_and_seeds_the_sampler_from_its_own_key() -> None:
+    """The same seed gives the same deal and the same ``action_space.sample()`` rollout; the sampler's numbers are
+    not the deal's (a key of its own, as in the solo game)."""
+
+    def rollout(seed: Any) -> tuple[list[float], list[int]]:
+        env = Friday13Env(num_players=4)
+        observation, _ = env.reset(seed=seed)
+        actions = []
+        done = False
+        while not done:
+            actions.append(int(env.action_space.sample()))
+            _, _, done, _, _ = env.step(actions[-1])
+        return observation.tolist(), actions
+
+    assert rollout(5) == rollout(np.int64(5))
+    assert rollout(5) != rollout(6)
