@@ -505,14 +505,16 @@ def test_wrapped_env_ends_the_game_on_an_illegal_action() -> None:
     mask = aec.last()[0]["action_mask"]
     aec.step(int(np.flatnonzero(mask == 0)[0]))
     assert all(aec.terminations.values())
-    assert aec.rewards == {name: (-1.0 if name == offender else 0.0) for name in aec.possible_agents}
+    penalty = aec.unwrapped.illegal_action_reward  # type: ignore[attr-defined]
+    assert penalty == -232.0  # the points mode's: the standard deck's 58 points a round, 4 rounds
+    assert aec.rewards == {name: (penalty if name == offender else 0.0) for name in aec.possible_agents}
     final = {}
     for agent in aec.agent_iter():
         _, reward, terminated, _, _ = aec.last()
         assert terminated
         final[agent] = reward
         aec.step(None)
-    assert final == {name: (-1.0 if name == offender else 0.0) for name in aec.possible_agents}
+    assert final == {name: (penalty if name == offender else 0.0) for name in aec.possible_agents}
     assert aec.agents == []
 
 

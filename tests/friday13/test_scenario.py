@@ -33,6 +33,25 @@ ONE_EACH = [counts(STD, "cat 1"), counts(STD, "cat 2"), counts(STD, "cat 4")]
         ([empty()] * 3, {}, "every hand is empty"),
         ([counts(STD, "cat 1"), counts(STD, "cat 2", "cat 4"), empty()], {}, r"hand sizes \[1, 2, 0\]"),
         ([counts(STD, "cat 1", "cat 2", "cat 4"), counts(STD, "cat 2"), empty()], {}, "may differ by at most one"),
+        # whole numbers, never rounded (a float count or seat was floored or became a hand of 1.5 cards)
+        ([*ONE_EACH[:2], [1.5] + [0] * 15], {}, r"a hand's count must be a whole number \(an int\), got 1\.5"),
+        ([*ONE_EACH[:2], [True] + [0] * 15], {}, r"a hand's count must be a whole number \(an int\), got True"),
+        (ONE_EACH, {"scores": [1.7, 0, 0]}, r"a score must be a whole number \(an int\), got 1\.7"),
+        (ONE_EACH, {"scores": [-1, 0, 0]}, r"scores cannot be negative, got \[-1, 0, 0\]"),
+        (ONE_EACH, {"current": 1.0}, r"current must be a whole number \(an int\), got 1\.0"),
+        (ONE_EACH, {"current": "1"}, r"current must be a whole number \(an int\), got '1'"),
+        (ONE_EACH, {"round_index": 1.0}, r"round_index must be a whole number"),
+        (ONE_EACH, {"piles": [[4.9], [], []]}, r"a pile's card kind must be a whole number \(an int\), got 4\.9"),
+        (ONE_EACH, {"captured": [[0] * 4, [0] * 4, [0.5, 0, 0, 0]]}, r"a captured count must be a whole number"),
+        # no card kind more often than the deck holds it, no more piled or captured than played
+        ([[10] + [0] * 15, *ONE_EACH[1:]], {}, r"10 copies of cat 1 in the hands and the played cards; the standard "),
+        (ONE_EACH, {"piles": [[0, 0], [], []], "played": counts(STD, "cat 1")}, r"holds fewer cards than the piles"),
+        (ONE_EACH, {"piles": [[0, 0, 0], [], []]}, r"4 copies of cat 1 in the hands and the played cards"),
+        (
+            ONE_EACH,
+            {"captured": [[2, 0, 0, 0], [0] * 4, [0] * 4], "played": counts(STD, "cat 5")},
+            r"2 captured and 0 piled black cat cards, but only 1 played this round",
+        ),
     ],
 )
 def test_from_hands_validates_its_input(hands: list[list[int]], options: dict, message: str) -> None:
