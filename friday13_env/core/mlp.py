@@ -19,6 +19,7 @@ import numpy as np
 
 from friday13_env.core.agent import Observation, checked_observation
 from friday13_env.core.registry import check_greedy, check_seed
+from friday13_env.core.specs import shown
 
 FORMAT = "friday13-policy"
 
@@ -49,7 +50,7 @@ FeaturesOf = Callable[["PolicyMetadata"], "InputFeatures | None"]
 def observation_only(metadata: PolicyMetadata) -> InputFeatures | None:
     """The ``FeaturesOf`` of a game that offers no derived inputs."""
     if metadata.input_features != RAW_INPUT:
-        raise ValueError(f"unknown input features {metadata.input_features!r}; allowed: [{RAW_INPUT!r}]")
+        raise ValueError(f"unknown input features {shown(metadata.input_features)}; allowed: [{RAW_INPUT!r}]")
     return None
 
 

@@ -18,6 +18,7 @@ from functools import cache
 import numpy as np
 
 from friday13_env.core.mlp import RAW_INPUT, PolicyMetadata
+from friday13_env.core.specs import shown
 from friday13_env.friday13.cards import (
     CAPTURE_LIMIT,
     FRIDAY_POINTS,
@@ -109,7 +110,7 @@ def input_features(name: str, deck: Deck) -> MajorityPreview | None:
         return None
     if name == MajorityPreview.name:
         return majority_preview(deck)
-    raise ValueError(f"unknown input features {name!r}; allowed: {list(INPUT_FEATURES)}")
+    raise ValueError(f"unknown input features {shown(name)}; allowed: {list(INPUT_FEATURES)}")
 
 
 def features_of(metadata: PolicyMetadata) -> MajorityPreview | None:

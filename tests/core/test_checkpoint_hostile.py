@@ -312,6 +312,7 @@ LONG_VALUES: dict[str, tuple[Callable[[Path, Members], None], Reader]] = {
     "a bad field": (_metadata(hidden_sizes=[LONG]), read_friday13_policy),
     "an unknown field": (_metadata(**{LONG: 1}), read_friday13_policy),
     "observation_blocks": (_metadata(observation_blocks=[LONG]), read_friday13_policy),
+    "input_features": (_metadata(input_features=LONG), read_friday13_policy),
     "an extra array": (
         _member(f"{LONG[:60_000]}.npy", lambda _: npy(np.zeros(3, dtype=np.float32))),
         read_friday13_policy,
