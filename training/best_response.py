@@ -24,6 +24,7 @@ same run and the same figures.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import time
@@ -33,7 +34,18 @@ from pathlib import Path
 from typing import Any
 
 import train_ppo
-from friday13_training.runs import MAX_SEED, MAX_TIMESTEPS, RunError, parse_run_args, run_directory, run_main
+from friday13_training.friday13_agents import policy_file
+from friday13_training.runs import (
+    MAX_SEED,
+    MAX_TIMESTEPS,
+    RunError,
+    actor_warmup,
+    export_problem,
+    parse_run_args,
+    run_directory,
+    run_main,
+    warmup_problem,
+)
 from friday13_training.script_args import atomic_write_text, field_errors, option, output_errors
 
 from friday13_env import __version__
@@ -45,7 +57,7 @@ from friday13_env.friday13.agents.policy import Friday13PolicyAgent, read_friday
 from friday13_env.friday13.batched import make_batched
 from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
-from friday13_env.friday13.evaluation import evaluate_agent
+from friday13_env.friday13.evaluation import evaluate, focus_matchups
 
 RESULT = "best_response.json"
 LEARNER = "best-response"
@@ -107,14 +119,20 @@ class Args:
     critic_warmup: int = option(
         1_000_000,
         "with --start target: card plays at the start in which only the fresh critic learns, so that its noisy "
-        "first advantages do not move the target's weights (a learner from scratch has none to keep)",
+        "first advantages do not move the target's weights; below --total-timesteps (a learner from scratch has "
+        "none to keep: it uses 0)",
         minimum=0,
         maximum=MAX_TIMESTEPS,
     )
     num_tables: int = option(1024, "tables played in lockstep", minimum=1, maximum=train_ppo.MAX_TABLES)
     num_steps: int = option(64, "card plays per table per rollout", minimum=1, maximum=train_ppo.MAX_NUM_STEPS)
     minibatch_size: int = option(4096, "samples per gradient step", minimum=2)
-    final_games: int = option(2000, "duplicate games of the final evaluation (deals x seat rotations)", minimum=1)
+    final_games: int = option(
+        2000,
+        "duplicate games of the final evaluation (deals x seat rotations, whole deals: the result records the games "
+        "played); more than --players, so that it plays at least two deals and its interval is defined",
+        minimum=1,
+    )
     final_seed: int = option(0, "seed of the final evaluation's deals (0: the strength figures' deals)", minimum=0,
                              maximum=MAX_SEED)  # fmt: skip
     eval_every: int = option(
@@ -164,7 +182,7 @@ def checked_args(args: Args) -> Args:
         problems.append("--target is required: a batched agent spec (random, cautious, majority, a zoo name, an .npz)")
     else:
         problems += target_errors(args)
-    problems += record_errors(args)
+    problems += record_errors(args) + run_errors(args)
     if not problems:
         try:
             train_ppo.checked_args(ppo_args(args))
@@ -177,8 +195,29 @@ def checked_args(args: Args) -> Args:
         target=parse_spec(args.target).label,
         learning_rate=learning_rate(args),
         ent_coef=ent_coef(args),
-        critic_warmup=args.critic_warmup if args.start == "target" else 0,  # a learner from scratch has none
+        critic_warmup=actor_warmup(args.critic_warmup, args.start == "target"),  # a learner from scratch has none
     )
+
+
+def run_errors(args: Args) -> list[str]:
+    """Why the run would not give a result worth its time, or would overwrite what it reads or writes: a critic
+    warm-up covering the whole run (the learner would never learn), a final evaluation of one deal (no interval),
+    an ``--export`` in the run directory or onto the target (``export_problem``); checked on ``--resume`` too."""
+    problems = []
+    problem = warmup_problem(actor_warmup(args.critic_warmup, args.start == "target"), args.total_timesteps)
+    if problem:
+        problems.append(problem)
+    if args.final_games <= args.players:
+        problems.append(
+            f"--final-games {args.final_games}: the final evaluation needs at least two deals (more than --players "
+            f"{args.players} games), or its interval is undefined"
+        )
+    inputs = {"--target": [policy_file(args.target)] if args.target else []}
+    outputs = {"--record": args.record} if args.record else {}
+    problem = export_problem(args.export, {"--run-dir": run_directory(args)}, inputs, outputs)
+    if problem:
+        problems.append(problem)
+    return problems
 
 
 def learning_rate(args: Args) -> float:
@@ -266,7 +305,7 @@ def ppo_args(args: Args) -> train_ppo.Args:
         device=args.device,
         torch_threads=args.torch_threads,
         init_policy=args.target if args.start == "target" else "",
-        critic_warmup=args.critic_warmup if args.start == "target" else 0,
+        critic_warmup=actor_warmup(args.critic_warmup, args.start == "target"),
         clip_coef=recipe["clip_coef"],
         init_sharpness=recipe["init_sharpness"],
         critic_learning_rate=recipe["critic_learning_rate"],
@@ -297,6 +336,8 @@ def resumed_args(args: Args, given: set[str]) -> Args:
         )  # fmt: skip
     except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError):
         return args
+    with contextlib.suppress(ValueError):  # not a spec: it differs from the run's, and the comparison says so
+        args = replace(args, target=parse_spec(args.target).label)  # "majority: open_min=2" is "majority:open_min=2"
     trained_with = {name: stored.get(name, train_ppo.ADDED_LATER.get(name)) for name in TARGET_RECIPE}
     if recorded.start == "target" and trained_with != TARGET_RECIPE:
         raise RunError(
@@ -310,6 +351,7 @@ def resumed_args(args: Args, given: set[str]) -> Args:
         and getattr(args, name) != getattr(recorded, name)
         and not (name == "learning_rate" and args.learning_rate == 0)  # 0: the start's default
         and not (name == "ent_coef" and args.ent_coef == -1)  # -1: likewise
+        and not (name == "critic_warmup" and recorded.start == "scratch")  # a learner from scratch has none
     ]
     if changed:
         raise RunError("--resume keeps the run's target and hyperparameters; these differ: " + "; ".join(changed))
@@ -334,7 +376,7 @@ def train(args: Args, given: set[str]) -> Path:
     """Train (or resume) the learner, evaluate it against the target and write ``best_response.json``."""
     if args.resume:
         args = resumed_args(args, given)
-        problems = (target_errors(args) if args.target else []) + record_errors(args)
+        problems = (target_errors(args) if args.target else []) + record_errors(args) + run_errors(args)
         if problems:
             raise RunError("; ".join(problems))
     fingerprint = target_fingerprint(args.target) if args.target else None
@@ -344,7 +386,7 @@ def train(args: Args, given: set[str]) -> Path:
                        "mix two targets; nothing was evaluated")  # fmt: skip
     progress = json.loads((run_dir / "progress.json").read_text())
     result = final_result(args, run_dir, progress, fingerprint)
-    atomic_write_text(run_dir / RESULT, json.dumps(result, indent=2) + "\n")
+    atomic_write_text(run_dir / RESULT, json.dumps(result, indent=2, allow_nan=False) + "\n")
     if args.record:
         try:
             record(args.record, result)
@@ -355,7 +397,7 @@ def train(args: Args, given: set[str]) -> Path:
         f"best response to {args.target} ({args.players} players, start {args.start}, "
         f"{result['card_plays']:,} card plays, {result['training_seconds']:,.0f} s): wins "
         f"{result['win_share']['mean']:.3f} against {args.players - 1} x {args.target} on "
-        f"{args.final_games:,} duplicate games; exploitability gap {gap['mean']:+.3f} "
+        f"{result['final_games']:,} duplicate games; exploitability gap {gap['mean']:+.3f} "
         f"[{gap['low']:+.3f}, {gap['high']:+.3f}]; {run_dir / RESULT}",
         flush=True,
     )
@@ -369,9 +411,9 @@ def final_result(args: Args, run_dir: Path, progress: dict[str, Any], fingerprin
     args = replace(args, device=progress["args"].get("device", "cpu"))
     learner = Friday13PolicyAgent(read_friday13_policy(run_dir / "policy.npz"), name=LEARNER)
     tick = time.perf_counter()
-    rate = evaluate_agent(
-        learner, [args.target], args.final_games, num_players=args.players, seed=args.final_seed, deck=args.deck
-    )[args.target]
+    matchups = focus_matchups(learner, [args.target])
+    (played,) = evaluate(matchups, args.final_games, args.players, seed=args.final_seed, deck=args.deck).matchups
+    rate = played.stats(LEARNER).win_rate
     equal = 1 / args.players
     ppo = ppo_args(args)
     return {
@@ -380,7 +422,7 @@ def final_result(args: Args, run_dir: Path, progress: dict[str, Any], fingerprin
         "target_fingerprint": fingerprint,
         "card_plays": progress["timesteps"],
         "training_seconds": progress["seconds"],
-        "final_games": args.final_games,
+        "final_games": played.games,  # whole deals: at least --final-games
         "final_seed": args.final_seed,
         "final_seconds": time.perf_counter() - tick,
         "equal_share": equal,

@@ -70,7 +70,7 @@ from friday13_training.imitation import (
     write_dataset,
     write_outputs,
 )
-from friday13_training.runs import RunError
+from friday13_training.runs import MAX_SEED, RunError, export_problem
 from friday13_training.script_args import dataclass_parser, flag_name, network_errors, option, output_error
 from friday13_training.torch_policy import load_linear_layers, read_matching_policy
 from tqdm import tqdm
@@ -94,7 +94,7 @@ class DistillArgs:
     recipe)."""
 
     deck: str = option("standard", "the deck of the tables", choices=sorted(DECKS))
-    seed: int = option(0, "seeds the games, the split and the fit", minimum=0)
+    seed: int = option(0, "seeds the games, the split and the fit", minimum=0, maximum=MAX_SEED)
     workers: int = option(2, "processes playing the games and the evaluation", minimum=1)
     hidden_sizes: list[int] = option([256, 256], "hidden layer widths of the student", minimum=1)
     batch_size: int = option(512, "minibatch size", minimum=1)
@@ -105,7 +105,9 @@ class DistillArgs:
         ["cautious", "majority"],
         "baselines of the quick evaluation: agent specs (name, name:key=value, zoo name or .npz path)",
     )
-    export: str = option("", "also write the policy here, e.g. my_policy.npz")
+    export: str = option(
+        "", "also write the policy here, e.g. my_policy.npz (outside --out-dir and --data-dir, and none of the inputs)"
+    )
     progress: bool = option(True, "show progress bars")
     torch_threads: int = option(2, "torch CPU threads of the fit", minimum=1)
 
@@ -233,6 +235,9 @@ def checked_args(args: SearchArgs | EnsembleArgs) -> SearchArgs | EnsembleArgs:
     problems = network_errors(args.hidden_sizes, observation_scale(args.deck).size, get_deck(args.deck).num_actions)
     if problems:
         raise ValueError("; ".join(problems))
+    problem = export_problem(args.export, run_folders(args), input_files(args))
+    if problem:
+        raise ValueError(problem)
     if isinstance(args, SearchArgs):
         return replace(args, dagger_opponents=checked_specs(args.dagger_opponents, "--dagger-opponents", args.deck))
     assert isinstance(args, EnsembleArgs)
@@ -255,6 +260,26 @@ def checked_args(args: SearchArgs | EnsembleArgs) -> SearchArgs | EnsembleArgs:
         except CheckpointError as error:
             raise ValueError(f"--init-policy: {error} (--init-policy '' starts from scratch)") from error
     return args
+
+
+def run_folders(args: SearchArgs | EnsembleArgs) -> dict[str, Path]:
+    """The folders the run writes in, by flag: ``--out-dir``, and the search teacher's ``--data-dir``."""
+    folders = {"--out-dir": Path(args.out_dir)}
+    if isinstance(args, SearchArgs):
+        folders["--data-dir"] = Path(args.data_dir or Path(args.out_dir) / "chunks")
+    return folders
+
+
+def input_files(args: SearchArgs | EnsembleArgs) -> dict[str, list[Path]]:
+    """The policy files the run may read, by flag (a spec that names no file stands for none)."""
+    inputs = {"--eval-opponents": [policy_file(spec) for spec in args.eval_opponents]}
+    if isinstance(args, SearchArgs):
+        inputs["--dagger-opponents"] = [policy_file(spec) for spec in args.dagger_opponents]
+    else:
+        inputs["--members"] = [policy_file(name) for name in args.members]
+        inputs["--init-policy"] = [policy_file(args.init_policy)] if args.init_policy else []
+        inputs["--opponents"] = [policy_file(spec) for spec in args.opponents]
+    return inputs
 
 
 # == --teacher search ================================================================================

@@ -72,7 +72,16 @@ from friday13_training.maskable_ppo import (
     vectorize,
 )
 from friday13_training.reporting import print_win_rates, write_curve
-from friday13_training.runs import MAX_SEED, MAX_TIMESTEPS, Interrupted, parse_run_args, run_directory, run_main
+from friday13_training.runs import (
+    MAX_SEED,
+    MAX_TIMESTEPS,
+    Interrupted,
+    export_problem,
+    parse_run_args,
+    run_directory,
+    run_main,
+    warmup_problem,
+)
 from friday13_training.script_args import (
     atomic_write_text,
     field_errors,
@@ -82,6 +91,8 @@ from friday13_training.script_args import (
     output_error,
 )
 from friday13_training.torch_policy import (
+    MAX_SHARPNESS,
+    MIN_SHARPNESS,
     load_linear_layers,
     read_matching_policy,
     save_linear_layers,
@@ -154,11 +165,15 @@ class Args:
     init_temperature: float = option(
         0.1,
         "divide the --init-policy's logits by this (< 1 sharpens): PPO improves the moves it samples, so they"
-        " should be the moves the greedy policy plays",
-        above=0,
+        " should be the moves the greedy policy plays (the reciprocal of train_ppo.py's --init-sharpness, and"
+        " bounded as it is)",
+        minimum=1 / MAX_SHARPNESS,
+        maximum=1 / MIN_SHARPNESS,
     )
     critic_warmup: int = option(
-        30_000, "first timesteps in which only the critic learns (the actor stays frozen)", minimum=0
+        30_000,
+        "first timesteps in which only the critic learns (the actor stays frozen); below --total-timesteps",
+        minimum=0,
     )
     eval_every: int = option(100_000, "timesteps between evaluations against the baselines (0 = never)", minimum=0)
     eval_games: int = option(200, "4-player duplicate-deal games per evaluation opponent", minimum=1)
@@ -190,7 +205,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
 def checked_args(args: Args) -> Args:
     """The checks that need more than one flag, the agents and the files; returns ``args`` with the agent specs
     in canonical form. A ``ValueError`` says what is wrong, before anything is built."""
-    problem = hyperparameter_error(args)
+    problem = hyperparameter_error(args) or warmup_problem(args.critic_warmup, args.total_timesteps)
     if problem:
         raise ValueError(problem)
     problems = network_errors(args.hidden_sizes, observation_scale(args.deck).size, get_deck(args.deck).num_actions)
@@ -207,6 +222,14 @@ def checked_args(args: Args) -> Args:
     opponents = checked_specs(args.opponents, "--opponents", args.deck)
     eval_opponents = checked_specs(args.eval_opponents, "--eval-opponents", args.deck, unique=True)
     args = dataclasses.replace(args, opponents=opponents, eval_opponents=eval_opponents)
+    inputs = {
+        "--init-policy": [policy_file(args.init_policy)] if args.init_policy else [],
+        "--opponents": [policy_file(spec) for spec in args.opponents],
+        "--eval-opponents": [policy_file(spec) for spec in args.eval_opponents],
+    }
+    problem = export_problem(args.export, {"--run-dir": run_directory(args)}, inputs)
+    if problem:
+        raise ValueError(problem)
     if not args.resume:  # a resumed run's actor and scale come from its own files
         try:
             initial_policy(args)

@@ -14,11 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from friday13_training.script_args import output_error
-
 from friday13_env.core.files import atomic_write
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
-from friday13_env.friday13.evaluation.report import require_matplotlib
+from friday13_env.friday13.evaluation.report import check_output_path
 
 
 def read_curve(progress_file: Path, x: str = "timesteps") -> list[dict[str, Any]]:
@@ -58,7 +56,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "run_dirs", type=Path, nargs="+", help="train_ppo.py run directories (one line per baseline each)"
     )
-    parser.add_argument("--out", type=Path, required=True, help="where to write the PNG")
+    parser.add_argument(
+        "--out", type=Path, required=True, help="where to write the image: its suffix names a format matplotlib writes"
+    )
     parser.add_argument("--x", choices=sorted(AXES), default="timesteps", help="what the horizontal axis counts")
     parser.add_argument("--labels", nargs="+", help="a name for each run in the legend (default: the folder names)")
     parser.add_argument("--players", type=int, default=4, help="table size of the evaluations (for the 1/n line)")
@@ -68,13 +68,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     labels = args.labels or [run_dir.name for run_dir in args.run_dirs]
     if len(labels) != len(args.run_dirs):
         parser.error(f"--labels: {len(labels)} given for {len(args.run_dirs)} run directories (allowed: one per run)")
-    problem = output_error(args.out)
+    try:  # as evaluate's --plot: a writable path, in a format matplotlib writes (it needs matplotlib)
+        problem = check_output_path(args.out, plot=True)
+    except ImportError as error:
+        parser.error(str(error))
     if problem:
         parser.error(f"--out: {problem}")
     try:
         curves = [read_curve(run_dir / "progress.json", args.x) for run_dir in args.run_dirs]
-        require_matplotlib()
-    except (ValueError, ImportError) as error:
+    except ValueError as error:
         parser.error(str(error))
     from matplotlib.figure import Figure
 
@@ -97,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     axes.legend()
     axes.grid(alpha=0.3)
     figure.tight_layout()
-    atomic_write(args.out, lambda handle: figure.savefig(handle, dpi=120, format=args.out.suffix.lstrip(".") or "png"))
+    atomic_write(args.out, lambda handle: figure.savefig(handle, dpi=120, format=args.out.suffix[1:].lower()))
     print(f"wrote {args.out}")
 
 

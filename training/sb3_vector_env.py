@@ -17,12 +17,14 @@ from collections.abc import Mapping, Sequence
 import gymnasium as gym
 import numpy as np
 from friday13_training.friday13_agents import checked_specs
+from friday13_training.runs import MAX_SEED
 from friday13_training.script_args import bounded, output_errors
 from sb3_contrib import MaskablePPO
 
 import friday13_env  # noqa: F401  (registers the Gymnasium ids)
 from friday13_env.core.files import atomic_write_bytes
-from friday13_env.friday13.batched import to_sb3
+from friday13_env.friday13.batched import make_batched, to_sb3
+from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.evaluation import evaluate_agent
 
 
@@ -57,7 +59,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=256,
         help="tables stepped in lockstep (default 256; at least 1)",
     )
-    parser.add_argument("--opponents", nargs="+", default=["cautious", "majority"], help="the opponent pool")
+    parser.add_argument(
+        "--opponents",
+        nargs="+",
+        default=["cautious", "majority"],
+        help="the opponent pool: batched agent specs (random, cautious, majority, zoo names, .npz policies)",
+    )
     parser.add_argument(
         "--eval-games",
         type=bounded(int, {"minimum": 0}),
@@ -65,13 +72,21 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="evaluation games per opponent (0: none)",
     )
     parser.add_argument("--save", default="runs/sb3_vector_env.zip", help="where to save the SB3 model")
-    parser.add_argument("--seed", type=bounded(int, {"minimum": 0}), default=0)
+    parser.add_argument(
+        "--seed",
+        type=bounded(int, {"minimum": 0, "maximum": MAX_SEED}),
+        default=0,
+        help=f"seeds the model and the evaluation (default 0; at least 0 and at most {MAX_SEED:,})",
+    )
     args = parser.parse_args(argv)
     problems = output_errors([("--save", args.save, False)])
     try:
         checked_specs(args.opponents, "--opponents", "standard")  # as the evaluation seats them
+        for spec in args.opponents:
+            make_batched(spec, get_deck("standard"))  # as the vector environment's batched engine plays them
     except ValueError as error:
-        problems.append(str(error))
+        message = str(error)
+        problems.append(message if message.startswith("--opponents") else f"--opponents: {message}")
     if problems:
         parser.error("; ".join(problems))
     return args

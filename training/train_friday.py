@@ -18,7 +18,8 @@ Stage 2, off by default (``--total-timesteps``): PPO from the distilled actor (o
 this process (:class:`friday13_training.lockstep_games.LockstepGames`, each a ``FridayEnv``); only decisions with
 more than one legal move are samples (a timestep is one such decision), the forced moves are played in between.
 Both networks read the observation's non-zero entries (:class:`SparseMLP`), about 75 of 2,175. The critic
-starts fresh and learns alone for the first ``--critic-warmup`` samples; the actor's logits start multiplied by
+starts fresh and learns alone for the first ``--critic-warmup`` samples (fewer than ``--total-timesteps``; none for a
+fresh actor, which has nothing to keep); the actor's logits start multiplied by
 ``--init-sharpness`` (the same greedy moves; sampled play closer to them). What is optimised: a finished game's
 (score + ``--win-bonus`` if won) x ``--reward-scale``, by default 1 for a win plus the score / 200, so a win
 matters most and the score breaks ties.
@@ -32,8 +33,9 @@ What a run leaves in ``--run-dir`` (default ``runs/<run-name>``), every file wri
   ``learning_curve.csv`` and TensorBoard logs in ``tb/`` (stage 2)
 
 ``--resume`` continues after the last finished round (a larger ``--distill-iterations`` adds rounds),
-then stage 2 from its last checkpoint; a resumed stage 2 deals from a seed derived from the run's seed and its
-timesteps, so it is reproducible, though not identical to an uninterrupted run.
+then stage 2 from its last checkpoint (``--total-timesteps`` never below the samples done); a resumed stage 2
+deals from a seed derived from the run's seed and its timesteps, so it is reproducible, though not identical to an
+uninterrupted run.
 """
 
 from __future__ import annotations
@@ -60,9 +62,12 @@ from friday13_training.friday_dagger import FIELDS, GameTask, LabelledGames, pla
 from friday13_training.lockstep_games import Finished, LockstepGames, SparseRows, row_starts
 from friday13_training.reporting import progress_bar, tensorboard, write_curve
 from friday13_training.runs import (
+    MAX_SEED,
     Interrupted,
     RunError,
+    actor_warmup,
     export_copy,
+    export_problem,
     match_checkpoint,
     next_multiple,
     open_run,
@@ -70,6 +75,7 @@ from friday13_training.runs import (
     resumed_run_args,
     run_directory,
     run_main,
+    warmup_problem,
 )
 from friday13_training.script_args import atomic_write_text, field_errors, network_errors, option, output_errors
 from friday13_training.torch_policy import (
@@ -100,7 +106,9 @@ class Args:
 
     run_name: str = option("friday", "name of the run; its directory is runs/<run-name>")
     run_dir: str = option("", "explicit run directory (overrides --run-name)")
-    seed: int = option(0, "seeds the networks, the games and the teacher (evaluations play fixed deals)", minimum=0)
+    seed: int = option(
+        0, "seeds the networks, the games and the teacher (evaluations play fixed deals)", minimum=0, maximum=MAX_SEED
+    )
     total_timesteps: int = option(
         0, "stage 2: PPO samples (decisions with more than one legal move) after the distillation (0 = none)", minimum=0
     )
@@ -138,7 +146,8 @@ class Args:
     critic_warmup: int = option(
         200_000,
         "stage 2: samples at its start in which only the critic learns (a fresh critic's advantages are noise,"
-        " which would move the distilled actor)",
+        " which would move the distilled or --distill-init actor); below --total-timesteps. A fresh actor (no rounds,"
+        " no --distill-init) has none to keep: its run uses 0",
         minimum=0,
     )
     init_sharpness: float = option(
@@ -186,11 +195,17 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
 
 
 def checked_args(args: Args) -> Args:
-    """The checks of a whole configuration, before any work; a ``ValueError`` listing every problem."""
+    """The checks of a whole configuration, before any work; a ``ValueError`` listing every problem. A new run from a
+    fresh actor is returned with its critic warm-up 0 (``actor_warmup``), as it records it; a resumed run keeps its
+    record's."""
+    if not args.resume:
+        args = dataclasses.replace(args, critic_warmup=actor_warmup(args.critic_warmup, trained_start(args)))
     problems = field_errors(Args, dataclasses.asdict(args))
     problems += network_errors(args.hidden_sizes, encoding.OBS_SIZE, NUM_ACTIONS)
     if args.distill_iterations == 0 and args.total_timesteps == 0:
         problems.append("nothing to train: give --distill-iterations or --total-timesteps above 0")
+    if args.total_timesteps > 0 and (problem := warmup_problem(args.critic_warmup, args.total_timesteps)):
+        problems.append(problem)
     if args.total_timesteps > 0 and args.batch_size > args.num_envs * args.n_steps:
         rollout = f"--num-envs {args.num_envs} x --n-steps {args.n_steps}"
         problems.append(f"--batch-size {args.batch_size} exceeds one rollout ({rollout})")
@@ -209,9 +224,22 @@ def checked_args(args: Args) -> Args:
         except (ValueError, CheckpointError) as error:
             problems.append(f"--distill-init {args.distill_init}: {error}")
     problems += output_errors([("--run-dir", run_directory(args), True), ("--export", args.export, False)])
+    inputs = {"--distill-init": [zoo_file(args.distill_init)], "--teacher": [zoo_file(args.teacher)]}
+    if problem := export_problem(args.export, {"--run-dir": run_directory(args)}, inputs):
+        problems.append(problem)
     if problems:
         raise ValueError("; ".join(problems))
     return args
+
+
+def trained_start(args: Args) -> bool:
+    """Whether stage 2 starts from a trained actor: the distilled student, or ``--distill-init``'s policy."""
+    return args.distill_iterations > 0 or bool(args.distill_init)
+
+
+def zoo_file(name: str) -> str | Path:
+    """The checkpoint a zoo name stands for, else ``name`` as given (a path, or a spec that names no file)."""
+    return REGISTRY.zoo().get(name, name)
 
 
 def read_init_policy(args: Args) -> MLPPolicy:
@@ -470,7 +498,7 @@ def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
         student = write_student(actor, args, progress, folder / "round.npz")
     if record:
         recorded = len(record)
-        load_round(actor, optimizer, folder / "round.pt", progress)
+        load_round(actor, optimizer, run_dir / ROUND_CHECKPOINT, progress)
         student = write_student(actor, args, progress, folder / "round.npz")  # round.pt's, whatever a stop left
         if len(record) > recorded:  # load_round added the round a stop left out of progress.json
             atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
@@ -546,7 +574,7 @@ def save_student_state(
             "point": point,
             "wall_time_s": progress["wall_time_s"],
         }
-        atomic_write(run_dir / "distill" / "round.pt", lambda handle: torch.save(state, handle))
+        atomic_write(run_dir / ROUND_CHECKPOINT, lambda handle: torch.save(state, handle))
     atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
     return student
 
@@ -614,6 +642,8 @@ def evaluate_policy(path: Path, args: Args) -> dict[str, float]:
 # -- stage 2: PPO on games played in lockstep ---------------------------------------------------------
 CHECKPOINT = "last.pt"
 """Stage 2's checkpoint in the run directory: both networks, both optimisers and the samples done."""
+ROUND_CHECKPOINT = "distill/round.pt"
+"""Stage 1's checkpoint in the run directory: the student and its optimiser after the last round."""
 
 
 def embedding_inputs(rows: SparseRows) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -941,15 +971,31 @@ def train(args: Args, given: set[str]) -> None:
     policy). ``given``: the flags of the command line."""
     run_dir = run_directory(args)
     fresh = {"args": dataclasses.asdict(args), "timesteps": 0, "wall_time_s": 0.0, "distill": [], "curve": []}
-    progress = open_run(run_dir, args.resume, fresh, checkpoint="progress.json")  # written by both stages
+    progress = open_run(  # progress.json is written by both stages; a new run also refuses their checkpoints
+        run_dir, args.resume, fresh, checkpoint="progress.json", other_checkpoints=(CHECKPOINT, ROUND_CHECKPOINT)
+    )
     if args.resume:
+        stored = progress["args"]
+        fresh_actor = stored.get("distill_iterations") == 0 and stored.get("distill_init") == ""
+        if fresh_actor and stored.get("critic_warmup") == 0:
+            given = given - {"critic_warmup"}  # a fresh actor's run uses (and records) 0 whatever the flag said
         args = resumed_run_args(Args, args, given, progress, run_dir, RUN_SETTINGS, checked_args)
         progress["args"] = dataclasses.asdict(args)
-        rounds = len(progress["distill"])
+        rounds, done = len(progress["distill"]), progress["timesteps"]
         if args.distill_iterations < rounds:
             raise RunError(f"--resume: the run has played {rounds} rounds; --distill-iterations cannot be fewer")
         if args.distill_iterations > rounds and (run_dir / CHECKPOINT).exists():
             raise RunError("--resume: stage 2 (PPO) has begun, so no more rounds can be added")
+        if args.total_timesteps < done:
+            raise RunError(
+                f"--resume: stage 2 (PPO) has trained {done:,} timesteps; --total-timesteps cannot be fewer than the "
+                f"{done:,} timesteps done (the same number exports the run as it is)"
+            )
+        if args.total_timesteps == 0 and (run_dir / CHECKPOINT).exists():
+            raise RunError(
+                f"--resume --total-timesteps 0: stage 2 (PPO) has begun ({run_dir / CHECKPOINT}), so the run's policy "
+                "is no longer the distilled student; give --total-timesteps above 0"
+            )
     torch.set_num_threads(args.torch_threads)
     try:
         student = distill(args, run_dir, progress) if args.distill_iterations > 0 else None

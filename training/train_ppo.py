@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 import torch
 from friday13_training.actor_critic import ActorCritic
-from friday13_training.friday13_agents import evaluation_opponent_errors
+from friday13_training.friday13_agents import evaluation_opponent_errors, policy_file
 from friday13_training.ppo_checkpoint import (
     CHECKPOINT,
     PROGRESS_EXTRA_KEYS,
@@ -72,12 +72,14 @@ from friday13_training.runs import (
     Interrupted,
     check_win_rate_curve,
     export_copy,
+    export_problem,
     next_multiple,
     open_run,
     parse_run_args,
     resumed_run_args,
     run_directory,
     run_main,
+    warmup_problem,
 )
 from friday13_training.script_args import field_errors, network_errors, option, output_errors
 from friday13_training.torch_policy import MAX_SHARPNESS, MIN_SHARPNESS
@@ -85,6 +87,7 @@ from threadpoolctl import threadpool_limits
 from torch import nn
 
 from friday13_env.core.mlp import RAW_INPUT, MLPPolicy
+from friday13_env.core.specs import parse_spec
 from friday13_env.friday13.agents import make as make_agent
 from friday13_env.friday13.agents.policy import Friday13PolicyAgent, input_scale
 from friday13_env.friday13.batched import SelfPlayTables, make_batched
@@ -310,6 +313,24 @@ def checked_args(args: Args) -> Args:
     elif args.init_sharpness != 1:
         problems.append(f"--init-sharpness {args.init_sharpness:g} sharpens the start of --init-policy: give one")
     problems += output_errors([("--export", args.export, False), ("--run-dir", run_directory(args), True)])
+    if problems:  # the specs below parse: the checks above have passed them
+        raise ValueError("; ".join(problems))
+    read_files = {
+        flag: [policy_file(parse_spec(spec).name) for spec in specs]  # a heuristic's name names no file: skipped
+        for flag, specs in (
+            ("--init-policy", [args.init_policy] if args.init_policy else []),
+            ("--opponents", args.opponents),
+            ("--eval-opponents", args.eval_opponents),
+        )
+    }
+    problems += [
+        problem
+        for problem in (
+            export_problem(args.export, {"--run-dir": run_directory(args)}, read_files),
+            warmup_problem(args.critic_warmup, args.total_timesteps) if args.critic_warmup else None,
+        )
+        if problem
+    ]
     if problems:
         raise ValueError("; ".join(problems))
     return args

@@ -44,13 +44,12 @@ import shutil
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
-from friday13_training.friday13_agents import evaluation_opponent_errors
+from friday13_training.rllib_args import RUN_SETTINGS, Args, checked_args, opponent_source, run_directory
 from friday13_training.runs import (
     export_copy,
     next_multiple,
@@ -59,21 +58,17 @@ from friday13_training.runs import (
     resumed_run_args,
     run_main,
 )
-from friday13_training.script_args import atomic_write_text, field_errors, option, output_errors
+from friday13_training.script_args import atomic_write_text
 
 from friday13_env.core.extras import RLLIB_EXTRA, missing_extra
-from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday13.agents.policy import (
     load_policy_agent,
     observation_scale,
     policy_metadata,
-    read_friday13_policy,
 )
 from friday13_env.friday13.batched import make_batched
-from friday13_env.friday13.cards import DECKS, get_deck
-from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
+from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.evaluation import evaluate_agent
-from friday13_env.friday13.rewards import REWARD_MODES
 
 try:  # the rllib extra: Ray RLlib and torch
     import ray
@@ -109,101 +104,10 @@ EVAL_SEED = 20_131_313
 """Seed of the periodic evaluations' deals: ``train_ppo.py``'s, so that the two scripts' curves compare."""
 
 
-# -- hyperparameters -------------------------------------------------------------------------------
-@dataclass
-class Args:
-    """Every knob of a run; each becomes a ``--flag`` with this default, bounds and help."""
-
-    run_name: str = option("rllib", "name of the run; its directory is runs/<run-name>")
-    run_dir: str = option("", "explicit run directory (overrides --run-name)")
-    address: str = option(
-        "", "join the Ray cluster at this address ('auto': the one `ray start` runs here); empty: start a local Ray"
-    )
-    num_env_runners: int = option(1, "Ray actors sampling in parallel (0: sample in the driver)", minimum=0)
-    num_envs_per_env_runner: int = option(128, "tables each runner plays in lockstep on the batched engine", minimum=1)
-    iterations: int = option(
-        100, "training iterations (each samples --train-batch-size card plays, then learns)", minimum=1
-    )
-    seed: int = option(0, "seeds the networks, the deals, the seating and the sampling", minimum=0)
-    players: list[int] = option(
-        [3, 4, 5, 6], "table sizes, one drawn per game", minimum=MIN_PLAYERS, maximum=MAX_PLAYERS
-    )
-    deck: str = option("standard", "the deck of the tables", choices=sorted(DECKS))
-    reward: str = option("relative", "reward mode (see friday13_env.friday13.rewards)", choices=sorted(REWARD_MODES))
-    opponents: list[str] = option(
-        ["cautious", "majority"],
-        "frozen opponents, one RLModule each: batched agent specs (random, cautious, majority, zoo names, "
-        "exported .npz policies); none: pure self-play",
-        allow_empty=True,
-    )
-    opponent_share: float = option(
-        0.5, "share of games where the learner holds one seat and --opponents the others", minimum=0, maximum=1
-    )
-    train_batch_size: int = option(16_384, "card plays sampled per iteration (every seat's)", minimum=1)
-    minibatch_size: int = option(4096, "samples per gradient step", minimum=1)
-    num_epochs: int = option(4, "passes over each batch", minimum=1)
-    learning_rate: float = option(1e-3, "Adam learning rate", above=0)
-    gamma: float = option(0.995, "discount per move of the same seat", minimum=0, maximum=1)
-    gae_lambda: float = option(0.95, "GAE lambda", minimum=0, maximum=1)
-    clip_coef: float = option(0.2, "PPO clip range", above=0)
-    ent_coef: float = option(0.03, "entropy bonus", minimum=0)
-    vf_coef: float = option(0.5, "value loss weight", minimum=0)
-    max_grad_norm: float = option(0.5, "gradient norm clip", above=0)
-    hidden_sizes: list[int] = option([128, 128], "hidden layer widths of the actor and the critic", minimum=1)
-    activation: str = option("tanh", "activation of the hidden layers", choices=["relu", "tanh"])
-    eval_every: int = option(10, "iterations between evaluations against the baselines (0 = never)", minimum=0)
-    eval_games: int = option(200, "4-player duplicate-deal games per evaluation opponent", minimum=1)
-    eval_opponents: list[str] = option(
-        ["cautious", "majority"], "baselines of the periodic evaluation (three copies each): agent specs"
-    )
-    checkpoint_every: int = option(10, "iterations between checkpoints (0 = only at the end)", minimum=0)
-    export: str = option("", "also copy the final numpy policy here, e.g. my_policy.npz")
-    resume: bool = option(False, "continue the run in the run directory from its last checkpoint")
-    torch_threads: int = option(1, "torch CPU threads of the driver, where the learner runs", minimum=1)
-
-
-RUN_SETTINGS = (
-    "run_name", "run_dir", "address", "num_env_runners", "num_envs_per_env_runner", "iterations", "eval_every",
-    "checkpoint_every", "export", "resume", "torch_threads",
-)  # fmt: skip
-"""What ``--resume`` may change; every other field is a hyperparameter of the run, fixed when it starts."""
-
-
+# -- the command line ------------------------------------------------------------------------------
 def parse_args(argv: Sequence[str] | None = None) -> Args:
     """Build the CLI from ``Args`` so defaults, flags and help never drift apart; refuse bad values."""
     return parse_run_args(Args, __doc__, checked_args, argv)
-
-
-def checked_args(args: Args) -> Args:
-    """The checks of a whole configuration: bounds, agent specs, outputs; a ``ValueError`` listing every problem."""
-    problems = field_errors(Args, dataclasses.asdict(args))
-    if args.minibatch_size > args.train_batch_size:
-        problems.append(f"--minibatch-size {args.minibatch_size} exceeds --train-batch-size {args.train_batch_size}")
-    if not args.run_name and not args.run_dir:
-        problems.append("--run-name must not be empty (or give --run-dir)")
-    deck = get_deck(args.deck)
-    for spec in args.opponents:
-        try:
-            make_batched(opponent_source(spec), deck)
-        except ValueError as error:
-            problems.append(f"--opponents: {error}")
-    if args.opponent_share > 0 and not args.opponents:
-        problems.append("--opponent-share needs --opponents (or give --opponent-share 0)")
-    problems += evaluation_opponent_errors(args.eval_opponents, deck)
-    problems += output_errors([("--export", args.export, False), ("--run-dir", run_directory(args), True)])
-    if problems:
-        raise ValueError("; ".join(problems))
-    return args
-
-
-def run_directory(args: Args) -> Path:
-    return Path(args.run_dir) if args.run_dir else Path("runs") / args.run_name
-
-
-def opponent_source(spec: str) -> str | MLPPolicy:
-    """What an opponent module is built from: an exported policy file is read here, on the driver, and travels
-    to the runners as arrays (a cluster's nodes need not hold the file); other specs are built where they play."""
-    return read_friday13_policy(spec) if Path(spec).is_file() else spec
 
 
 # -- the tables: many per runner (friday13_env.friday13.batched.rllib) ----------------------------

@@ -320,14 +320,23 @@ def test_the_actor_stays_the_sharpened_start_while_the_critic_warms_up(
         "--num-envs", "4", "--n-steps", "32", "--batch-size", "64", "--eval-every", "0", "--levels", "1", "2",
         "--no-progress", "--workers", "1", "--total-timesteps", "256",
     ]  # fmt: skip
-    train.main([*common, "--critic-warmup", "256"])
-    exported = read_friday_policy(tmp_path / "warm" / "policy.npz")
+    saved: dict[int, tuple[Any, Any]] = {}  # what each checkpoint wrote: the policy and last.pt
+    save_run = train.save_run
+
+    def saving(run_dir: Path, *rest: Any) -> None:
+        save_run(run_dir, *rest)
+        checkpoint = torch.load(run_dir / "last.pt", weights_only=True)
+        saved[checkpoint["timesteps"]] = (read_friday_policy(run_dir / "policy.npz"), checkpoint)
+
+    with monkeypatch.context() as patch:  # a warm-up covering the whole run is refused: the one of 384 samples
+        patch.setattr(train, "save_run", saving)
+        train.main([*common, "--total-timesteps", "384", "--critic-warmup", "256", "--checkpoint-every", "128"])
+    exported, state = saved[256]  # after two updates of the critic alone
     for index in range(len(start.weights) - 1):
         np.testing.assert_array_equal(exported.weights[index], start.weights[index])
         np.testing.assert_array_equal(exported.biases[index], start.biases[index])
     np.testing.assert_array_equal(exported.weights[-1], start.weights[-1] * np.float32(3.0))
     np.testing.assert_array_equal(exported.biases[-1], start.biases[-1] * np.float32(3.0))
-    state = torch.load(tmp_path / "warm" / "last.pt", weights_only=True)
     assert state["timesteps"] == 256 and state["actor_optimizer"]["state"] == {}  # no actor step at all
     fresh = train.Networks.new(train.Args(), start).critic.state_dict()
     assert state["critic"].keys() == fresh.keys()

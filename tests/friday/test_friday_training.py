@@ -27,7 +27,7 @@ pytest.importorskip("torch", reason="the training extra is not installed")
 TINY = [
     "--num-envs", "2", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1",
     "--hidden-sizes", "32", "32", "--eval-every", "512", "--eval-games", "3", "--checkpoint-every", "512",
-    "--no-progress", "--levels", "1", "2",
+    "--no-progress", "--levels", "1", "2", "--critic-warmup", "512",
 ]  # fmt: skip
 
 
@@ -113,7 +113,7 @@ def test_bad_options_are_rejected_before_training(tmp_path: Path, capsys: pytest
         (["--teacher", "oracle"], "--teacher oracle: unknown Friday agent 'oracle'"),
         (["--teacher", "search:budget=0"], "--teacher search:budget=0: budget must be"),
         (["--distill-iterations", "0", "--total-timesteps", "0"], "nothing to train"),
-        (["--seed", "-1"], "--seed: must be at least 0, got -1"),
+        (["--seed", "-1"], "--seed: must be at least 0 and at most 4,294,967,295, got -1"),
         (["--activation", "sigmoid"], "--activation: invalid choice"),
         (["--export", "/proc/friday/policy.npz"], "--export: cannot write in /proc"),
     ],

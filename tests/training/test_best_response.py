@@ -98,11 +98,12 @@ def test_the_same_seed_gives_the_same_run_result_and_export(tmp_path: Path) -> N
 def test_start_target_begins_as_the_target_itself(tmp_path: Path) -> None:
     """From ``ppo-v4``'s weights, the first evaluation seats the target against three copies of itself: on
     duplicate deals every seat is everyone's once, so the share is exactly the equal one."""
-    result = run(tmp_path / "run", "--target", "ppo-v4", "--start", "target", "--total-timesteps", "128", *TINY)
+    result = run(tmp_path / "run", "--target", "ppo-v4", "--start", "target", "--total-timesteps", "128",
+                 "--critic-warmup", "0", *TINY)  # fmt: skip
     assert result["start"] == "target"
     assert result["command"] == (
-        "python training/best_response.py --target ppo-v4 --start target --num-tables 16 --num-steps 8 "
-        "--minibatch-size 64 --eval-games 8 --total-timesteps 128 --final-games 8"
+        "python training/best_response.py --target ppo-v4 --start target --critic-warmup 0 --num-tables 16 "
+        "--num-steps 8 --minibatch-size 64 --eval-games 8 --total-timesteps 128 --final-games 8"
     )
     assert result["curve"][0] == {"card_plays": 0, "win_share": 0.25}
     assert result["target_fingerprint"] == agents.make("ppo-v4").policy.fingerprint()  # type: ignore[attr-defined]
@@ -167,23 +168,35 @@ def test_bad_flags_are_refused_before_anything_is_built(
     assert not (tmp_path / "run").exists()
 
 
-def test_during_the_critic_warmup_the_actor_keeps_the_targets_play(tmp_path: Path) -> None:
-    """``--critic-warmup`` covering the whole run: the exported actor is still ``ppo-v4``, its output layer times the
-    start's sharpness to the bit (a power of two scales floats exactly), so it makes ``ppo-v4``'s moves; without
-    the warm-up the same run moves the actor."""
+def test_during_the_critic_warmup_the_actor_keeps_the_targets_play(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--critic-warmup 256`` of a 384-card-play run: the actor exported at the checkpoint after 256 (two updates,
+    the critic's alone) is still ``ppo-v4``, its output layer times the start's sharpness to the bit (a power of two
+    scales floats exactly), so it makes ``ppo-v4``'s moves; the third update, after the warm-up, moves the actor. (A
+    warm-up covering the whole run is refused: the actor would never learn.)"""
     target = agents.make("ppo-v4").policy  # type: ignore[attr-defined]
-    sharpness = load_script().TARGET_SHARPNESS
+    script = load_script()
+    sharpness = script.TARGET_SHARPNESS
     assert np.log2(sharpness).is_integer() and sharpness > 1
-    flags = ["--target", "ppo-v4", "--start", "target", "--total-timesteps", "256", *TINY]
-    warm = run(tmp_path / "warm", *flags, "--critic-warmup", "256")
-    policy = read_friday13_policy(tmp_path / "warm" / "policy.npz")
+    exports: dict[int, Any] = {}
+    save = script.train_ppo.save_run
+
+    def saving(run_dir: Path, *rest: Any) -> None:
+        save(run_dir, *rest)
+        exports[rest[-1]["timesteps"]] = read_friday13_policy(run_dir / "policy.npz")
+
+    monkeypatch.setattr(script.train_ppo, "save_run", saving)
+    flags = ["--target", "ppo-v4", "--start", "target", "--total-timesteps", "384", *TINY]
+    script.main(["--run-dir", str(tmp_path / "warm"), *flags, "--critic-warmup", "256"])
+    policy = exports[256]
     for layer, (mine, theirs) in enumerate(zip(policy.weights, target.weights, strict=True)):
         np.testing.assert_array_equal(mine, theirs * (sharpness if layer == len(target.weights) - 1 else 1))
     for layer, (mine, theirs) in enumerate(zip(policy.biases, target.biases, strict=True)):
         np.testing.assert_array_equal(mine, theirs * (sharpness if layer == len(target.biases) - 1 else 1))
-    assert [point["win_share"] for point in warm["curve"]] == [0.25, 0.25, 0.25]  # the target's moves, every game
-    run(tmp_path / "cold", *flags, "--critic-warmup", "0")
-    assert fingerprint(tmp_path / "cold") != fingerprint(tmp_path / "warm")
+    curve = [point["win_share"] for point in result_of(tmp_path / "warm")["curve"]]
+    assert curve[:3] == [0.25, 0.25, 0.25]  # the target's moves, every game, to the end of the warm-up
+    assert exports[384].fingerprint() != policy.fingerprint()
 
 
 def test_the_target_start_has_its_own_recipe_and_records_it(tmp_path: Path) -> None:
@@ -199,7 +212,8 @@ def test_the_target_start_has_its_own_recipe_and_records_it(tmp_path: Path) -> N
             scratch.critic_learning_rate, scratch.critic_warmup) == (2.5e-3, 0.03, 0.2, 1.0, 0.0, 0)  # fmt: skip
     given = script.ppo_args(script.checked_args(script.Args(target="ppo-v4", start="target", ent_coef=0.0)))
     assert given.ent_coef == 0.0  # 0 is a bonus of its own, not the start's default
-    result = run(tmp_path / "run", "--target", "ppo-v4", "--start", "target", "--total-timesteps", "128", *TINY)
+    result = run(tmp_path / "run", "--target", "ppo-v4", "--start", "target", "--total-timesteps", "128",
+                 "--critic-warmup", "0", *TINY)  # fmt: skip
     assert (result["learning_rate"], result["ent_coef"], result["clip_coef"], result["init_sharpness"],
             result["critic_learning_rate"], result["device"]) == (1e-4, 0.001, 0.1, 4.0, 1e-3, "cpu")  # fmt: skip
 
@@ -287,7 +301,7 @@ def test_a_run_of_the_target_recipe_before_0_14_is_refused_on_resume_naming_what
     """A best response from the target recorded by 0.13.0 (clip 0.2, no sharpening, one learning rate) cannot go on
     with today's recipe: ``--resume`` says so, with both recipes, and trains nothing."""
     run_dir = tmp_path / "run"
-    run(run_dir, "--target", "ppo-v4", "--start", "target", "--total-timesteps", "128", *TINY)
+    run(run_dir, "--target", "ppo-v4", "--start", "target", "--total-timesteps", "128", "--critic-warmup", "0", *TINY)
     progress = json.loads((run_dir / "progress.json").read_text())
     for name in ("init_sharpness", "critic_learning_rate"):
         del progress["args"][name]

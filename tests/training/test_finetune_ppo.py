@@ -83,7 +83,8 @@ def test_bad_options_are_rejected_before_training(tmp_path: Path, capsys: pytest
         train.main(["--run-dir", str(tmp_path / "missing"), "--resume"])
     with pytest.raises(SystemExit):
         train.main(["--run-dir", str(tmp_path / "x"), "--init-temperature", "0"])
-    assert "argument --init-temperature: must be above 0, got 0" in capsys.readouterr().err
+    bounds = "at least 0.000976562 and at most 1024"  # 1 / train_ppo.py's bounds on --init-sharpness
+    assert f"argument --init-temperature: must be {bounds}, got 0" in capsys.readouterr().err
 
 
 def tiny_ppo_policy(path: Path, deck: str = "standard", hidden: int = 16) -> Path:
@@ -120,24 +121,33 @@ def test_init_policy_starts_the_ppo_actor_as_the_numpy_policy(tmp_path: Path, te
     vec_env.close()
 
 
-def test_critic_warmup_leaves_the_initial_actor_unchanged(tmp_path: Path) -> None:
+def test_critic_warmup_leaves_the_initial_actor_unchanged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--critic-warmup 128`` of a 256-step run (rollouts of 128): the checkpoint written after the first update
+    (the critic's alone) holds the start, sharpened and nothing else; the second update moves the actor. (A warm-up
+    covering the whole run is refused: the actor would never learn.)"""
     train = load_script()
     path = tiny_ppo_policy(tmp_path / "init.npz")
     export = tmp_path / "tuned.npz"
     common = ["--init-policy", str(path), "--hidden-sizes", "16", "16", "--num-envs", "2", "--no-subprocess",
               "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--eval-every", "0",
-              "--no-progress"]  # fmt: skip
-    train.main(["--run-dir", str(tmp_path / "a"), "--total-timesteps", "128", "--critic-warmup", "128",
+              "--checkpoint-every", "128", "--no-progress"]  # fmt: skip
+    saved = []
+    save = train.TrainingCallback.save
+
+    def saving(callback: object, steps: int) -> None:
+        save(callback, steps)
+        saved.append(read_friday13_policy(tmp_path / "a" / "policy.npz"))
+
+    monkeypatch.setattr(train.TrainingCallback, "save", saving)
+    train.main(["--run-dir", str(tmp_path / "a"), "--total-timesteps", "256", "--critic-warmup", "128",
                 "--export", str(export), *common])  # fmt: skip
-    initial, tuned = read_friday13_policy(path), read_friday13_policy(export)
+    assert len(saved) == 3  # 128 (no update yet), 256 (after the first update, the last rollout's steps), the end
+    initial, warm, tuned = read_friday13_policy(path), saved[1], read_friday13_policy(export)
     temperature = train.Args().init_temperature  # the default sharpens the start's logits, nothing else
-    assert all(np.array_equal(a, b) for a, b in zip(initial.weights[:-1], tuned.weights[:-1], strict=True))
-    np.testing.assert_allclose(tuned.weights[-1], initial.weights[-1] / temperature, rtol=1e-6)
-    np.testing.assert_allclose(tuned.biases[-1], initial.biases[-1] / temperature, rtol=1e-6)
-    train.main(["--run-dir", str(tmp_path / "b"), "--total-timesteps", "128", "--critic-warmup", "0",
-                "--export", str(export), *common])  # fmt: skip
-    tuned = read_friday13_policy(export)
-    assert not np.array_equal(initial.weights[0], tuned.weights[0])  # without the warm-up the actor learns
+    assert all(np.array_equal(a, b) for a, b in zip(initial.weights[:-1], warm.weights[:-1], strict=True))
+    np.testing.assert_allclose(warm.weights[-1], initial.weights[-1] / temperature, rtol=1e-6)
+    np.testing.assert_allclose(warm.biases[-1], initial.biases[-1] / temperature, rtol=1e-6)
+    assert not np.array_equal(initial.weights[0], tuned.weights[0])  # after the warm-up the actor learns
 
 
 @pytest.mark.parametrize(
@@ -229,6 +239,8 @@ def test_every_flag_is_checked_before_anything_is_built(
         "--batch-size",
         "2",
         "--eval-every",
+        "0",
+        "--critic-warmup",
         "0",
         "--no-progress",
     ]  # fmt: skip  (should a bad flag get through, the run is short)

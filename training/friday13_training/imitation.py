@@ -24,6 +24,7 @@ from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday13.agents import Agent, make
 from friday13_env.friday13.agents.policy import policy_metadata
 from friday13_env.friday13.evaluation import evaluate, focus_matchups
+from friday13_training.runs import RunError, export_problem
 from friday13_training.script_args import atomic_write_text
 from friday13_training.torch_policy import load_linear_layers, save_linear_layers
 
@@ -273,8 +274,12 @@ def write_outputs(
     network: torch.nn.Sequential, training: dict[str, Any], description: str, scale: np.ndarray, args: Any
 ) -> dict[str, Any]:
     """``<out_dir>/policy.npz``, a copy at ``args.export`` if set, and ``<out_dir>/summary.json`` (``training``),
-    each written atomically; returns ``training``."""
+    each written atomically; returns ``training``. An export in ``<out_dir>`` is a ``RunError`` and nothing is written
+    (the script checks every path before any work; this keeps the run's files whole where it did not)."""
     out_dir = Path(args.out_dir)
+    problem = export_problem(args.export, {"--out-dir": out_dir})
+    if problem:
+        raise RunError(problem)
     for path in [out_dir / "policy.npz", *([Path(args.export)] if args.export else [])]:
         save_student(network, path, description, scale, args, training)
         print(f"wrote {path}", flush=True)

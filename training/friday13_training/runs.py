@@ -13,12 +13,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from friday13_env.core.files import clashing_outputs
 from friday13_env.core.signals import Interrupted as Interrupted  # re-exported for the scripts
 from friday13_env.core.signals import signals_interrupt as signals_interrupt
 from friday13_training.script_args import atomic_write_bytes, dataclass_parser, field_errors, flag_name, given_flags
@@ -66,11 +68,13 @@ def open_run(
     fresh_progress: dict[str, Any],
     checkpoint: str = "last.zip",
     extra_keys: Iterable[str] | None = None,
+    other_checkpoints: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The run's progress record: the stored one with ``resume``, else ``fresh_progress`` for a new run.
 
     A ``RunError`` when ``--resume`` finds no checkpoint or a damaged ``progress.json`` (``read_progress``), or when
-    a new run would overwrite one.
+    a new run would overwrite one: ``checkpoint`` or any of ``other_checkpoints`` (the files of a run's stages, which
+    a new run would otherwise go on from or write over) is already in ``run_dir``.
     """
     if run_dir.exists() and not run_dir.is_dir():
         raise RunError(f"the run directory {run_dir} is a file")
@@ -80,6 +84,13 @@ def open_run(
         return read_progress(run_dir / "progress.json", fresh_progress, extra_keys)
     if (run_dir / checkpoint).exists():
         raise RunError(f"{run_dir} already holds a run: pass --resume to continue it, or choose another --run-name")
+    for name in other_checkpoints:
+        if (run_dir / name).exists():
+            raise RunError(
+                f"{run_dir} already holds a run ({name}) but no {checkpoint}, which --resume needs (another run's, or"
+                f" one stopped before it wrote {checkpoint}): choose another --run-name or --run-dir, or delete"
+                f" {run_dir / name} to start a new run there"
+            )
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -126,7 +137,8 @@ def read_progress(path: Path, template: dict[str, Any], extra_keys: Iterable[str
 
 def progress_problems(progress: dict[str, Any]) -> list[str]:
     """What is out of range in the fields of a run's record that the scripts share (those it has): timesteps,
-    times, snapshot names, learning-curve points (each a ``timesteps`` and named numbers); one line each."""
+    times, snapshot names, the record of a distillation's final fit (``distill_final``), learning-curve points (each
+    a ``timesteps`` and named numbers); one line each."""
     problems = []
     if "timesteps" in progress and not _is_count(progress["timesteps"]):
         problems.append(f"timesteps {_short(repr(progress['timesteps']))} (allowed: 0 to {MAX_TIMESTEPS:,})")
@@ -141,6 +153,12 @@ def progress_problems(progress: dict[str, Any]) -> list[str]:
         isinstance(name, str) and SNAPSHOT_NAME.fullmatch(name) for name in snapshots
     ):
         problems.append(f"snapshots {_short(repr(snapshots))} (allowed: names snapshot_<timesteps>)")
+    final = progress.get("distill_final")
+    if final is not None and not _is_final_fit(final):
+        problems.append(
+            f"distill_final {_short(repr(final))} (allowed: null, or an object with after_rounds, a count, and "
+            "numbers loss and wall_s of at least 0 where it has them)"
+        )
     curve = progress.get("curve", [])
     for index, point in enumerate(curve if isinstance(curve, list) else []):
         if not (
@@ -196,6 +214,18 @@ def _depth(value: object) -> int:
     return deepest
 
 
+def _is_final_fit(value: object) -> bool:
+    """Whether ``value`` is a record of a distillation's final fit: the rounds it came after, its loss, its time."""
+    if not isinstance(value, dict) or not _is_count(value.get("after_rounds")):
+        return False
+    loss, seconds = value.get("loss", 0.0), value.get("wall_s", 0.0)
+    return _is_number(loss) and _is_duration(seconds)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _is_count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TIMESTEPS
 
@@ -241,15 +271,79 @@ def match_checkpoint(path: Path, timesteps: int, progress: dict[str, Any]) -> No
         progress["timesteps"] = timesteps
 
 
+def actor_warmup(critic_warmup: int, trained_start: bool) -> int:
+    """The critic warm-up a run uses: ``--critic-warmup`` where the actor starts from a trained policy, 0 for a fresh
+    actor (there is nothing for a fresh critic's noisy advantages to spoil, so it learns from the start)."""
+    return critic_warmup if trained_start else 0
+
+
+def warmup_problem(critic_warmup: int, total_timesteps: int) -> str | None:
+    """Why the critic warm-up leaves the actor nothing to learn (it covers the whole run), or None."""
+    if critic_warmup < total_timesteps:
+        return None
+    return (
+        f"--critic-warmup {critic_warmup:,} is not below --total-timesteps {total_timesteps:,}: the actor would never "
+        "learn (only the critic learns in the warm-up); give a shorter --critic-warmup or a longer --total-timesteps"
+    )
+
+
 def next_multiple(done: int, every: int) -> float:
     """The first multiple of ``every`` after ``done`` (when the next periodic event is due); never if 0."""
     return (done // every + 1) * every if every > 0 else float("inf")
 
 
+def export_problem(
+    export: str | Path,
+    folders: Mapping[str, str | Path],
+    inputs: Mapping[str, Iterable[str | Path]] | None = None,
+    outputs: Mapping[str, str | Path] | None = None,
+) -> str | None:
+    """Why ``--export`` would overwrite what the run writes or reads, or None (also for no ``--export``): checked
+    before any work, by every training script.
+
+    ``folders``: the run's folders by flag (``--run-dir``; distill.py's ``--out-dir`` and ``--data-dir``), where it
+    writes its checkpoint, its record and its own ``policy.npz``: an export on, around or anywhere inside one could
+    replace one of them (``--resume`` would then read the copy). ``inputs``: the files the run reads, by flag (its
+    starting policy, ensemble members, opponents, a target; a text that names no file, such as ``cautious``, is
+    skipped): an export that is one of them (by any path, a link included) would replace it. ``outputs``: the run's
+    other output files by flag, which must not be the export either (``clashing_outputs``)."""
+    if not str(export):
+        return None
+    clash = clashing_outputs({"--export": Path(export), **{f: Path(p) for f, p in (outputs or {}).items()}},
+                             {flag: Path(folder) for flag, folder in folders.items()})  # fmt: skip
+    if clash:
+        return clash
+    where = Path(export).resolve()
+    for flag, folder in folders.items():
+        if Path(folder).resolve() in where.parents:
+            return (
+                f"--export {export} is inside the run directory {folder} ({flag}), where the run writes its files: a "
+                "copy there could replace one of them; export outside it"
+            )
+    for flag, paths in (inputs or {}).items():
+        for path in paths:
+            if _same_file(export, path):
+                return f"--export {export} is {path}, which {flag} names and the run reads: export to another path"
+    return None
+
+
+def _same_file(one: str | Path, other: str | Path) -> bool:
+    """Whether two paths are one existing file (through links, relative or absolute, hard links too)."""
+    try:
+        return Path(other).is_file() and Path(one).is_file() and os.path.samefile(one, other)
+    except OSError:
+        return False
+
+
 def export_copy(run_dir: Path, export: str) -> None:
-    """Copy the run's final ``policy.npz`` to ``--export`` atomically (nothing when it is empty)."""
+    """Copy the run's final ``policy.npz`` to ``--export`` atomically (nothing when it is empty). An export on or in
+    the run directory is a ``RunError`` and nothing is written (a script checks ``export_problem`` before any work;
+    this keeps the run's files whole where one did not)."""
     if not export:
         return
+    problem = export_problem(export, {"--run-dir": run_dir})
+    if problem:
+        raise RunError(f"{problem} (the run's policy is {run_dir / 'policy.npz'})")
     source = run_dir / "policy.npz"
     try:
         data = source.read_bytes()

@@ -1,0 +1,121 @@
+"""``training/train_rllib.py``'s flags and their checks, importable without Ray: every hyperparameter is a field of
+``Args`` (a ``--flag``), and ``checked_args`` refuses a bad configuration (bounds, agent specs, the network's size,
+outputs) before Ray starts. The script parses its command line with these; the tests check them where the ``rllib``
+extra is not installed."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+
+from friday13_env.core.mlp import MLPPolicy
+from friday13_env.friday13.agents.policy import observation_scale, read_friday13_policy
+from friday13_env.friday13.batched import make_batched
+from friday13_env.friday13.cards import DECKS, get_deck
+from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
+from friday13_env.friday13.rewards import REWARD_MODES
+from friday13_training.friday13_agents import evaluation_opponent_errors, policy_file
+from friday13_training.runs import MAX_SEED, export_problem
+from friday13_training.script_args import field_errors, network_errors, option, output_errors
+
+
+# -- hyperparameters -------------------------------------------------------------------------------
+@dataclass
+class Args:
+    """Every knob of a run; each becomes a ``--flag`` with this default, bounds and help."""
+
+    run_name: str = option("rllib", "name of the run; its directory is runs/<run-name>")
+    run_dir: str = option("", "explicit run directory (overrides --run-name)")
+    address: str = option(
+        "", "join the Ray cluster at this address ('auto': the one `ray start` runs here); empty: start a local Ray"
+    )
+    num_env_runners: int = option(1, "Ray actors sampling in parallel (0: sample in the driver)", minimum=0)
+    num_envs_per_env_runner: int = option(128, "tables each runner plays in lockstep on the batched engine", minimum=1)
+    iterations: int = option(
+        100, "training iterations (each samples --train-batch-size card plays, then learns)", minimum=1
+    )
+    seed: int = option(0, "seeds the networks, the deals, the seating and the sampling", minimum=0, maximum=MAX_SEED)
+    players: list[int] = option(
+        [3, 4, 5, 6], "table sizes, one drawn per game", minimum=MIN_PLAYERS, maximum=MAX_PLAYERS
+    )
+    deck: str = option("standard", "the deck of the tables", choices=sorted(DECKS))
+    reward: str = option("relative", "reward mode (see friday13_env.friday13.rewards)", choices=sorted(REWARD_MODES))
+    opponents: list[str] = option(
+        ["cautious", "majority"],
+        "frozen opponents, one RLModule each: batched agent specs (random, cautious, majority, zoo names, "
+        "exported .npz policies); none: pure self-play",
+        allow_empty=True,
+    )
+    opponent_share: float = option(
+        0.5, "share of games where the learner holds one seat and --opponents the others", minimum=0, maximum=1
+    )
+    train_batch_size: int = option(16_384, "card plays sampled per iteration (every seat's)", minimum=1)
+    minibatch_size: int = option(4096, "samples per gradient step", minimum=1)
+    num_epochs: int = option(4, "passes over each batch", minimum=1)
+    learning_rate: float = option(1e-3, "Adam learning rate", above=0)
+    gamma: float = option(0.995, "discount per move of the same seat", minimum=0, maximum=1)
+    gae_lambda: float = option(0.95, "GAE lambda", minimum=0, maximum=1)
+    clip_coef: float = option(0.2, "PPO clip range", above=0)
+    ent_coef: float = option(0.03, "entropy bonus", minimum=0)
+    vf_coef: float = option(0.5, "value loss weight", minimum=0)
+    max_grad_norm: float = option(0.5, "gradient norm clip", above=0)
+    hidden_sizes: list[int] = option([128, 128], "hidden layer widths of the actor and the critic", minimum=1)
+    activation: str = option("tanh", "activation of the hidden layers", choices=["relu", "tanh"])
+    eval_every: int = option(10, "iterations between evaluations against the baselines (0 = never)", minimum=0)
+    eval_games: int = option(200, "4-player duplicate-deal games per evaluation opponent", minimum=1)
+    eval_opponents: list[str] = option(
+        ["cautious", "majority"], "baselines of the periodic evaluation (three copies each): agent specs"
+    )
+    checkpoint_every: int = option(10, "iterations between checkpoints (0 = only at the end)", minimum=0)
+    export: str = option("", "also copy the final numpy policy here, e.g. my_policy.npz")
+    resume: bool = option(False, "continue the run in the run directory from its last checkpoint")
+    torch_threads: int = option(1, "torch CPU threads of the driver, where the learner runs", minimum=1)
+
+
+RUN_SETTINGS = (
+    "run_name", "run_dir", "address", "num_env_runners", "num_envs_per_env_runner", "iterations", "eval_every",
+    "checkpoint_every", "export", "resume", "torch_threads",
+)  # fmt: skip
+"""What ``--resume`` may change; every other field is a hyperparameter of the run, fixed when it starts."""
+
+
+def checked_args(args: Args) -> Args:
+    """The checks of a whole configuration: bounds, agent specs, outputs; a ``ValueError`` listing every problem."""
+    problems = field_errors(Args, dataclasses.asdict(args))
+    if args.minibatch_size > args.train_batch_size:
+        problems.append(f"--minibatch-size {args.minibatch_size} exceeds --train-batch-size {args.train_batch_size}")
+    if not args.run_name and not args.run_dir:
+        problems.append("--run-name must not be empty (or give --run-dir)")
+    deck = get_deck(args.deck)
+    for spec in args.opponents:
+        try:
+            make_batched(opponent_source(spec), deck)
+        except ValueError as error:
+            problems.append(f"--opponents: {error}")
+    if args.opponent_share > 0 and not args.opponents:
+        problems.append("--opponent-share needs --opponents (or give --opponent-share 0)")
+    problems += evaluation_opponent_errors(args.eval_opponents, deck)
+    problems += network_errors(args.hidden_sizes, observation_scale(deck.name).size, deck.num_actions)
+    problems += output_errors([("--export", args.export, False), ("--run-dir", run_directory(args), True)])
+    inputs = {
+        "--opponents": [policy_file(spec) for spec in args.opponents],
+        "--eval-opponents": [policy_file(spec) for spec in args.eval_opponents],
+    }
+    problem = export_problem(args.export, {"--run-dir": run_directory(args)}, inputs)
+    if problem:
+        problems.append(problem)
+    if problems:
+        raise ValueError("; ".join(problems))
+    return args
+
+
+def run_directory(args: Args) -> Path:
+    """The run's directory: ``--run-dir`` when given, else ``runs/<run-name>``."""
+    return Path(args.run_dir) if args.run_dir else Path("runs") / args.run_name
+
+
+def opponent_source(spec: str) -> str | MLPPolicy:
+    """What an opponent module is built from: an exported policy file is read here, on the driver, and travels
+    to the runners as arrays (a cluster's nodes need not hold the file); other specs are built where they play."""
+    return read_friday13_policy(spec) if Path(spec).is_file() else spec
