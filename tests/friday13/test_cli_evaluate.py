@@ -50,7 +50,12 @@ def error_of(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
         (["--agents", "random", "--workers", "0"], "argument --workers: must be a positive integer, got '0'"),
         (["--agents", "random", "--rounds", "0"], "argument --rounds: must be an integer in 1..100, got '0'"),
         (["--agents", "random", "--rounds", "101"], "argument --rounds: must be an integer in 1..100, got '101'"),
-        (["--focus", "random", "--vs", "cautious", "cautious"], "argument --vs: cautious is listed twice"),
+        (["--focus", "random", "--vs", "cautious", "cautious"], "--vs: 'cautious' and 'cautious' are one agent"),
+        (
+            ["--focus", "random", "--vs", "search:budget=16", "search:budget=016"],
+            "argument --vs: 'search:budget=016' and 'search:budget=16' are one agent (search:budget=16)",
+        ),
+        (["--focus", "random", "--vs", "random", "random "], "argument --vs: 'random ' and 'random' are one agent"),
         (["--agents", "random", "--players", "7"], "argument --players: invalid choice: 7"),
         (["--agents", "random", "--players", "3", "3"], "argument --players: 3 is listed twice"),
         (["--agents", "random", "--deck", "french"], "argument --deck: invalid choice: 'french'"),

@@ -26,6 +26,7 @@ from friday13_env.core.specs import (
     parse_spec,
     positive_argument,
     range_argument,
+    shown,
 )
 from friday13_env.friday13 import agents
 from friday13_env.friday13.agents.seating import make_seated
@@ -193,7 +194,15 @@ def matchups_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         if args.matrix:
             parser.error("--matrix goes with --agents, not --focus")
         focus = checked_specs([args.focus], "--focus", args.deck, parser)[0]
-        return focus_matchups(focus, checked_specs(args.vs, "--vs", args.deck, parser))
+        opponents = checked_specs(args.vs, "--vs", args.deck, parser)
+        for index, opponent in enumerate(opponents):  # one agent spelt twice would make two matchups of one label
+            first = next(i for i, other in enumerate(opponents) if other.label == opponent.label)
+            if first != index:
+                parser.error(
+                    f"argument --vs: {shown(args.vs[index])} and {shown(args.vs[first])} are one agent "
+                    f"({opponent.label}): it is listed twice"
+                )
+        return focus_matchups(focus, opponents)
     if args.vs:
         parser.error("--vs goes with --focus; use --agents alone for a mixed table")
     specs = checked_specs(args.agents, "--agents", args.deck, parser)
@@ -252,10 +261,9 @@ def run(
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO, written: list[str]) -> None:
     """``run`` without its signal handling; ``written`` collects the outputs as they are written."""
-    for flag, values in (("players", args.players), ("vs", args.vs or [])):
-        duplicates = sorted({str(value) for value in values if values.count(value) > 1})
-        if duplicates:
-            parser.error(f"argument --{flag}: {duplicates[0]} is listed twice")
+    duplicates = sorted({n for n in args.players if args.players.count(n) > 1})
+    if duplicates:
+        parser.error(f"argument --players: {duplicates[0]} is listed twice")
     matchups = matchups_from(args, parser)
     try:
         check_config(
