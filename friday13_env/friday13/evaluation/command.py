@@ -61,7 +61,7 @@ Examples:
   friday13 evaluate --focus endgame --vs cautious majority --players 3 4 5 6
   # one mixed table, seats filled with the listed agents in order (then rotated)
   friday13 evaluate --agents random cautious majority search:budget=600
-  # the same table at every order of its agents: figures that do not depend on the listed order
+  # the same table at every order of its agents: its neighbours no longer decide an agent's figures
   friday13 evaluate --agents random cautious majority search:budget=600 --seatings permutations
   # also save the games of the first 2 deals of each matchup, then view one in a browser
   friday13 evaluate --focus search --vs cautious --replays results/replays

@@ -47,7 +47,7 @@ SEATINGS: dict[str, str] = {
     "rotations": "every cyclic rotation of the listed order: each agent in every seat, its neighbours as listed",
     "permutations": (
         "every distinct order of the agents around the table: each agent in every seat beside every other, so a "
-        "mixed table's figures do not depend on the order its agents are listed in (n! games a deal at most)"
+        "mixed table measures the same whatever order its agents are listed in (n! games a deal at most)"
     ),
 }
 """How a deal's games seat the lineup; ``"rotations"`` is the default, and the benchmark suites' seating."""
