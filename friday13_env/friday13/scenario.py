@@ -129,7 +129,9 @@ def _whole(value: object, what: str) -> int:
 
 
 def _check_copies(state: GameState) -> None:
-    """No card kind in the hands and among the played cards more often than the deck holds it."""
+    """No card kind in the hands and among the played cards more often than the deck holds it, and no card type in
+    the hands, on the piles and in the captured stacks more often either (captured stacks count cards by type only,
+    and need no played list)."""
     deck = state.rules.deck
     for kind in range(deck.num_kinds):
         seen = sum(hand[kind] for hand in state.hands) + state.played[kind]
@@ -137,6 +139,21 @@ def _check_copies(state: GameState) -> None:
             raise ValueError(
                 f"{seen} copies of {deck.kind_name(kind)} in the hands and the played cards; the {deck.name} deck "
                 f"holds {deck.kind_counts[kind]}"
+            )
+    held, played, out = [0] * NUM_TYPES, [0] * NUM_TYPES, [0] * NUM_TYPES
+    for kind in range(deck.num_kinds):
+        held[deck.kind_types[kind]] += sum(hand[kind] for hand in state.hands)
+        played[deck.kind_types[kind]] += state.played[kind]
+    for kind in (kind for pile in state.piles for kind in pile):
+        out[deck.kind_types[kind]] += 1
+    for card_type in range(NUM_TYPES):
+        out[card_type] += sum(stack[card_type] for stack in state.captured)
+        total = sum(count for kind, count in enumerate(deck.kind_counts) if deck.kind_types[kind] == card_type)
+        seen = held[card_type] + max(played[card_type], out[card_type])
+        if seen > total:
+            raise ValueError(
+                f"{seen} {TYPE_NAMES[card_type]} cards in the hands, on the piles and in the captured stacks; the "
+                f"{deck.name} deck holds {total}"
             )
 
 

@@ -49,6 +49,12 @@ ONE_EACH = [counts(STD, "cat 1"), counts(STD, "cat 2"), counts(STD, "cat 4")]
         (ONE_EACH, {"piles": [[0, 0, 0], [], []]}, r"4 copies of cat 1 in the hands and the played cards"),
         (
             ONE_EACH,
+            {"captured": [[0, 0, 0, 1000], [0] * 4, [0] * 4]},
+            r"1000 Friday the 13th cards in the hands, on the piles and in the captured stacks; the standard deck "
+            r"holds 8",
+        ),
+        (
+            ONE_EACH,
             {"captured": [[2, 0, 0, 0], [0] * 4, [0] * 4], "played": counts(STD, "cat 5")},
             r"2 captured and 0 piled black cat cards, but only 1 played this round",
         ),
