@@ -122,6 +122,9 @@ class MLPPolicy:
         return sum(array.nbytes for array in (self.input_scale, *self.weights, *self.biases))
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
+        """The logits of one observation ``(A,)`` or a batch ``(N, A)``; a ``ValueError`` where one is not finite
+        (finite weights too large for float32 overflow), so that no caller, scalar, batched or searching, ever
+        chooses a move from NaNs."""
         # In place where numpy allows: at one observation per call the allocations are a visible cost.
         inputs = network_inputs(np.asarray(observation, dtype=np.float32), self.features)
         if not self._unit_scale:
@@ -136,6 +139,11 @@ class MLPPolicy:
             hidden = self._activation(hidden, out=hidden)
             hidden = hidden @ weight
         hidden += self.biases[-1]
+        if not np.isfinite(hidden).all():
+            raise ValueError(
+                "the policy's logits are not all finite for this observation: its weights overflow float32 "
+                f"({np.count_nonzero(~np.isfinite(hidden))} of {hidden.size} are NaN or infinite)"
+            )
         return hidden
 
     def fingerprint(self) -> str:
@@ -149,15 +157,8 @@ class MLPPolicy:
         return digest.hexdigest()
 
     def choose(self, observation: np.ndarray, legal: np.ndarray, rng: np.random.Generator | None = None) -> int:
-        """The legal action with the highest logit, or one sampled from the legal softmax with ``rng``; a
-        ``ValueError`` where a logit is not finite (finite weights too large for float32 overflow), never a move
-        chosen from NaNs."""
+        """The legal action with the highest logit, or one sampled from the legal softmax with ``rng``."""
         logits = self.logits(observation)[legal]
-        if not np.isfinite(logits).all():
-            raise ValueError(
-                f"the policy's logits of the legal actions {legal.tolist()} are not all finite ({logits.tolist()}): "
-                "its weights overflow float32 on this observation"
-            )
         if rng is None:
             return int(legal[int(np.argmax(logits))])
         probabilities = np.exp(logits - logits.max())

@@ -16,6 +16,7 @@ from friday13_env.core.mlp import MLPPolicy, PolicyMetadata
 from friday13_env.core.specs import AgentSpec, parse_spec
 from friday13_env.core.zoo import policy_path
 from friday13_env.friday13.agents.policy import ENV_VERSION
+from friday13_env.friday13.batched.agents import BatchedPolicy
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import observation_layout
 
@@ -164,3 +165,6 @@ def test_logits_that_overflow_are_an_error_not_a_move() -> None:
         policy.choose(observation, legal)
     with np.errstate(all="ignore"), pytest.raises(ValueError, match="not all finite"):
         policy.choose(observation, legal, np.random.default_rng(0))
+    batched = BatchedPolicy(policy)
+    with np.errstate(all="ignore"), pytest.raises(ValueError, match="not all finite"):
+        batched.act_batch(np.ones((3, 146), dtype=np.float32), np.ones((3, 18), dtype=bool), np.random.default_rng(0))
