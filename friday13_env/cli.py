@@ -8,6 +8,8 @@ exactly the same ones.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import signal
 import sys
@@ -110,18 +112,50 @@ def main(
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     args = build_parser().parse_args(argv)
+    if output_stream is not None:
+        return int(args.run(args, args.parser, sys.stdin if input_stream is None else input_stream, output_stream))
+    stdout = sys.stdout
+    watched = PipeOutput(stdout)
     try:
-        return int(
-            args.run(
-                args,
-                args.parser,
-                sys.stdin if input_stream is None else input_stream,
-                sys.stdout if output_stream is None else output_stream,
-            )
-        )
-    except BrokenPipeError:  # the reader left (``friday13 ... | head``): stop quietly, as the shell's tools do
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's last flush goes nowhere
+        with contextlib.redirect_stdout(watched):
+            return int(args.run(args, args.parser, sys.stdin if input_stream is None else input_stream, watched))
+    except ReaderLeft:  # ``friday13 ... | head``: stop quietly, as the shell's tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())  # Python's last flush goes nowhere
         return 128 + signal.SIGPIPE
+
+
+class ReaderLeft(Exception):
+    """Standard output's reader closed the pipe (``friday13 ... | head``)."""
+
+
+class PipeOutput(io.TextIOBase):
+    """Standard output, where a ``BrokenPipeError`` of a write or flush becomes ``ReaderLeft``: only the reader
+    leaving stops a command quietly, never a broken pipe of an agent's own (an engine it talks to that died)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError as error:
+            raise ReaderLeft from error
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except BrokenPipeError as error:
+            raise ReaderLeft from error
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self.stream.encoding
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ than agent objects travel to worker processes, so nothing unpicklable or statefu
 from __future__ import annotations
 
 import argparse
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -114,8 +115,11 @@ def _parse_value(key: str, text: str) -> OptionValue:
     if _INTEGER.fullmatch(text) or _FLOAT.fullmatch(text):
         digits = sum(character.isdigit() for character in text)
         if digits > MAX_DIGITS:
-            raise ValueError(f"option {key!r}: a number of at most {MAX_DIGITS} digits, got {len(text)} characters")
-        return int(text) if _INTEGER.fullmatch(text) else float(text)
+            raise ValueError(f"option {key!r}: a number of at most {MAX_DIGITS} digits, got {digits} digits")
+        number = int(text) if _INTEGER.fullmatch(text) else float(text)
+        if math.isinf(number):
+            raise ValueError(f"option {key!r}: {shown(text)} is beyond the range of a float")
+        return number
     return text
 
 

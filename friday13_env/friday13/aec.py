@@ -28,6 +28,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 from friday13_env.core import checks
+from friday13_env.core.registry import check_seed
 from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.encoding import (
     encode_observation,
@@ -153,8 +154,10 @@ class raw_env(AECEnv):
 
     # -- lifecycle ---------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Deal a new game. A seed re-seeds the environment's one ``numpy`` Generator; no options are taken
-        (``check_reset_options``: PettingZoo's ``api_test`` probe is ignored, anything else is a ``ValueError``)."""
+        """Deal a new game. A seed (``None`` or a non-negative int, else a ``ValueError`` before anything changes)
+        re-seeds the environment's one ``numpy`` Generator; no options are taken (``check_reset_options``:
+        PettingZoo's ``api_test`` probe is ignored, anything else is a ``ValueError``)."""
+        check_seed(seed)
         check_reset_options(options, ignored=[PETTINGZOO_PROBE_OPTION])
         if seed is not None:
             self._rng = np.random.default_rng(seed)

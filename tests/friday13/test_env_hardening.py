@@ -557,3 +557,15 @@ def test_opponents_accept_specs_with_options_and_zoo_names() -> None:
         gym.make(ENV_ID, opponent_pool=["search:budgett=60"])
     with pytest.raises(ValueError, match=r"unknown Friday the 13th agent 'ensemble-v9'; known agents: \["):
         gym.make(ENV_ID, opponent_pool=["ensemble-v9"])
+
+
+@pytest.mark.parametrize("seed", [True, -1, 1.5, "3"])
+def test_the_pettingzoo_env_refuses_a_seed_as_the_gymnasium_views_do(seed: Any) -> None:
+    """``raw_env.reset(seed=True)`` dealt seed 1's game; ``-1`` and ``1.5`` raised numpy's own errors."""
+    table = raw_env(num_players=4)
+    with pytest.raises(ValueError, match=r"seed must be None or a non-negative int"):
+        table.reset(seed=seed)
+    table.reset(seed=np.int64(3))
+    dealt = [list(hand) for hand in table.game.hands]  # type: ignore[union-attr]
+    table.reset(seed=3)
+    assert [list(hand) for hand in table.game.hands] == dealt  # type: ignore[union-attr]

@@ -43,6 +43,12 @@ class Raises:
     def act(self, observation):
         raise RuntimeError("the network file went away")
 
+class EngineGone:
+    name = "engine-gone"
+
+    def act(self, observation):
+        raise BrokenPipeError(32, "Broken pipe (the external engine died)")
+
 def big(): return Answer(99)
 def floating(): return Answer(1.0)
 def nothing(): return Answer(None)
@@ -116,3 +122,14 @@ def test_a_reader_that_leaves_the_pipe_stops_the_command_quietly() -> None:
         reader.readline()  # one line, then the reader leaves
     _, errors = child.communicate("help\n" * 5000, timeout=120)
     assert (child.returncode, errors) == (141, "")
+
+
+def test_an_agents_own_broken_pipe_is_an_error_not_a_quiet_exit(bad_agents: Path) -> None:
+    """Only the reader of standard output leaving stops a command quietly; an agent's broken pipe (an external
+    engine that died) is reported."""
+    argv = ["evaluate", "--focus", "bad_agents:EngineGone", "--vs", "random", "--games", "3", "--players", "3"]
+    process = subprocess.run(
+        [sys.executable, "-c", f"import sys; from friday13_env import cli; sys.exit(cli.main({argv!r}))"],
+        capture_output=True, text=True, timeout=120, cwd=bad_agents,
+    )  # fmt: skip
+    assert process.returncode not in (0, 141) and "the external engine died" in process.stderr
