@@ -66,3 +66,15 @@ def play_without(policy: Path, num_players: int, blocked: Sequence[str]) -> subp
     blocked module got imported after all; every move is checked legal."""
     command = [sys.executable, "-c", _PLAY_WITHOUT, str(policy), str(num_players), *blocked]
     return subprocess.run(command, capture_output=True, text=True, cwd=REPOSITORY, timeout=120)
+
+
+def refused(capsys: Any, parse: Any, argv: list[str], *messages: str) -> None:
+    """``parse(argv)`` exits with argparse's usage error (code 2), and its message holds every one of ``messages``."""
+    import pytest
+
+    with pytest.raises(SystemExit) as stop:
+        parse(argv)
+    assert stop.value.code == 2
+    error = capsys.readouterr().err
+    for message in messages:
+        assert message in error, error

@@ -14,7 +14,7 @@ from friday13_training import runs
 
 from friday13_env.friday.agents import REGISTRY as FRIDAY_REGISTRY
 from friday13_env.friday13.agents import REGISTRY
-from tests.scripts import TRAINING, load_training_script
+from tests.scripts import TRAINING, load_training_script, refused
 
 pytest.importorskip("torch", reason="the training extra is not installed")
 
@@ -31,7 +31,7 @@ def test_an_export_outside_the_run_and_its_inputs_is_fine(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("name", ["last.zip", "progress.json", "policy.npz", "snapshots/snapshot_5.npz", "x/y.npz"])
-def test_an_export_in_the_run_directory_is_refused(tmp_path: Path, name: str) -> None:
+def test_an_export_in_the_run_directory_is_refused(capsys, tmp_path: Path, name: str) -> None:
     run_dir = tmp_path / "run"
     problem = runs.export_problem(run_dir / name, {"--run-dir": run_dir})
     assert problem == (
@@ -42,7 +42,7 @@ def test_an_export_in_the_run_directory_is_refused(tmp_path: Path, name: str) ->
     assert runs.export_problem(relative, {"--run-dir": run_dir}) is not None
 
 
-def test_an_export_on_the_run_directory_or_holding_it_is_refused(tmp_path: Path) -> None:
+def test_an_export_on_the_run_directory_or_holding_it_is_refused(capsys, tmp_path: Path) -> None:
     assert runs.export_problem(tmp_path / "run", {"--run-dir": tmp_path / "run"}) == (
         f"--export and --run-dir both write {tmp_path / 'run'}; give each its own path"
     )
@@ -75,29 +75,33 @@ def test_export_copy_refuses_the_run_directory_itself(tmp_path: Path) -> None:
 
 
 # -- every script calls it before any work -----------------------------------------------------------
-def refused(capsys: pytest.CaptureFixture[str], parse: object, argv: list[str], *messages: str) -> None:
-    with pytest.raises(SystemExit) as stop:
-        parse(argv)  # type: ignore[operator]
-    assert stop.value.code == 2
-    error = capsys.readouterr().err
-    for message in messages:
-        assert message in error, error
-
-
 def test_finetune_refuses_an_export_into_its_run_or_onto_its_start(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pytest.importorskip("sb3_contrib")
     script = load_training_script("finetune_ppo")
     run_dir = tmp_path / "run"
-    refused(capsys, script.parse_args, ["--run-dir", str(run_dir), "--export", str(run_dir / "last.zip")],
-            "--export", "inside the run directory")  # fmt: skip
+    refused(
+        capsys,
+        script.parse_args,
+        ["--run-dir", str(run_dir), "--export", str(run_dir / "last.zip")],
+        "--export",
+        "inside the run directory",
+    )
     start = str(shutil.copy(CHECKPOINTS / "search_distilled.npz", tmp_path / "start.npz"))
-    refused(capsys, script.parse_args, ["--run-dir", str(run_dir), "--init-policy", str(start), "--export", start],
-            "which --init-policy names")  # fmt: skip
+    refused(
+        capsys,
+        script.parse_args,
+        ["--run-dir", str(run_dir), "--init-policy", str(start), "--export", start],
+        "which --init-policy names",
+    )
     opponent = str(shutil.copy(CHECKPOINTS / "ppo_finetuned.npz", tmp_path / "opponent.npz"))
-    refused(capsys, script.parse_args, ["--run-dir", str(run_dir), "--opponents", opponent, "--export", opponent],
-            "which --opponents names")  # fmt: skip
+    refused(
+        capsys,
+        script.parse_args,
+        ["--run-dir", str(run_dir), "--opponents", opponent, "--export", opponent],
+        "which --opponents names",
+    )
     assert not run_dir.exists()
 
 
@@ -119,11 +123,20 @@ def test_train_friday_refuses_an_export_into_its_run_or_onto_its_start(
 ) -> None:
     script = load_training_script("train_friday")
     run_dir = tmp_path / "run"
-    refused(capsys, script.parse_args, ["--run-dir", str(run_dir), "--export", str(run_dir / "progress.json")],
-            "--export", "inside the run directory")  # fmt: skip
+    refused(
+        capsys,
+        script.parse_args,
+        ["--run-dir", str(run_dir), "--export", str(run_dir / "progress.json")],
+        "--export",
+        "inside the run directory",
+    )
     start = str(shutil.copy(FRIDAY_REGISTRY.policy_path("dagger-v1"), tmp_path / "start.npz"))
-    refused(capsys, script.parse_args, ["--run-dir", str(run_dir), "--distill-init", start, "--export", start],
-            "which --distill-init names")  # fmt: skip
+    refused(
+        capsys,
+        script.parse_args,
+        ["--run-dir", str(run_dir), "--distill-init", start, "--export", start],
+        "which --distill-init names",
+    )
     assert not run_dir.exists()
 
 
@@ -135,13 +148,20 @@ def test_distill_refuses_an_export_onto_a_member_or_into_its_folders(
     ensemble = ["--teacher", "ensemble", "--out-dir", str(tmp_path / "out")]
     refused(capsys, script.parse_args, [*ensemble, "--members", member, "--export", member], "which --members names")
     start = str(shutil.copy(CHECKPOINTS / "search_distilled.npz", tmp_path / "start.npz"))
-    refused(capsys, script.parse_args, [*ensemble, "--init-policy", start, "--export", start],
-            "which --init-policy names")  # fmt: skip
-    refused(capsys, script.parse_args, [*ensemble, "--export", str(tmp_path / "out" / "positions.npz")],
-            "inside the run directory", "(--out-dir)")  # fmt: skip
+    refused(
+        capsys, script.parse_args, [*ensemble, "--init-policy", start, "--export", start], "which --init-policy names"
+    )
+    refused(
+        capsys,
+        script.parse_args,
+        [*ensemble, "--export", str(tmp_path / "out" / "positions.npz")],
+        "inside the run directory",
+        "(--out-dir)",
+    )
     search = ["--teacher", "search", "--out-dir", str(tmp_path / "out"), "--data-dir", str(tmp_path / "data")]
-    refused(capsys, script.parse_args, [*search, "--export", str(tmp_path / "data" / "teacher_00000.npz")],
-            "(--data-dir)")  # fmt: skip
+    refused(
+        capsys, script.parse_args, [*search, "--export", str(tmp_path / "data" / "teacher_00000.npz")], "(--data-dir)"
+    )
     assert not (tmp_path / "out").exists() and not (tmp_path / "data").exists()
 
 
@@ -152,13 +172,25 @@ def test_best_response_refuses_an_export_onto_its_target_or_into_its_run(
     script = load_training_script("best_response")
     target = str(shutil.copy(REGISTRY.policy_path("ppo-v4"), tmp_path / "target.npz"))
     run_dir = tmp_path / "run"
-    refused(capsys, script.parse_args, ["--run-dir", str(run_dir), "--target", target, "--export", target],
-            "which --target names")  # fmt: skip
-    refused(capsys, script.parse_args, ["--run-dir", str(run_dir), "--target", "random", "--export",
-                                        str(run_dir / "last.pt")], "inside the run directory")  # fmt: skip
+    refused(
+        capsys,
+        script.parse_args,
+        ["--run-dir", str(run_dir), "--target", target, "--export", target],
+        "which --target names",
+    )
+    refused(
+        capsys,
+        script.parse_args,
+        ["--run-dir", str(run_dir), "--target", "random", "--export", str(run_dir / "last.pt")],
+        "inside the run directory",
+    )
     table = tmp_path / "table.json"
-    refused(capsys, script.parse_args, ["--run-dir", str(run_dir), "--target", "random", "--export", str(table),
-                                        "--record", str(table)], "--export and --record both write")  # fmt: skip
+    refused(
+        capsys,
+        script.parse_args,
+        ["--run-dir", str(run_dir), "--target", "random", "--export", str(table), "--record", str(table)],
+        "--export and --record both write",
+    )
     assert not run_dir.exists()
 
 
@@ -178,13 +210,25 @@ def test_train_ppo_refuses_an_export_into_its_run_or_onto_a_policy_it_reads(
     end of the run, when it exported; a policy among its opponents or its start was overwritten."""
     script = load_training_script("train_ppo")
     run_dir = tmp_path / "run"
-    refused(capsys, script.parse_args, ["--run-dir", str(run_dir), "--export", str(run_dir / "policy.npz")],
-            "inside the run directory")  # fmt: skip
+    refused(
+        capsys,
+        script.parse_args,
+        ["--run-dir", str(run_dir), "--export", str(run_dir / "policy.npz")],
+        "inside the run directory",
+    )
     opponent = str(shutil.copy(REGISTRY.policy_path("ppo-v4"), tmp_path / "opponent.npz"))
-    refused(capsys, script.parse_args, ["--run-dir", str(run_dir), "--opponents", "cautious", opponent, "--export",
-                                        opponent], "which --opponents names")  # fmt: skip
-    refused(capsys, script.parse_args, ["--run-dir", str(run_dir), "--eval-opponents", f"{opponent}:greedy=false",
-                                        "--export", opponent], "which --eval-opponents names")  # fmt: skip
+    refused(
+        capsys,
+        script.parse_args,
+        ["--run-dir", str(run_dir), "--opponents", "cautious", opponent, "--export", opponent],
+        "which --opponents names",
+    )
+    refused(
+        capsys,
+        script.parse_args,
+        ["--run-dir", str(run_dir), "--eval-opponents", f"{opponent}:greedy=false", "--export", opponent],
+        "which --eval-opponents names",
+    )
     warmup = ["--run-dir", str(run_dir), "--critic-warmup", "5000", "--total-timesteps", "5000"]
     refused(capsys, script.parse_args, warmup, "--critic-warmup 5,000 is not below --total-timesteps 5,000")
     assert not run_dir.exists()

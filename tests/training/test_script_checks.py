@@ -12,20 +12,11 @@ from types import ModuleType
 import pytest
 from friday13_training.runs import MAX_SEED
 
-from tests.scripts import TRAINING, load_training_script
+from tests.scripts import TRAINING, load_training_script, refused
 
 pytest.importorskip("torch", reason="the training extra is not installed")
 
 SEED_ERROR = f"--seed: must be at least 0 and at most {MAX_SEED:,}, got {MAX_SEED + 1:,}"
-
-
-def refused(parse: object, argv: list[str], capsys: pytest.CaptureFixture[str], *messages: str) -> None:
-    with pytest.raises(SystemExit) as stop:
-        parse(argv)  # type: ignore[operator]
-    assert stop.value.code == 2
-    error = capsys.readouterr().err
-    for message in messages:
-        assert message in error, error
 
 
 def best_response() -> ModuleType:
@@ -48,18 +39,30 @@ def test_finetune_refuses_a_warmup_covering_the_run(tmp_path: Path, capsys: pyte
     pytest.importorskip("sb3_contrib")
     script = load_training_script("finetune_ppo")
     run = ["--run-dir", str(tmp_path / "run")]
-    refused(script.parse_args, [*run, "--total-timesteps", "30000"], capsys,
-            "--critic-warmup 30,000 is not below --total-timesteps 30,000")  # fmt: skip
-    refused(script.parse_args, [*run, "--total-timesteps", "128", "--critic-warmup", "500", "--init-policy", ""],
-            capsys, "--critic-warmup 500 is not below --total-timesteps 128")  # fmt: skip
+    refused(
+        capsys,
+        script.parse_args,
+        [*run, "--total-timesteps", "30000"],
+        "--critic-warmup 30,000 is not below --total-timesteps 30,000",
+    )
+    refused(
+        capsys,
+        script.parse_args,
+        [*run, "--total-timesteps", "128", "--critic-warmup", "500", "--init-policy", ""],
+        "--critic-warmup 500 is not below --total-timesteps 128",
+    )
     assert script.parse_args([*run, "--total-timesteps", "30001"]).critic_warmup == 30_000
 
 
 def test_best_response_refuses_a_warmup_covering_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     script = best_response()
     run = ["--run-dir", str(tmp_path / "run")]
-    refused(script.parse_args, [*run, "--target", "ppo-v4", "--start", "target", "--total-timesteps", "1000000"],
-            capsys, "--critic-warmup 1,000,000 is not below --total-timesteps 1,000,000")  # fmt: skip
+    refused(
+        capsys,
+        script.parse_args,
+        [*run, "--target", "ppo-v4", "--start", "target", "--total-timesteps", "1000000"],
+        "--critic-warmup 1,000,000 is not below --total-timesteps 1,000,000",
+    )
     scratch = script.parse_args([*run, "--target", "random", "--total-timesteps", "1000"])
     assert scratch.critic_warmup == 0  # a learner from scratch has none
 
@@ -67,21 +70,22 @@ def test_best_response_refuses_a_warmup_covering_the_run(tmp_path: Path, capsys:
 # -- bounds --------------------------------------------------------------------------------------------
 def test_train_friday_and_distill_bound_the_seed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     train_friday = load_training_script("train_friday")
-    refused(train_friday.parse_args, ["--run-dir", str(tmp_path / "a"), "--seed", str(MAX_SEED + 1)], capsys,
-            SEED_ERROR)  # fmt: skip
+    refused(
+        capsys, train_friday.parse_args, ["--run-dir", str(tmp_path / "a"), "--seed", str(MAX_SEED + 1)], SEED_ERROR
+    )
     distill = load_training_script("distill")
     for teacher in ("search", "ensemble"):
-        refused(distill.parse_args, ["--teacher", teacher, "--seed", str(MAX_SEED + 1)], capsys, SEED_ERROR)
+        refused(capsys, distill.parse_args, ["--teacher", teacher, "--seed", str(MAX_SEED + 1)], SEED_ERROR)
     assert distill.parse_args(["--teacher", "search", "--seed", str(MAX_SEED)]).seed == MAX_SEED
 
 
 def test_the_sb3_example_bounds_the_seed_and_needs_batched_opponents(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("sb3_contrib")
     script = load_training_script("sb3_vector_env")
-    refused(script.parse_args, ["--seed", str(MAX_SEED + 1)], capsys, SEED_ERROR)
+    refused(capsys, script.parse_args, ["--seed", str(MAX_SEED + 1)], SEED_ERROR)
     assert script.parse_args(["--seed", str(MAX_SEED)]).seed == MAX_SEED
     batched = "--opponents: agent 'search' has no batched version; batched agents: ['cautious', 'majority', 'random']"
-    refused(script.parse_args, ["--opponents", "cautious", "search"], capsys, batched)
+    refused(capsys, script.parse_args, ["--opponents", "cautious", "search"], batched)
     assert script.parse_args(["--opponents", "ppo-v4", "majority"]).opponents == ["ppo-v4", "majority"]
 
 
@@ -93,8 +97,12 @@ def test_finetune_bounds_the_init_temperature_as_train_ppo_bounds_the_sharpness(
     script = load_training_script("finetune_ppo")
     run = ["--run-dir", str(tmp_path / "run")]
     for value in ("1e-300", "0", "2048"):
-        refused(script.parse_args, [*run, "--init-temperature", value], capsys,
-                "--init-temperature: must be at least 0.000976562 and at most 1024, got")  # fmt: skip
+        refused(
+            capsys,
+            script.parse_args,
+            [*run, "--init-temperature", value],
+            "--init-temperature: must be at least 0.000976562 and at most 1024, got",
+        )
     for value in (2.0**-10, 2.0**10):
         assert script.parse_args([*run, "--init-temperature", str(value)]).init_temperature == value
 
@@ -124,12 +132,21 @@ def test_plot_curve_refuses_a_format_matplotlib_cannot_write_before_reading_any_
 ) -> None:
     pytest.importorskip("matplotlib")
     plot = load_training_script("plot_curve")
-    refused(plot.main, [str(tmp_path / "no-run"), "--out", str(tmp_path / "c.txt")], capsys,
-            "--out: matplotlib cannot write '.txt' files; use one of", ".png")  # fmt: skip
-    refused(plot.main, [str(tmp_path / "no-run"), "--out", str(tmp_path / "curve")], capsys,
-            "--out: matplotlib cannot write 'extension-less' files")  # fmt: skip
-    refused(plot.main, [str(tmp_path / "no-run"), "--out", str(tmp_path)], capsys, f"--out: {tmp_path} is a folder")
-    refused(plot.main, [str(tmp_path / "no-run"), "--out", str(tmp_path / "c.svg")], capsys, "does not exist")
+    refused(
+        capsys,
+        plot.main,
+        [str(tmp_path / "no-run"), "--out", str(tmp_path / "c.txt")],
+        "--out: matplotlib cannot write '.txt' files; use one of",
+        ".png",
+    )
+    refused(
+        capsys,
+        plot.main,
+        [str(tmp_path / "no-run"), "--out", str(tmp_path / "curve")],
+        "--out: matplotlib cannot write 'extension-less' files",
+    )
+    refused(capsys, plot.main, [str(tmp_path / "no-run"), "--out", str(tmp_path)], f"--out: {tmp_path} is a folder")
+    refused(capsys, plot.main, [str(tmp_path / "no-run"), "--out", str(tmp_path / "c.svg")], "does not exist")
 
 
 # -- best_response.py's final evaluation and its --resume ------------------------------------------------
@@ -139,7 +156,11 @@ def test_best_response_needs_two_deals_in_its_final_evaluation(
     """One deal gives no interval (NaN in the result, a ``--record`` refused only after the training)."""
     script = best_response()
     run = ["--run-dir", str(tmp_path / "run"), "--target", "random"]
-    refused(script.parse_args, [*run, "--final-games", "4"], capsys,
-            "--final-games 4: the final evaluation needs at least two deals (more than --players 4 games)")  # fmt: skip
-    refused(script.parse_args, [*run, "--players", "6", "--final-games", "6"], capsys, "more than --players 6 games")
+    refused(
+        capsys,
+        script.parse_args,
+        [*run, "--final-games", "4"],
+        "--final-games 4: the final evaluation needs at least two deals (more than --players 4 games)",
+    )
+    refused(capsys, script.parse_args, [*run, "--players", "6", "--final-games", "6"], "more than --players 6 games")
     assert script.parse_args([*run, "--final-games", "5"]).final_games == 5

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import io
 import socket
 import threading
 import time
@@ -15,20 +14,11 @@ from typing import Any
 
 import pytest
 
-from friday13_env.cli import main
 from friday13_env.web import record
+from tests.web.test_commands import run_command
 
 pytest.importorskip("starlette")
 uvicorn = pytest.importorskip("uvicorn")
-
-
-def _run(*argv: str) -> tuple[int, str]:
-    output = io.StringIO()
-    try:
-        code = main(list(argv), io.StringIO(), output)
-    except SystemExit as exit_:
-        code = int(exit_.code or 0)
-    return code, output.getvalue()
 
 
 def _free_port() -> int:
@@ -79,7 +69,7 @@ def test_serve_on_a_busy_port_is_a_clean_error_with_no_address_and_no_browser(
 ) -> None:
     """The port is bound first: taken, the command exits 2 naming it, without printing an address to open or
     opening a browser on the other program's server."""
-    code, printed = _run("serve", "--host", "127.0.0.1", "--port", str(busy_port))
+    code, printed = run_command("serve", "--host", "127.0.0.1", "--port", str(busy_port))
     assert code == 2
     assert "open" not in printed and browser == []
     assert f"port {busy_port} on 127.0.0.1 is in use; stop what uses it or choose another --port" in (
@@ -90,7 +80,7 @@ def test_serve_on_a_busy_port_is_a_clean_error_with_no_address_and_no_browser(
 def test_serve_on_an_address_that_is_not_this_machines_is_a_clean_error(
     browser: list[str], no_server: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, printed = _run("serve", "--host", "no-such-host.invalid", "--port", str(_free_port()))
+    code, printed = run_command("serve", "--host", "no-such-host.invalid", "--port", str(_free_port()))
     assert code == 2 and printed == "" and browser == []
     assert "cannot listen on no-such-host.invalid port" in capsys.readouterr().err
 
@@ -101,7 +91,7 @@ def test_serve_refuses_an_empty_host(
 ) -> None:
     """An empty ``--host`` would listen on every address while the address printed has no host: refused, saying
     which hosts to give."""
-    code, printed = _run("serve", "--host", host, "--port", str(_free_port()))
+    code, printed = run_command("serve", "--host", host, "--port", str(_free_port()))
     assert code == 2 and printed == "" and browser == []
     error = capsys.readouterr().err
     assert f"argument --host: empty ({host!r}); give an address such as 127.0.0.1" in error, error
@@ -122,7 +112,7 @@ def test_serve_serves_on_the_port_it_bound_and_frees_it(monkeypatch: pytest.Monk
     port = _free_port()
     result: list[tuple[int, str]] = []
     thread = threading.Thread(
-        target=lambda: result.append(_run("serve", "--host", "127.0.0.1", "--port", str(port))), daemon=True
+        target=lambda: result.append(run_command("serve", "--host", "127.0.0.1", "--port", str(port))), daemon=True
     )
     thread.start()
     deadline = time.monotonic() + 20
@@ -138,8 +128,10 @@ def test_serve_serves_on_the_port_it_bound_and_frees_it(monkeypatch: pytest.Monk
         thread.join(timeout=10)
     assert result == [(0, f"friday13-env: open {url} (Ctrl-C stops the server)\n")]
     assert browser == [url]
-    with socket.socket() as again:
+    with socket.socket() as again:  # no listener is left (the closed connection may wait in TIME_WAIT: reuse it)
+        again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         again.bind(("127.0.0.1", port))
+        again.listen()
 
 
 # -- friday13 replay --------------------------------------------------------------------------------------
@@ -157,7 +149,7 @@ def game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_replay_refuses_a_folder_as_its_page(game: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "pages"
     folder.mkdir()
-    assert _run("replay", str(game), "--html", str(folder))[0] == 2
+    assert run_command("replay", str(game), "--html", str(folder))[0] == 2
     assert f"argument --html: {folder} is a folder; give a file name" in capsys.readouterr().err
     assert list(folder.iterdir()) == []
 
@@ -165,7 +157,7 @@ def test_replay_refuses_a_folder_as_its_page(game: Path, tmp_path: Path, capsys:
 def test_replay_refuses_a_page_under_a_file(game: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     script = tmp_path / "file.py"
     script.write_text("print()")
-    assert _run("replay", str(game), "--html", str(script / "x.html"))[0] == 2
+    assert run_command("replay", str(game), "--html", str(script / "x.html"))[0] == 2
     assert f"argument --html: cannot create the folder {script}: {script} is a file" in capsys.readouterr().err
     assert script.read_text() == "print()"
 
@@ -173,5 +165,5 @@ def test_replay_refuses_a_page_under_a_file(game: Path, tmp_path: Path, capsys: 
 def test_replay_refuses_a_page_where_nothing_can_be_written(game: Path, capsys: pytest.CaptureFixture[str]) -> None:
     if not Path("/proc").is_dir():
         pytest.skip("no /proc here")
-    assert _run("replay", str(game), "--html", "/proc/nope.html")[0] == 2
+    assert run_command("replay", str(game), "--html", "/proc/nope.html")[0] == 2
     assert "argument --html: cannot write /proc/nope.html: " in capsys.readouterr().err

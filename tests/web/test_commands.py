@@ -29,7 +29,8 @@ def _played(path: Path, seats: list[str] | None = None) -> record.CardRecord:
     return game
 
 
-def _run(*argv: str) -> tuple[int, str]:
+def run_command(*argv: str) -> tuple[int, str]:
+    """``friday13 ARGV``'s exit code (2 for a usage error) and what it wrote to its output."""
     output = io.StringIO()
     try:
         code = main(list(argv), io.StringIO(), output)
@@ -40,7 +41,7 @@ def _run(*argv: str) -> tuple[int, str]:
 
 def test_replay_writes_a_page_that_holds_every_frame(tmp_path: Path) -> None:
     game = _played(tmp_path / "game.json")
-    code, output = _run("replay", str(tmp_path / "game.json"), "--html", str(tmp_path / "out.html"))
+    code, output = run_command("replay", str(tmp_path / "game.json"), "--html", str(tmp_path / "out.html"))
     assert code == 0
     assert "wrote" in output and "out.html" in output
     page = (tmp_path / "out.html").read_text(encoding="utf-8")
@@ -59,7 +60,7 @@ def test_replay_writes_a_page_that_holds_every_frame(tmp_path: Path) -> None:
 
 def test_replay_writes_beside_the_file_by_default(tmp_path: Path) -> None:
     _played(tmp_path / "game.json")
-    assert _run("replay", str(tmp_path / "game.json"))[0] == 0
+    assert run_command("replay", str(tmp_path / "game.json"))[0] == 0
     assert (tmp_path / "game.html").is_file()
 
 
@@ -75,7 +76,7 @@ def test_replay_refuses_a_bad_file_with_exit_code_2(
 ) -> None:
     path = tmp_path / "bad.json"
     path.write_bytes(content)
-    assert _run("replay", str(path), "--html", str(tmp_path / "out.html"))[0] == 2
+    assert run_command("replay", str(path), "--html", str(tmp_path / "out.html"))[0] == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "out.html").exists()
 
@@ -83,10 +84,10 @@ def test_replay_refuses_a_bad_file_with_exit_code_2(
 def test_replay_refuses_a_missing_file_and_overwriting_its_input(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _run("replay", str(tmp_path / "missing.json"))[0] == 2
+    assert run_command("replay", str(tmp_path / "missing.json"))[0] == 2
     assert "missing.json cannot be read" in capsys.readouterr().err
     _played(tmp_path / "game.json")
-    assert _run("replay", str(tmp_path / "game.json"), "--html", str(tmp_path / "game.json"))[0] == 2
+    assert run_command("replay", str(tmp_path / "game.json"), "--html", str(tmp_path / "game.json"))[0] == 2
     assert "would overwrite the replay file itself" in capsys.readouterr().err
     record.load(tmp_path / "game.json")  # untouched
 
@@ -103,7 +104,7 @@ def test_replay_refuses_a_missing_file_and_overwriting_its_input(
 def test_serve_refuses_bad_options_before_starting(
     capsys: pytest.CaptureFixture[str], argv: list[str], message: str
 ) -> None:
-    assert _run("serve", "--no-browser", *argv)[0] == 2
+    assert run_command("serve", "--no-browser", *argv)[0] == 2
     assert message in capsys.readouterr().err
 
 
@@ -129,6 +130,6 @@ def test_serve_prints_an_address_a_browser_opens_and_answers_only_its_own_names(
     served: list[object] = []
     monkeypatch.setattr(command, "listening_sockets", lambda host, port: [])
     monkeypatch.setattr(uvicorn.Server, "run", lambda server, sockets=None: served.append(server.config.app))
-    code, output = _run("serve", "--no-browser", "--host", host)
+    code, output = run_command("serve", "--no-browser", "--host", host)
     assert code == 0 and f"open {url} " in output
     assert served[0].state.hosts == (None if hosts is None else frozenset(hosts))  # type: ignore[attr-defined]
