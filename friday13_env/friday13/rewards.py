@@ -89,6 +89,8 @@ def seat_rewards(result: RoundScores, mode: str) -> np.ndarray:
         after = result.round_totals[rows].astype(np.float64)
         rewards[rows] = rival_margins(after, present[rows]) - rival_margins(after - points[rows], present[rows])
         return rewards
+    if mode != "win":  # every mode is checked where an environment is built; this is the last line of defence
+        raise ValueError(f"reward mode must be one of {sorted(REWARD_MODES)}, got {mode!r}")
     scores = np.where(present, result.round_totals, np.iinfo(np.int64).max)
     best = scores.min(axis=1, keepdims=True)
     return (result.game_over[:, None] & present & (scores == best)).astype(np.float64)

@@ -676,3 +676,23 @@ def test_three_players_score_without_the_dummy_hand() -> None:
     assert result.round_points[0].tolist() == [0, 2, 2, 0, 0, 0]
     assert result.final_scores[0].tolist() == [0, 2, 2, 0, 0, 0]
     assert batch.game_over.tolist() == [True]
+
+
+def test_stepping_subsets_of_many_sizes_holds_no_memory_per_size() -> None:
+    """The vector environment steps its opponents on subsets whose size changes every step; a cache of zero results
+    per size grew without bound (57 bytes a game for every size ever stepped)."""
+    import tracemalloc
+
+    batch = GameBatch(512, num_players=4, seed=0)
+    rng = np.random.default_rng(0)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for size in range(1, 300):
+            games = np.sort(rng.choice(batch.num_games, size=min(size, batch.num_games), replace=False))
+            masks = batch.legal_mask(games)
+            batch.step(np.array([rng.choice(np.flatnonzero(mask)) for mask in masks]), games)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert held < 200_000, f"{held:,} bytes held after stepping 299 subset sizes"

@@ -131,3 +131,10 @@ def test_every_environment_gives_the_same_illegal_action_reward(mode: str) -> No
 def test_the_illegal_action_reward_refuses_bad_arguments(mode: str, deck: Any, num_rounds: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         illegal_action_reward(mode, deck, num_rounds)
+
+
+def test_an_unknown_reward_mode_is_refused_not_played_as_win() -> None:
+    with pytest.raises(
+        ValueError, match=r"reward mode must be one of \['points', 'relative', 'rival', 'win'\], got 'pointz'"
+    ):
+        table_rewards([1, 2, 3], [1, 2, 3], True, "pointz")

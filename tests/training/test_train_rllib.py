@@ -394,3 +394,32 @@ def test_an_action_that_is_not_the_movers_integer_is_refused_and_nothing_is_play
         env.step(bad)
     played = env.step([{movers[0]: np.int64(legal[0])}, {movers[1]: np.array(legal[1])}])
     assert all(movers[table] in played[1][table] for table in range(2))  # each mover's reward: the cards were played
+
+
+GOOD_TABLES = {"players": [4], "deck": "standard", "reward": "points", "num_opponents": 0, "opponent_share": 0.0}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"reward": "pointz"}, r"reward mode must be one of \['points', 'relative', 'rival', 'win'\], got 'pointz'"),
+        ({"deck": "tarot"}, r"deck must be one of"),
+        ({"players": []}, r"num_players must be one of \[3, 4, 5, 6\] or a non-empty list of them"),
+        ({"players": [7]}, r"num_players must be one of \[3, 4, 5, 6\]"),
+        ({"num_opponents": -1}, r"num_opponents must be a non-negative int, got -1"),
+        ({"opponent_share": 7.0}, r"opponent_share must be a number in 0\.\.1, got 7\.0"),
+        ({"opponent_share": True}, r"opponent_share must be a number in 0\.\.1, got True"),
+        ({"rewards": "points"}, r"the tables' options lack \[\] and do not take \['rewards'\]"),
+    ],
+)
+def test_the_tables_refuse_bad_options_before_anything_is_built(
+    train: ModuleType, change: dict[str, Any], message: str
+) -> None:
+    """A misspelt reward mode trained on the win reward; an opponent share of 7 and reset options were taken."""
+    with pytest.raises(ValueError, match=message):
+        rllib.BatchedTables({**GOOD_TABLES, **change}, num_envs=2)
+    env = rllib.BatchedTables(GOOD_TABLES, num_envs=2)
+    with pytest.raises(ValueError, match="options"):
+        env.reset(options={"junk": 1})
+    with pytest.raises(ValueError, match="num_envs"):
+        rllib.BatchedTables(GOOD_TABLES, num_envs=0)

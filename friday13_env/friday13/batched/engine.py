@@ -46,6 +46,11 @@ MAX_GAMES = 1 << 20
 """Largest batch accepted: a guard against a typo that would allocate gigabytes."""
 
 
+_ZERO = np.zeros((), dtype=np.int64)
+_FALSE = np.zeros((), dtype=bool)
+"""The one zero integer and the one False that every step ending no round reports (as read-only views)."""
+
+
 @dataclass(frozen=True)
 class DeckTables:
     """Per-action and per-kind lookup tables of one deck, so a step is a handful of ``take`` calls."""
@@ -211,7 +216,6 @@ class GameBatch:
         self.plays_left = np.zeros(b, dtype=np.int64)
         self.game_over = np.zeros(b, dtype=bool)
         self._all = np.arange(b)
-        self._zero_results: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._start_games(self._all)
 
     # -- reading -----------------------------------------------------------------------------
@@ -416,15 +420,16 @@ class GameBatch:
         self.scores[games] += points
         return points
 
-    def _zeros(self, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Read-only zero results (captures, points, flags) for ``size`` games, shared by steps that end no round."""
-        cached = self._zero_results.get(size)
-        if cached is None:
-            cached = (np.zeros(size, dtype=np.int64), np.zeros((size, MAX_SEATS), dtype=np.int64), np.zeros(size, bool))
-            for array in cached:
-                array.flags.writeable = False
-            self._zero_results[size] = cached
-        return cached
+    @staticmethod
+    def _zeros(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Read-only zero results (captures, points, flags) for ``size`` games, for steps that end no round: views
+        of one zero (``broadcast_to``), so they cost no memory whatever sizes are stepped (a cache per size grew
+        with every new subset size the vector environment's opponents stepped)."""
+        return (
+            np.broadcast_to(_ZERO, (size,)),
+            np.broadcast_to(_ZERO, (size, MAX_SEATS)),
+            np.broadcast_to(_FALSE, (size,)),
+        )
 
     def _checked_actions(self, actions: np.ndarray, games: np.ndarray) -> np.ndarray:
         actions = np.asarray(actions)

@@ -27,22 +27,24 @@ module without it is a ``ModuleNotFoundError`` naming the extra. Nothing else in
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
 
 import gymnasium as gym
 import numpy as np
 
+from friday13_env.core.checks import check_choice
 from friday13_env.core.extras import RLLIB_EXTRA, missing_extra
 from friday13_env.core.failures import FailureLatch
 from friday13_env.core.registry import check_seed
 from friday13_env.friday13.batched.encoding import encode_observations
-from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, StepResult
+from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, StepResult, check_num_games
 from friday13_env.friday13.batched.seating import seat_learners
-from friday13_env.friday13.cards import get_deck
+from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.encoding import observation_bounds
-from friday13_env.friday13.engine import Rules
-from friday13_env.friday13.rewards import seat_rewards
+from friday13_env.friday13.engine import Rules, check_player_counts
+from friday13_env.friday13.options import check_reset_options
+from friday13_env.friday13.rewards import REWARD_MODES, seat_rewards
 
 try:
     import torch
@@ -83,6 +85,27 @@ class TablesOptions(TypedDict):
     """Frozen opponent modules (numbered 1..``num_opponents``)."""
     opponent_share: float
     """The share of games where the learner holds one seat and opponent modules the others."""
+
+
+def check_tables_options(config: TablesOptions | dict[str, Any]) -> None:
+    """A ``ValueError`` naming the allowed values for any bad :class:`TablesOptions` entry, before anything is
+    built: a misspelt reward mode trained on another mode's rewards, an ``opponent_share`` of 7 was taken."""
+    if not isinstance(config, Mapping):
+        raise ValueError(
+            f"the tables' options must be a dict of {sorted(TablesOptions.__annotations__)}, got {config!r}"
+        )
+    missing = sorted(set(TablesOptions.__annotations__) - set(config))
+    unknown = sorted(set(config) - set(TablesOptions.__annotations__))
+    if missing or unknown:
+        raise ValueError(f"the tables' options lack {missing} and do not take {unknown}")
+    check_player_counts(config["players"])
+    check_choice("deck", config["deck"], DECKS)
+    check_choice("reward mode", config["reward"], REWARD_MODES)
+    opponents, share = config["num_opponents"], config["opponent_share"]
+    if isinstance(opponents, bool) or not isinstance(opponents, int | np.integer) or opponents < 0:
+        raise ValueError(f"num_opponents must be a non-negative int, got {opponents!r}")
+    if isinstance(share, bool) or not isinstance(share, int | float | np.number) or not 0 <= share <= 1:
+        raise ValueError(f"opponent_share must be a number in 0..1, got {share!r}")
 
 
 def use_batched_tables(config: AlgorithmConfig, options: TablesOptions) -> AlgorithmConfig:
@@ -150,8 +173,9 @@ class BatchedTables(VectorMultiAgentEnv):
 
     def __init__(self, config: TablesOptions | dict[str, Any], num_envs: int) -> None:
         super().__init__()
-        self.num_envs = num_envs
-        self.players = list(config["players"])
+        check_tables_options(config)
+        self.num_envs = check_num_games(num_envs, "num_envs")
+        self.players = list(check_player_counts(config["players"]))
         self.deck = get_deck(config["deck"])
         self.reward_mode = config["reward"]
         self.opponent_share = config["opponent_share"] if config["num_opponents"] else 0.0
@@ -181,9 +205,11 @@ class BatchedTables(VectorMultiAgentEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """Deal a new game at every table (the deals and the seating re-seeded when ``seed`` is given)."""
+        """Deal a new game at every table (the deals and the seating re-seeded when ``seed`` is given); no
+        ``options`` are taken (a ``ValueError`` for any)."""
         everyone = np.arange(self.num_envs)
-        check_seed(seed)  # a bad seed is refused before anything changes
+        check_seed(seed)  # a bad seed or options are refused before anything changes
+        check_reset_options(options)
         fresh = seed is not None or self.batch is None
         rng = np.random.default_rng(seed) if fresh else self.rng
         self.latch.clear()
