@@ -24,6 +24,7 @@ from sb3_contrib import MaskablePPO
 import friday13_env  # noqa: F401  (registers the Gymnasium ids)
 from friday13_env.core.files import atomic_write_bytes
 from friday13_env.friday13.batched import make_batched, to_sb3
+from friday13_env.friday13.batched.engine import MAX_GAMES
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.evaluation import evaluate_agent
 
@@ -55,9 +56,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--num-envs",
-        type=bounded(int, {"minimum": 1}),
+        type=bounded(int, {"minimum": 1, "maximum": MAX_GAMES}),
         default=256,
-        help="tables stepped in lockstep (default 256; at least 1)",
+        help=f"tables stepped in lockstep (default 256; 1 to {MAX_GAMES:,})",
     )
     parser.add_argument(
         "--opponents",

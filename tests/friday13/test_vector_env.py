@@ -62,7 +62,7 @@ def assert_infos_match(
     """The vector env's infos of ``table`` say what the scalar env's ``expected`` info says."""
     keys = {key for key in infos if not key.startswith("_") and key not in ("final_obs", "final_info")}
     assert keys == set(expected)
-    assert all(infos[f"_{key}"].all() for key in keys)
+    assert all(infos[f"_{key}"][table] for key in keys)
     np.testing.assert_array_equal(infos["action_mask"][table], expected["action_mask"])
     for key in COMPARED_INFO_KEYS:
         assert infos[key][table] == expected[key], key
@@ -790,7 +790,7 @@ def test_bad_options_are_refused_before_any_work(
         (["cautious", "majority", "endgame"], "agent 'endgame' has no batched version"),
         (["cautious", "majority", "nobody"], "unknown Friday the 13th agent 'nobody'"),
         (["cautious", "majority", "majority:open_min=0"], "open_min must be an int >= 1"),
-        (["cautious", "majority", 3], "an agent spec must be a string"),
+        (["cautious", "majority", 3], "int 3 has no batched form"),
     ],
 )
 def test_opponents_without_a_batched_version_are_refused(opponents: list[Any], message: str) -> None:

@@ -340,6 +340,12 @@ def make_batched(spec: str | os.PathLike[str] | AgentSpec | MLPPolicy | BatchedA
                 f"batched agent {spec.name!r} plays the {checked.name!r} deck, this table the {deck.name!r} deck"
             )
         return spec
+    if not isinstance(spec, str | os.PathLike | AgentSpec):
+        raise ValueError(
+            f"{type(spec).__name__} {getattr(spec, 'name', spec)!r} has no batched form: a batched table takes the "
+            f"names {REGISTRY.batched_names()}, zoo names, .npz policies, MLPPolicy objects and batched agents "
+            "(an object with act_batch); a scalar agent object plays in Friday13-v0, not in its vector form"
+        )
     parsed = parse_spec(os.fspath(spec) if isinstance(spec, os.PathLike) else spec)
     batched = REGISTRY.batched_factory(parsed.name)
     if batched is not None:
@@ -371,10 +377,17 @@ def act_seated(
     """The moves at ``games``, whose players to move are agents: ``seated[game, seat]`` indexes ``agents``.
 
     Each agent acts once for all the games where it is to move, in the order of the indices, so the draws from
-    ``rng`` follow a fixed order."""
+    ``rng`` follow a fixed order. An agent that answers with anything but one integer action per game is a
+    ``ValueError`` naming it (a float was truncated into the card below, a single action given to all its games)."""
     chosen = seated[games, batch.current[games]]
     actions = np.empty(games.size, dtype=np.int64)
     for index in np.unique(chosen).tolist():
         which = np.flatnonzero(chosen == index)
-        actions[which] = act(agents[index], batch, games[which], rng)
+        answer = np.asarray(act(agents[index], batch, games[which], rng))
+        if answer.shape != which.shape or answer.dtype.kind not in "iu":
+            raise ValueError(
+                f"batched agent {agents[index].name!r} answered {answer.dtype} of shape {answer.shape} for "
+                f"{which.size} games; it must give one integer action per game"
+            )
+        actions[which] = answer
     return actions

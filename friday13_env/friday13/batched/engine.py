@@ -197,6 +197,8 @@ class GameBatch:
         check_seed(seed)
         self.deck = deck
         self.num_rounds = int(num_rounds)
+        if not isinstance(autoreset, bool | np.bool_):
+            raise ValueError(f"autoreset must be True or False, got {autoreset!r}")
         self.autoreset = bool(autoreset)
         self.tables = deck_tables(deck)
         self.rng = np.random.default_rng(seed)

@@ -22,7 +22,7 @@ and only re-dealing every table repairs that. A refused call (bad actions, an il
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, TypeAlias
 
 import numpy as np
@@ -39,7 +39,7 @@ from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, StepResul
 from friday13_env.friday13.batched.seating import seat_learners
 from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.encoding import observation_bounds
-from friday13_env.friday13.engine import Rules
+from friday13_env.friday13.engine import IllegalActionError, Rules
 from friday13_env.friday13.options import (
     DEFAULT_OPPONENT_POOL,
     ILLEGAL_ACTION_MODES,
@@ -245,9 +245,12 @@ class Friday13VectorEnv(VectorEnv):
             infos["final_obs"] = np.full(self.num_envs, None, dtype=object)
             for game in done.tolist():
                 infos["final_obs"][game] = final_obs[game]
-            infos["_final_obs"] = terminated
-            infos["final_info"] = final_info
-            infos["_final_info"] = terminated
+            infos["_final_obs"] = terminated.copy()
+            # Gymnasium's convention: a key's mask is True where the game ended, each mask an array of its own
+            infos["final_info"] = {
+                key: terminated.copy() if key.startswith("_") else value for key, value in final_info.items()
+            }
+            infos["_final_info"] = terminated.copy()
             self._ended[:] = False
             return observations, rewards, terminated, truncated, infos
         observations, infos = self._observe(terminated)
@@ -308,7 +311,14 @@ class Friday13VectorEnv(VectorEnv):
             if games.size == 0:
                 return rewards
             actions = act_seated(self._agents, self._opponents, batch, games, self._rng)
-            rewards[games] += self._learner_rewards(batch.step(actions, games), games)
+            try:
+                result = batch.step(actions, games)
+            except IllegalActionError as error:  # nothing was played: name the opponent, as Friday13-v0 does
+                bad = int(np.flatnonzero(~batch.legal_mask(games)[np.arange(games.size), actions])[0])
+                game, seat = int(games[bad]), int(batch.current[games[bad]])
+                name = self._agents[self._opponents[game, seat]].name
+                raise IllegalActionError(f"opponent {name!r} at player_{seat} of table {game}: {error}") from error
+            rewards[games] += self._learner_rewards(result, games)
 
     def _learner_rewards(self, result: StepResult, games: np.ndarray) -> np.ndarray:
         """Each learner's reward from one play at ``games`` (the scalar environment's reward modes)."""
@@ -348,11 +358,12 @@ class Friday13VectorEnv(VectorEnv):
             "seat": self._seats.copy(),
             "opponents": self._opponents.copy(),
         }
-        everyone = np.ones(self.num_envs, dtype=bool)
-        infos.update({f"_{key}": everyone for key in list(infos)})
+        infos.update({f"_{key}": np.ones(self.num_envs, dtype=bool) for key in list(infos)})  # one array each
         return observations, infos
 
     def _reset_mask(self, options: dict[str, Any] | None) -> np.ndarray | None:
+        if options is not None and not isinstance(options, Mapping):
+            raise ValueError(f"options must be None or a dict such as {{'reset_mask': mask}}, got {options!r}")
         if not options:
             return None
         unknown = sorted(set(options) - {"reset_mask"})
