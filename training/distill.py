@@ -106,7 +106,9 @@ class DistillArgs:
         "baselines of the quick evaluation: agent specs (name, name:key=value, zoo name or .npz path)",
     )
     export: str = option(
-        "", "also write the policy here, e.g. my_policy.npz (outside --out-dir and --data-dir, and none of the inputs)"
+        "",
+        "also write the policy here, e.g. my_policy.npz (outside --out-dir and, for --teacher search, --data-dir; and "
+        "none of the inputs)",
     )
     progress: bool = option(True, "show progress bars")
     torch_threads: int = option(2, "torch CPU threads of the fit", minimum=1)

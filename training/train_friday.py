@@ -14,9 +14,10 @@ which slot is arbitrary). A round's win rates are of its own games (fresh deals;
 share that round gives it).
 
 Stage 2, off by default (``--total-timesteps``): PPO from the distilled actor (or, with no rounds, from the
-``--distill-init`` policy), written here in the CleanRL manner. ``--num-envs`` games are played in lockstep in
-this process (:class:`friday13_training.lockstep_games.LockstepGames`, each a ``FridayEnv``); only decisions with
-more than one legal move are samples (a timestep is one such decision), the forced moves are played in between.
+``--distill-init`` policy, or with neither from fresh weights and no critic warm-up), written here in the CleanRL
+manner. ``--num-envs`` games are played in lockstep in this process
+(:class:`friday13_training.lockstep_games.LockstepGames`, each a ``FridayEnv``); only decisions with more than one
+legal move are samples (a timestep is one such decision), the forced moves are played in between.
 Both networks read the observation's non-zero entries (:class:`SparseMLP`), about 75 of 2,175. The critic
 starts fresh and learns alone for the first ``--critic-warmup`` samples (fewer than ``--total-timesteps``; none for a
 fresh actor, which has nothing to keep); the actor's logits start multiplied by
@@ -33,7 +34,8 @@ What a run leaves in ``--run-dir`` (default ``runs/<run-name>``), every file wri
   ``learning_curve.csv`` and TensorBoard logs in ``tb/`` (stage 2)
 
 ``--resume`` continues after the last finished round (a larger ``--distill-iterations`` adds rounds),
-then stage 2 from its last checkpoint (``--total-timesteps`` never below the samples done); a resumed stage 2
+then stage 2 from its last checkpoint (``--total-timesteps`` never below the samples done, nor 0 once stage 2 has
+a checkpoint); a resumed stage 2
 deals from a seed derived from the run's seed and its timesteps, so it is reproducible, though not identical to an
 uninterrupted run.
 """

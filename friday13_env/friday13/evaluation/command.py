@@ -48,7 +48,8 @@ from friday13_env.friday13.evaluation.tournament import check_config, evaluate
 
 DESCRIPTION = "Play agents against each other on duplicate deals and report win rates with 95% intervals."
 EXAMPLES = """\
-Every deal is replayed with the agents rotated through every seat, and the intervals are computed
+Every deal is replayed with the agents in every seat (every rotation of the listed order by default, every
+order with --seatings permutations), and the intervals are computed
 over deals (see docs/evaluation.md). Agents are specs, as agents.make takes them: a registered name
 (random, cautious, majority, search, endgame), a zoo name (ensemble-v1), a checkpoint path, or
 name:key=value,... for options (search:budget=600, endgame:policy=ensemble-v1,budget=300).
