@@ -1,4 +1,5 @@
-"""Argument checks shared by both games' environments: an allowed-value check and action coercion.
+"""Argument checks shared by both games' environments: an allowed-value check, action coercion and the number checks
+of records read back from files.
 
 Each game keeps its own wording: the messages are templates (``str.format`` fields listed per
 function), so one implementation serves every caller without changing what its errors say.
@@ -6,6 +7,7 @@ function), so one implementation serves every caller without changing what its e
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Collection
 from typing import Any
 
@@ -79,3 +81,21 @@ def _format(message: str, action: object, num_actions: int, legal: Callable[[], 
 def counted(count: int, noun: str) -> str:
     """A count in a message: ``"1 table"``, ``"3 tables"``."""
     return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def finite_number(value: object) -> float | None:
+    """``value`` as a finite float, or None (not a number, a bool, infinite, or an integer too large for a float,
+    which ``math.isfinite`` would meet with an ``OverflowError``)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def is_duration(value: object) -> bool:
+    """Whether ``value`` is a finite number of at least 0 (seconds, milliseconds)."""
+    number = finite_number(value)
+    return number is not None and number >= 0

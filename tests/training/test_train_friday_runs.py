@@ -99,7 +99,8 @@ def test_a_new_run_refuses_a_folder_holding_a_runs_checkpoint(
 @pytest.mark.parametrize(
     "final",
     [[2, 0.5], 3, "done", {"loss": 0.5}, {"after_rounds": -1, "loss": 0.5}, {"after_rounds": "2"},
-     {"after_rounds": True}, {"after_rounds": 2, "loss": "low"}, {"after_rounds": 2, "wall_s": -1}],
+     {"after_rounds": True}, {"after_rounds": 2, "loss": "low"}, {"after_rounds": 2, "wall_s": -1},
+     {"after_rounds": 2, "loss": 10**400}, {"after_rounds": 2, "wall_s": 10**400}],
 )  # fmt: skip
 def test_a_tampered_distill_final_is_damage(
     script: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, final: Any

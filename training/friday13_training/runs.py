@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import os
 import re
 import sys
@@ -20,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from friday13_env.core.checks import finite_number, is_duration
 from friday13_env.core.files import clashing_outputs
 from friday13_env.core.signals import Interrupted as Interrupted  # re-exported for the scripts
 from friday13_env.core.signals import signals_interrupt as signals_interrupt
@@ -143,10 +143,10 @@ def progress_problems(progress: dict[str, Any]) -> list[str]:
     if "timesteps" in progress and not _is_count(progress["timesteps"]):
         problems.append(f"timesteps {_short(repr(progress['timesteps']))} (allowed: 0 to {MAX_TIMESTEPS:,})")
     for key in ("seconds", "wall_time_s"):
-        if key in progress and not _is_duration(progress[key]):
+        if key in progress and not is_duration(progress[key]):
             problems.append(f"{key} {_short(repr(progress[key]))} (allowed: a number of seconds, at least 0)")
     clock = progress.get("clock", {})
-    if not isinstance(clock, dict) or not all(_is_duration(value) for value in clock.values()):
+    if not isinstance(clock, dict) or not all(is_duration(value) for value in clock.values()):
         problems.append(f"clock {_short(repr(clock))} (allowed: seconds by part, each at least 0)")
     snapshots = progress.get("snapshots", [])
     if not isinstance(snapshots, list) or not all(
@@ -219,19 +219,11 @@ def _is_final_fit(value: object) -> bool:
     if not isinstance(value, dict) or not _is_count(value.get("after_rounds")):
         return False
     loss, seconds = value.get("loss", 0.0), value.get("wall_s", 0.0)
-    return _is_number(loss) and _is_duration(seconds)
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    return finite_number(loss) is not None and is_duration(seconds)
 
 
 def _is_count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TIMESTEPS
-
-
-def _is_duration(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
 
 
 def _short(text: str, limit: int = 200) -> str:
