@@ -124,6 +124,11 @@ def seatings(labels: Sequence[str], mode: str = "rotations") -> list[tuple[int, 
     return distinct
 
 
+def lineup_seatings(lineup: Sequence[Entrant], mode: str = "rotations") -> list[tuple[int, ...]]:
+    """The seatings each deal of ``lineup`` is played with: ``seatings`` of its entrants' labels."""
+    return seatings([entrant_label(entrant) for entrant in lineup], mode)
+
+
 def play_game(env: raw_env, seat_agents: Sequence[Agent], seed: int, record: CardRecord | None = None) -> list[int]:
     """One whole game of the deal ``seed`` with ``seat_agents[s]`` in seat ``s``: the final totals per seat.
 
@@ -205,8 +210,8 @@ class Chunk:
 
     @property
     def seat_plans(self) -> list[tuple[int, ...]]:
-        """The seatings each deal is played with (``seatings`` of the lineup's labels)."""
-        return seatings([entrant_label(entrant) for entrant in self.lineup], self.seating_mode)
+        """The seatings each deal is played with (``lineup_seatings``)."""
+        return lineup_seatings(self.lineup, self.seating_mode)
 
     @property
     def games(self) -> int:

@@ -30,7 +30,14 @@ from friday13_env.friday13.agents import Agent
 from friday13_env.friday13.agents.seating import make_seated
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.engine import Rules
-from friday13_env.friday13.evaluation.duplicate import METRICS, SEATINGS, Chunk, ReplaySaving, run_chunk, seatings
+from friday13_env.friday13.evaluation.duplicate import (
+    METRICS,
+    SEATINGS,
+    Chunk,
+    ReplaySaving,
+    lineup_seatings,
+    run_chunk,
+)
 from friday13_env.friday13.evaluation.results import AgentStats, EvaluationResult, MatchupResult
 from friday13_env.friday13.evaluation.specs import (
     AgentSpec,
@@ -79,7 +86,9 @@ def evaluate(
         check_config(matchups, num_games, counts, workers, deck, num_rounds, chunk_deals, seed, seating_mode)
     plan = [(index, matchup, matchup.lineup(n)) for n in counts for index, matchup in enumerate(matchups)]
     deals = [deal_count(lineup, num_games, seating_mode) for _, _, lineup in plan]
-    games = [count * len(seat_plans(lineup, seating_mode)) for (_, _, lineup), count in zip(plan, deals, strict=True)]
+    games = [
+        count * len(lineup_seatings(lineup, seating_mode)) for (_, _, lineup), count in zip(plan, deals, strict=True)
+    ]
     chunks = [-(-count // chunk_deals) for count in deals]
     groups = [(index, lineup) for index, _, lineup in plan]
     units = work_units(groups, num_games, chunk_deals, deck, num_rounds, seed, replays, seating_mode)
@@ -112,14 +121,9 @@ def evaluate_agent(
     return {matchup.opponents[0]: matchup.stats(agent.name).win_rate for matchup in result.matchups}
 
 
-def seat_plans(lineup: tuple[Entrant, ...], seating_mode: str) -> list[tuple[int, ...]]:
-    """The seatings each deal of ``lineup`` is played with (``duplicate.seatings``)."""
-    return seatings([entrant_label(entrant) for entrant in lineup], seating_mode)
-
-
 def deal_count(lineup: tuple[Entrant, ...], num_games: int, seating_mode: str = "rotations") -> int:
     """Whole deals enough for ``num_games`` games of ``lineup`` (integer arithmetic: exact for any count)."""
-    return -(-num_games // len(seat_plans(lineup, seating_mode)))
+    return -(-num_games // len(lineup_seatings(lineup, seating_mode)))
 
 
 def work_units(
