@@ -112,11 +112,12 @@ def _parse_value(key: str, text: str) -> OptionValue:
     lowered = text.lower()
     if lowered in ("true", "false"):
         return lowered == "true"
-    if _INTEGER.fullmatch(text) or _FLOAT.fullmatch(text):
+    integer = _INTEGER.fullmatch(text) is not None
+    if integer or _FLOAT.fullmatch(text):
         digits = sum(character.isdigit() for character in text)
         if digits > MAX_DIGITS:
             raise ValueError(f"option {key!r}: a number of at most {MAX_DIGITS} digits, got {digits} digits")
-        number = int(text) if _INTEGER.fullmatch(text) else float(text)
+        number = int(text) if integer else float(text)
         if math.isinf(number):
             raise ValueError(f"option {key!r}: {shown(text)} is beyond the range of a float")
         return number

@@ -175,7 +175,7 @@ class BatchedTables(VectorMultiAgentEnv):
         super().__init__()
         check_tables_options(config)
         self.num_envs = check_num_games(num_envs, "num_envs")
-        self.players = list(check_player_counts(config["players"]))
+        self.players = list(config["players"])  # checked by check_tables_options
         self.deck = get_deck(config["deck"])
         self.reward_mode = config["reward"]
         self.opponent_share = config["opponent_share"] if config["num_opponents"] else 0.0

@@ -196,8 +196,9 @@ def matchups_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
             parser.error("--matrix goes with --agents, not --focus")
         focus = checked_specs([args.focus], "--focus", args.deck, parser)[0]
         opponents = checked_specs(args.vs, "--vs", args.deck, parser)
+        first_of: dict[str, int] = {}
         for index, opponent in enumerate(opponents):  # one agent spelt twice would make two matchups of one label
-            first = next(i for i, other in enumerate(opponents) if other.label == opponent.label)
+            first = first_of.setdefault(opponent.label, index)
             if first != index:
                 parser.error(
                     f"argument --vs: {shown(args.vs[index])} and {shown(args.vs[first])} are one agent "
