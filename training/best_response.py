@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import train_ppo
-from friday13_training.friday13_agents import policy_file
+from friday13_training.friday13_agents import spec_files
 from friday13_training.runs import (
     MAX_SEED,
     MAX_TIMESTEPS,
@@ -212,7 +212,7 @@ def run_errors(args: Args) -> list[str]:
             f"--final-games {args.final_games}: the final evaluation needs at least two deals (more than --players "
             f"{args.players} games), or its interval is undefined"
         )
-    inputs = {"--target": [policy_file(args.target)] if args.target else []}
+    inputs = {"--target": spec_files([args.target] if args.target else [])}
     outputs = {"--record": args.record} if args.record else {}
     problem = export_problem(args.export, {"--run-dir": run_directory(args)}, inputs, outputs)
     if problem:

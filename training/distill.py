@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from friday13_training.friday13_agents import checked_specs, policy_file
+from friday13_training.friday13_agents import checked_specs, policy_file, spec_files
 from friday13_training.imitation import (
     build_network,
     export_evaluated,
@@ -274,13 +274,13 @@ def run_folders(args: SearchArgs | EnsembleArgs) -> dict[str, Path]:
 
 def input_files(args: SearchArgs | EnsembleArgs) -> dict[str, list[Path]]:
     """The policy files the run may read, by flag (a spec that names no file stands for none)."""
-    inputs = {"--eval-opponents": [policy_file(spec) for spec in args.eval_opponents]}
+    inputs = {"--eval-opponents": spec_files(args.eval_opponents)}
     if isinstance(args, SearchArgs):
-        inputs["--dagger-opponents"] = [policy_file(spec) for spec in args.dagger_opponents]
+        inputs["--dagger-opponents"] = spec_files(args.dagger_opponents)
     else:
-        inputs["--members"] = [policy_file(name) for name in args.members]
-        inputs["--init-policy"] = [policy_file(args.init_policy)] if args.init_policy else []
-        inputs["--opponents"] = [policy_file(spec) for spec in args.opponents]
+        inputs["--members"] = spec_files(args.members)
+        inputs["--init-policy"] = spec_files([args.init_policy] if args.init_policy else [])
+        inputs["--opponents"] = spec_files(args.opponents)
     return inputs
 
 

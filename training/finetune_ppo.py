@@ -54,7 +54,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
-from friday13_training.friday13_agents import checked_specs, policy_file
+from friday13_training.friday13_agents import checked_specs, policy_file, spec_files
 from friday13_training.imitation import EVAL_SEED
 from friday13_training.maskable_ppo import (
     ACTIVATIONS,
@@ -223,9 +223,9 @@ def checked_args(args: Args) -> Args:
     eval_opponents = checked_specs(args.eval_opponents, "--eval-opponents", args.deck, unique=True)
     args = dataclasses.replace(args, opponents=opponents, eval_opponents=eval_opponents)
     inputs = {
-        "--init-policy": [policy_file(args.init_policy)] if args.init_policy else [],
-        "--opponents": [policy_file(spec) for spec in args.opponents],
-        "--eval-opponents": [policy_file(spec) for spec in args.eval_opponents],
+        "--init-policy": spec_files([args.init_policy] if args.init_policy else []),
+        "--opponents": spec_files(args.opponents),
+        "--eval-opponents": spec_files(args.eval_opponents),
     }
     problem = export_problem(args.export, {"--run-dir": run_directory(args)}, inputs)
     if problem:

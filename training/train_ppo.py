@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 import torch
 from friday13_training.actor_critic import ActorCritic
-from friday13_training.friday13_agents import evaluation_opponent_errors, policy_file
+from friday13_training.friday13_agents import evaluation_opponent_errors, spec_files
 from friday13_training.ppo_checkpoint import (
     CHECKPOINT,
     PROGRESS_EXTRA_KEYS,
@@ -87,7 +87,6 @@ from threadpoolctl import threadpool_limits
 from torch import nn
 
 from friday13_env.core.mlp import RAW_INPUT, MLPPolicy
-from friday13_env.core.specs import parse_spec
 from friday13_env.friday13.agents import make as make_agent
 from friday13_env.friday13.agents.policy import Friday13PolicyAgent, input_scale
 from friday13_env.friday13.batched import SelfPlayTables, make_batched
@@ -313,15 +312,10 @@ def checked_args(args: Args) -> Args:
     elif args.init_sharpness != 1:
         problems.append(f"--init-sharpness {args.init_sharpness:g} sharpens the start of --init-policy: give one")
     problems += output_errors([("--export", args.export, False), ("--run-dir", run_directory(args), True)])
-    if problems:  # the specs below parse: the checks above have passed them
-        raise ValueError("; ".join(problems))
     read_files = {
-        flag: [policy_file(parse_spec(spec).name) for spec in specs]  # a heuristic's name names no file: skipped
-        for flag, specs in (
-            ("--init-policy", [args.init_policy] if args.init_policy else []),
-            ("--opponents", args.opponents),
-            ("--eval-opponents", args.eval_opponents),
-        )
+        "--init-policy": spec_files([args.init_policy] if args.init_policy else []),
+        "--opponents": spec_files(args.opponents),
+        "--eval-opponents": spec_files(args.eval_opponents),
     }
     problems += [
         problem

@@ -232,3 +232,12 @@ def test_train_ppo_refuses_an_export_into_its_run_or_onto_a_policy_it_reads(
     warmup = ["--run-dir", str(run_dir), "--critic-warmup", "5000", "--total-timesteps", "5000"]
     refused(capsys, script.parse_args, warmup, "--critic-warmup 5,000 is not below --total-timesteps 5,000")
     assert not run_dir.exists()
+
+
+def test_a_policy_named_with_options_is_an_input_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--opponents X.npz:greedy=false`` reads ``X.npz``: an export onto it is refused, as for the bare path."""
+    pytest.importorskip("sb3_contrib")
+    script = load_training_script("finetune_ppo")
+    opponent = str(shutil.copy(CHECKPOINTS / "ppo_finetuned.npz", tmp_path / "opponent.npz"))
+    argv = ["--run-dir", str(tmp_path / "run"), "--opponents", f"{opponent}:greedy=false", "--export", opponent]
+    refused(capsys, script.parse_args, argv, "which --opponents names")

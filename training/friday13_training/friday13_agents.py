@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from friday13_env.core.specs import parse_spec
 from friday13_env.friday13.agents import REGISTRY
 from friday13_env.friday13.agents.seating import DeckMismatchError, make_seated
 from friday13_env.friday13.cards import Deck
@@ -23,6 +24,20 @@ def policy_file(name: str | Path, repository: Path = REPOSITORY) -> Path:
     if str(name) in REGISTRY.zoo():
         return REGISTRY.policy_path(str(name))
     return repository_path(str(name), repository)
+
+
+def spec_files(specs: Sequence[str]) -> list[Path]:
+    """The checkpoint each agent spec reads (``policy_file`` of its name, the options left out: ``x.npz:greedy=false``
+    reads ``x.npz``); a heuristic's name stands for no file. A spec that does not parse is taken whole (the spec
+    checks blame it on its flag)."""
+    files = []
+    for spec in specs:
+        try:
+            name = parse_spec(spec).name
+        except ValueError:
+            name = spec
+        files.append(policy_file(name))
+    return files
 
 
 def checked_specs(specs: Sequence[str], flag: str, deck: str, *, unique: bool = False) -> list[str]:

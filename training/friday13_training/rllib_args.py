@@ -15,7 +15,7 @@ from friday13_env.friday13.batched import make_batched
 from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.rewards import REWARD_MODES
-from friday13_training.friday13_agents import evaluation_opponent_errors, policy_file
+from friday13_training.friday13_agents import evaluation_opponent_errors, spec_files
 from friday13_training.runs import MAX_SEED, export_problem
 from friday13_training.script_args import field_errors, network_errors, option, output_errors
 
@@ -99,8 +99,8 @@ def checked_args(args: Args) -> Args:
     problems += network_errors(args.hidden_sizes, observation_scale(deck.name).size, deck.num_actions)
     problems += output_errors([("--export", args.export, False), ("--run-dir", run_directory(args), True)])
     inputs = {
-        "--opponents": [policy_file(spec) for spec in args.opponents],
-        "--eval-opponents": [policy_file(spec) for spec in args.eval_opponents],
+        "--opponents": spec_files(args.opponents),
+        "--eval-opponents": spec_files(args.eval_opponents),
     }
     problem = export_problem(args.export, {"--run-dir": run_directory(args)}, inputs)
     if problem:
