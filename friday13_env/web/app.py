@@ -33,11 +33,14 @@ from friday13_env.core.extras import WEB_EXTRA, missing_extra
 try:
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
+    from starlette.datastructures import Headers
     from starlette.exceptions import HTTPException
+    from starlette.middleware import Middleware
     from starlette.requests import Request
     from starlette.responses import HTMLResponse, JSONResponse, Response
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
+    from starlette.types import ASGIApp, Receive, Scope, Send
 except ModuleNotFoundError as missing:
     if not missing_extra(missing, __name__, WEB_EXTRA):
         raise
@@ -76,9 +79,12 @@ LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 def create_app(
     store: SessionStore | None = None, options: Options | None = None, hosts: frozenset[str] | None = None
 ) -> Starlette:
-    """The application; ``store`` holds the games (a fresh bounded store by default). With ``hosts``, a request
-    whose ``Host`` names another server is refused (400), so that a page whose own name was pointed at this machine
-    (DNS rebinding) is not this server's page; ``friday13 serve`` gives the loopback names and its ``--host``."""
+    """The application; ``store`` holds the games (a fresh bounded store by default). With ``hosts``, a request to
+    any path whose ``Host`` names another server (compared without regard to case, as host names are) is refused
+    (400), so that a page whose own name was pointed at this machine (DNS rebinding) is not this server's page;
+    ``friday13 serve`` gives the loopback names and its ``--host``."""
+    if hosts is not None:
+        hosts = frozenset(name.lower() for name in hosts)  # urlsplit gives the Host's name in lower case
     store = store if store is not None else SessionStore()
     options = options if options is not None else Options(card_agents=card_agent_names())
     page = resources.files("friday13_env.web").joinpath("static").joinpath("index.html").read_text(encoding="utf-8")
@@ -119,15 +125,15 @@ def create_app(
                 raise RequestError(
                     "a move is {'action': a, 'since': k}, k the number of frames the page has", legal=session.legal()
                 )
-            since = session.check_since(body["since"])  # checked before the move is played
-            if since != len(session.frames):
-                # The page has not seen the latest position (a second tab, a repeated request): the move was meant
-                # for another position, where the same number may mean another move.
+            since, count = body["since"], len(session.frames)  # checked before the move is played
+            if isinstance(since, bool) or not isinstance(since, int) or since < 0:
+                raise RequestError(f"since must be a non-negative integer (the page's frame count), got {since!r}")
+            if since != count:
+                # The page has not seen the latest position (a second tab, a repeated request), or shows one the game
+                # never reached: the move was meant for another position, where the same number may mean another move.
+                where = f"has moved on since frame {since}" if since < count else f"has not reached frame {since}"
                 raise RequestError(
-                    f"the game has moved on since frame {since} (it is at frame {len(session.frames)}); "
-                    "reload it and choose again",
-                    409,
-                    legal=session.legal(),
+                    f"the game {where} (it is at frame {count}); reload it and choose again", 409, legal=session.legal()
                 )
             session.move(body["action"])
             return session.state(since)
@@ -165,27 +171,65 @@ def create_app(
         Mount("/static", StaticFiles(packages=[("friday13_env.web", "static")]), name="static"),
     ]
     handlers = {Exception: _server_error, HTTPException: _http_error}
-    app = Starlette(routes=routes, exception_handlers=handlers)  # type: ignore[arg-type]
+    checked = [] if hosts is None else [Middleware(HostCheck, hosts=hosts)]
+    app = Starlette(routes=routes, middleware=checked, exception_handlers=handlers)  # type: ignore[arg-type]
     app.state.store = store
     app.state.hosts = hosts
     return app
 
 
+class HostCheck:
+    """ASGI middleware that refuses (a JSON 400) every HTTP request whose ``Host`` is not one of ``hosts`` (lower
+    case): the page, its files and the API alike, so that no page of another name is served from this machine."""
+
+    def __init__(self, app: ASGIApp, hosts: frozenset[str]) -> None:
+        self.app = app
+        self.hosts = hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            host = Headers(scope=scope).get("host", "")
+            if _host_name(host) not in self.hosts:
+                names = ", ".join(sorted(self.hosts))
+                refusal = JSONResponse({"error": f"this server is not {host[:80]!r}; it answers to {names}"}, 400)
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def _host_name(host: str) -> str | None:
+    """The host name of a ``Host`` header (lower case, an IPv6 address without brackets), or ``None`` when there is
+    none or the header is malformed (``urlsplit`` raises on an unclosed or invalid bracketed address)."""
+    try:
+        return urlsplit(f"//{host}").hostname
+    except ValueError:
+        return None
+
+
+def _same_site(origin: str, host: str | None) -> bool:
+    """Whether the ``Origin`` header names this server (its ``Host``); a malformed origin does not."""
+    try:
+        netloc = urlsplit(origin).netloc
+    except ValueError:
+        return False
+    return host is not None and netloc.lower() == host.lower()
+
+
 def _guarded(handler: Handler) -> Handler:
-    """``handler`` with a ``RequestError`` turned into its 4xx/503 JSON answer; a request to another host name than
-    the server's refused (with ``create_app``'s ``hosts``), and a request that changes something refused when a
-    page of another site sent it (its ``Origin`` is not this server)."""
+    """``handler`` with a ``RequestError`` turned into its 4xx/503 JSON answer, and a request that changes something
+    refused (403) when a page of another site sent it (its ``Origin`` is not this server). The ``Host`` is checked
+    before, for every path, by ``HostCheck``."""
 
     async def guarded(request: Request) -> Response:
         try:
-            hosts = request.app.state.hosts
-            name = urlsplit(f"//{request.headers.get('host', '')}").hostname
-            if hosts is not None and name not in hosts:
-                raise RequestError(f"this server is not {request.headers.get('host', '')[:80]!r}", 400)
             origin = request.headers.get("origin")
             writes = request.method not in ("GET", "HEAD")
-            if writes and origin is not None and urlsplit(origin).netloc != request.headers.get("host"):
-                raise RequestError(f"requests from another site ({origin[:80]}) are refused", 403)
+            if writes and origin is not None and not _same_site(origin, request.headers.get("host")):
+                raise RequestError(
+                    f"requests from another site ({origin[:80]}) are refused: only this server's own page may change "
+                    "something",
+                    403,
+                )
             return await handler(request)
         except RequestError as error:
             return JSONResponse({"error": str(error), **error.detail}, status_code=error.status)

@@ -132,6 +132,8 @@ def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_replay(args: argparse.Namespace, parser: argparse.ArgumentParser, input_stream: TextIO, output: TextIO) -> int:
     source = Path(args.game)
+    if source.name in ("", ".."):  # "", ".", "/", "..": no file is named, and no page can be named beside it
+        parser.error(f"argument GAME.json: {args.game!r} names no file; give a replay file such as game.json")
     target = Path(args.html) if args.html else source.with_suffix(".html")
     if target.resolve() == source.resolve():
         parser.error(f"--html {target} would overwrite the replay file itself")

@@ -67,6 +67,9 @@ class CardRecord:
 
     game = "friday13"
 
+    def __post_init__(self) -> None:
+        check_labels(self)
+
     @property
     def rules(self) -> Rules:
         return Rules(num_players=self.players, deck=get_deck(self.deck), num_rounds=self.rounds)
@@ -108,6 +111,9 @@ class SoloRecord:
 
     game = "friday"
 
+    def __post_init__(self) -> None:
+        check_labels(self)
+
     def move(self, action: int) -> None:
         self.moves.append(int(action))
 
@@ -142,8 +148,22 @@ def new_card_record(rules: Rules, seats: Sequence[str], source: Mapping[str, obj
     )
 
 
+def check_labels(record: Record) -> None:
+    """A ``ValueError`` naming the field when one of ``record``'s labels (seats, player, source) is one that
+    :func:`load` would refuse (longer than ``MAX_LABEL``, or not valid Unicode text): checked when a record is built
+    and again when it is saved, so that no file is written that cannot be read back."""
+    labels = ("seats", record.seats) if isinstance(record, CardRecord) else ("player", [record.player])
+    for name, texts in (labels, ("source", [item for pair in record.source.items() for item in pair])):
+        bad = next((text for text in texts if not _label(text)), None)
+        if bad is not None:
+            limit = f"a label is a text of at most {MAX_LABEL} characters (valid Unicode)"
+            raise ValueError(f"a replay's {name!r}: {limit}, got {shown(bad)}")
+
+
 def save(record: Record, path: str | Path) -> Path:
-    """Write ``record`` to ``path`` as JSON (atomically); returns the path."""
+    """Write ``record`` to ``path`` as JSON (atomically); returns the path. A label :func:`load` would refuse is a
+    ``ValueError`` (:func:`check_labels`), and nothing is written."""
+    check_labels(record)
     path = Path(path)
     atomic_write_text(path, json.dumps(record.to_dict(), separators=(",", ":")) + "\n")
     return path

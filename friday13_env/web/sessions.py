@@ -346,7 +346,7 @@ class SoloSession(Session):
         hint = hints.advise(
             SOLO_REGISTRY.make, hints.SOLO_ADVISER, observation, derived_seed(self.seed, 2, len(self.frames))
         )
-        return hint.to_dict(lambda action: views.choice_label(state, action))
+        return hint.to_dict(lambda action: views.solo_label(state, action))  # named as its button is
 
     def record(self) -> SoloRecord:
         return self.recorded

@@ -158,8 +158,13 @@ def explain_round(state: GameState, seats: list[str]) -> dict[str, Any]:
 
 
 def seat_names(seats: list[str]) -> list[str]:
-    """The seat labels as a text names them: a label that several seats share gets its seat number."""
-    return [f"{label} (seat {seat + 1})" if seats.count(label) > 1 else label for seat, label in enumerate(seats)]
+    """The seat labels as a text names them, one name per seat: a label that several seats share gets its seat
+    number; should a name so made equal another (labels ``["a (seat 3)", "x", "a", "a"]``), every seat gets its
+    number, which makes them unique (the ``(seat n)`` endings differ). ``seatNames`` in ``viewer.js`` is the same."""
+    names = [f"{label} (seat {seat + 1})" if seats.count(label) > 1 else label for seat, label in enumerate(seats)]
+    if len(set(names)) < len(names):
+        names = [f"{label} (seat {seat + 1})" for seat, label in enumerate(seats)]
+    return names
 
 
 def card_frames(record: CardRecord) -> list[dict[str, Any]]:
@@ -239,11 +244,13 @@ def _hazard_offer(state: State, card: int) -> str:
 
 def distinct_labels(state: State, legal: list[int]) -> list[str]:
     """``choice_label`` of every legal action, made distinct where two would read alike (two table cards of one
-    name: each gets its place on the table)."""
+    name: each gets its place on the table). Every one of the look-alikes gets its suffix, none keeps the bare text,
+    so that no label can be taken for another choice's: the buttons, the hints and the moves all use these."""
     a = solo_actions
-    labels = [choice_label(state, action) for action in legal]
-    for index, (action, label) in enumerate(zip(legal, labels, strict=True)):
-        if labels.count(label) < 2:
+    plain = [choice_label(state, action) for action in legal]
+    labels = list(plain)
+    for index, (action, label) in enumerate(zip(legal, plain, strict=True)):
+        if plain.count(label) < 2:
             continue
         if a.ACTIVATE <= action < a.TARGET + a.MAX_SLOTS:
             labels[index] = f"{label} (table card {(action - a.ACTIVATE) % a.MAX_SLOTS + 1})"
@@ -342,8 +349,16 @@ def solo_frames(record: SoloRecord) -> list[dict[str, Any]]:
 
 
 def solo_move(state: State, action: int) -> dict[str, Any]:
-    """A solo move as a frame carries it, named in the position it was chosen in (before it is played)."""
-    return {"action": action, "text": choice_label(state, action)}
+    """A solo move as a frame carries it, named in the position it was chosen in (before it is played) as its
+    button was (:func:`solo_label`)."""
+    return {"action": action, "text": solo_label(state, action)}
+
+
+def solo_label(state: State, action: int) -> str:
+    """The label of the legal solo ``action`` among the position's choices (:func:`distinct_labels`): what its
+    button reads, and so what a hint or a move calls it."""
+    legal = solo_legal_actions(state)
+    return distinct_labels(state, legal)[legal.index(action)] if action in legal else choice_label(state, action)
 
 
 def record_view(record: CardRecord | SoloRecord) -> dict[str, Any]:

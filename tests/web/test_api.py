@@ -413,7 +413,7 @@ def test_a_move_with_a_non_object_body_is_refused(api, card: Game) -> None:
     assert api.get(f"/api/games/{card.id}").json()["count"] == len(card.frames)
 
 
-@pytest.mark.parametrize("since", ["x", -1, 1.5, True, None, "1", 10**9])
+@pytest.mark.parametrize("since", ["x", -1, 1.5, True, None, "1"])  # an integer ahead: 409 (test_review_0_16)
 def test_a_move_with_a_bad_since_is_refused_and_not_played(api, card: Game, since: Any) -> None:
     response = api.post(f"/api/games/{card.id}/moves", json={"action": card.legal[0], "since": since})
     assert "since" in error_of(response, 422)

@@ -2,9 +2,18 @@
 // page's history use the same one). Frames come from friday13_env/web/views.py.
 "use strict";
 
-// As views.seat_names: a label that several seats share gets its seat number.
+// As views.seat_names: a label that several seats share gets its seat number; should a name so made equal
+// another, every seat gets its number (the names are then unique).
 function seatNames(seats) {
-  return seats.map((label, s) => (seats.filter((other) => other === label).length > 1 ? label + " (seat " + (s + 1) + ")" : label));
+  const numbered = (label, s) => label + " (seat " + (s + 1) + ")";
+  const names = seats.map((label, s) => (seats.filter((other) => other === label).length > 1 ? numbered(label, s) : label));
+  return new Set(names).size < names.length ? seats.map(numbered) : names;
+}
+
+// Who played a solo game, as its texts name them: "You" for the person's own game (label "you", as the live
+// page's and its replays'), else the record's player label (an agent's name in a benchmark's replays).
+function soloPlayer(table) {
+  return table.player === undefined || table.player === "you" ? "You" : table.player;
 }
 
 function expandHand(counts) {
@@ -138,7 +147,7 @@ function renderSoloFrame(container, table, frame, options) {
     el("strong", { text: "Level " + frame.level + " | step " + frame.step }),
     el("span", { class: "life-text", "data-life": frame.life, text: " Life " + frame.life + " (reserve " + frame.reserve + ")" }),
     frame.done ? el("strong", { class: "result", "data-score": frame.score,
-                                text: frame.won ? " You won! Score " + frame.score : " Game over. Score " + frame.score }) : null,
+                                text: frame.won ? " " + soloPlayer(table) + " won! Score " + frame.score : " Game over. Score " + frame.score }) : null,
   ]));
   container.appendChild(life);
   const piles = frame.piles;
@@ -174,7 +183,7 @@ function renderSoloFrame(container, table, frame, options) {
     container.appendChild(el("h3", { text: "Sorting: looked at, then placed on top" }));
     container.appendChild(el("div", { class: "solo-row" }, [...frame.looked, ...frame.placed].map((c) => soloCardSVG(c))));
   }
-  container.appendChild(el("p", { class: "last-move", "aria-live": "polite", text: frame.move ? "You: " + frame.move.text : "" }));
+  container.appendChild(el("p", { class: "last-move", "aria-live": "polite", text: frame.move ? soloPlayer(table) + ": " + frame.move.text : "" }));
   container.appendChild(el("p", { class: "phase", text: frame.phase_text }));
   if (opts.onChoice && !frame.done) {
     container.appendChild(el("div", { class: "choices", "aria-label": "your choices" }, frame.choices.map((c, i) =>
