@@ -1,8 +1,10 @@
 """``friday13 benchmark``: list the suites, or play one for an agent and write its result file.
 
-Every check runs before the first game (the suite, the agent built once, the frozen deals and anchors, the
-output path, a partial file of another run); a run stopped by Ctrl-C keeps its finished units in
-``OUT.partial``, and the same command continues it.
+Every check runs before the first game (the suite, the agent built once and its answers at the fingerprint
+positions, the frozen deals and anchors, the output path, a partial file of another run); a run stopped by Ctrl-C
+keeps its finished units in ``OUT.partial``, says so, and the same command continues it. ``friday13 ratings`` and
+``friday13 leaderboard`` are here too: neither writes over an agent's checkpoint or (without ``--overwrite``) an
+existing ratings file, and ``leaderboard --check`` reads its page capped, a regular file only.
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ from friday13_env.benchmark.leaderboard import (
     generate,
     result_name,
 )
-from friday13_env.benchmark.ratings import check_ratings, processes_for, run_ratings
-from friday13_env.benchmark.runner import execute, partial_path, prepare
+from friday13_env.benchmark.ratings import MAX_TABLES, check_ratings, check_tables, processes_for, run_ratings
+from friday13_env.benchmark.runner import MAX_RESULT_BYTES, Plan, execute, partial_path, prepare, registry_of
 from friday13_env.benchmark.suite import SPLITS, Suite, suites
-from friday13_env.core.files import atomic_write_text, clashing_outputs, run_writing
-from friday13_env.core.specs import non_negative_argument, positive_argument
+from friday13_env.core.checks import counted
+from friday13_env.core.files import atomic_write_text, clashing_outputs, read_capped, run_writing
+from friday13_env.core.signals import Interrupted
+from friday13_env.core.specs import AgentSpec, entrant_label, non_negative_argument, positive_argument
 from friday13_env.friday13.evaluation.command import STDOUT, add_replay_arguments, checked_replays, overwritten_agent
 from friday13_env.friday13.evaluation.report import check_output_path
 
@@ -39,9 +43,11 @@ Examples:
   friday13 benchmark --agent search --suite friday-levels --replays results/replays
 Results go to results/benchmark/SUITE-vN/AGENT.json unless --out says otherwise (see docs/benchmark.md).
 --replays DIR also saves games as replay files, one per game: every seat rotation of the first --replay-deals
-deals of each card-game cell (DIR/01-4p-AGENT-cautious-deal0-shift2.json: cell index, players, agents, deal,
-seat shift), the first --replay-deals games of each solo level (DIR/level2-game0.json); with --split dev the
-names start with dev-. `friday13 replay FILE --html OUT.html` renders one as a page.
+deals of each card-game cell played in this run (DIR/01-4p-AGENT-cautious-deal0-shift2.json: cell index, players,
+agents, deal, seat shift), the first --replay-deals games of each solo level (DIR/level2-game0.json); with --split
+dev the names start with dev-. A cell where the agent meets copies of itself is not played, and units continued
+from OUT.partial were played before: neither saves a file. The command says how many files it saved.
+`friday13 replay FILE --html OUT.html` renders one as a page.
 """
 
 
@@ -60,12 +66,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=positive_argument, help="processes (default: every usable CPU)")
     parser.add_argument("--out", type=Path, metavar="PATH", help="result file (default under results/benchmark/)")
     parser.add_argument("--overwrite", action="store_true", help="replace a complete result file at --out")
-    add_replay_arguments(parser, "card-game cell (or games of each solo level)")
+    add_replay_arguments(parser, "card-game cell played in this run (or games of each solo level)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def default_out(suite: Suite, spec: str, split: str) -> Path:
-    name = result_name(spec)
+    """Where a run of ``spec`` writes its result without ``--out``: the file name the leaderboard expects, made from
+    the spec as the result records it (``majority: keep_min=2`` and ``majority:keep_min=2`` are one agent, one file);
+    a bad spec is the registry's ``ValueError``."""
+    name = result_name(entrant_label(registry_of(suite.game).check(spec)))
     return RESULTS_FOLDER / suite.id / (name if split == "test" else name.replace(".json", f".{split}.json"))
 
 
@@ -138,6 +147,20 @@ def note_capped_workers(asked: int | None, used: int) -> None:
 
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO, written: list[str]) -> None:
+    """The checked run (``_play``); stopped by Ctrl-C or SIGTERM once ``OUT.partial`` exists, its last line says
+    that the file was kept and that the same command continues it."""
+    partial: list[Path] = []  # OUT.partial, once the output path is known
+    try:
+        _play(args, parser, out, written, partial)
+    except Interrupted as stop:
+        if partial and partial[0].exists():
+            raise _PartialKept(stop, partial[0]) from None
+        raise
+
+
+def _play(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO, written: list[str], partial: list[Path]
+) -> None:
     split = DEFAULT_SPLIT if args.split is None else args.split
     try:
         suite = suites().get(args.suite)
@@ -147,6 +170,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
             parser.error("argument --out: a benchmark writes a file (and OUT.partial as it plays), not stdout (-)")
         path = args.out if args.out is not None else default_out(suite, args.agent, split)
         check_out(path, parser)
+        partial.append(partial_path(path))
         overwritten = overwritten_agent([args.agent], [path, partial_path(path)])
         if overwritten is not None:
             parser.error(overwritten)
@@ -171,14 +195,71 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
     if replays is not None:
         replays.folder.mkdir(parents=True, exist_ok=True)
         written.append(f"replays in {replays.folder}")  # saved as the units are played
-    with _progress_bar(not args.no_progress) as update:
-        result = execute(plan, update)
+    before = {} if replays is None else _replay_files(replays.folder, replays.prefix)
+    try:
+        with _progress_bar(not args.no_progress) as update:
+            result = execute(plan, update)
+    except ValueError as error:  # an illegal move the fingerprint positions did not meet: the environment's error
+        parser.error(str(error))
     written.append(str(path))
     print(format_result(result), file=out)
     print(f"wrote {path}", file=out)
     if replays is not None:
-        unit = "game(s) of each level" if suite.game == "friday" else "deal(s) of each cell"
-        print(f"saved the games of the first {replays.deals} {unit} in {replays.folder}", file=out)
+        after = _replay_files(replays.folder, replays.prefix)
+        saved = sum(1 for name, stamp in after.items() if before.get(name) != stamp)
+        print(replays_note(plan, saved, result["provenance"]["resumed_units"]), file=out)
+
+
+class _PartialKept(Interrupted):
+    """Ctrl-C or SIGTERM during a run that keeps ``OUT.partial``: its last line names the file and says that the
+    same command continues it (``run_writing`` prints ``message``)."""
+
+    def __init__(self, stop: Interrupted, partial: Path) -> None:
+        super().__init__(stop.signum)
+        self.partial = partial
+
+    def message(self, nothing: str = "nothing was saved") -> str:
+        also = f"; {self.saved.replace('wrote only', 'also wrote', 1)}" if self.saved else ""
+        return f"stopped by {self}: kept the finished units in {self.partial}; the same command continues it{also}"
+
+
+def _replay_files(folder: Path, prefix: str) -> dict[str, tuple[int, int]]:
+    """The replay files in ``folder`` (their names start with ``prefix``), each with its inode and modification
+    time: a file saved by the run is new or has both changed (a save writes a new file and renames it)."""
+    found = {}
+    for entry in folder.iterdir():
+        if entry.name.startswith(prefix) and entry.name.endswith(".json"):
+            try:
+                info = entry.stat()
+            except OSError:
+                continue
+            found[entry.name] = (info.st_ino, info.st_mtime_ns)
+    return found
+
+
+def replays_note(plan: Plan, saved: int, resumed_units: int) -> str:
+    """What ``--replays`` saved: the count of files, which games they are, and the games it did not save (a cell
+    where the agent meets copies of itself is not played; units continued from ``OUT.partial`` were played before)."""
+    assert plan.replays is not None
+    deals = plan.replays.deals
+    if plan.suite.game == "friday":
+        which = f"every game of the first {counted(deals, 'game')} of each level played in this run"
+    else:
+        which = f"every game of the first {counted(deals, 'deal')} of each cell played in this run"
+    notes = []
+    entrant = plan.entrant
+    if plan.suite.game == "friday13" and isinstance(entrant, AgentSpec):  # as play._play_card decides
+        skipped = [c.name for c in plan.suite.cells if c.opponents and set(c.opponents) == {entrant.label}]
+        if skipped:
+            notes.append(f"none for {', '.join(skipped)} (the agent against copies of itself: not played)")
+    if resumed_units:
+        notes.append(
+            f"none for the {counted(resumed_units, 'unit')} continued from {plan.partial_path} "
+            "(played in an earlier run)"
+        )
+    return f"saved {counted(saved, 'replay file')} in {plan.replays.folder}: {which}" + "".join(
+        f"; {note}" for note in notes
+    )
 
 
 class _progress_bar:
@@ -209,21 +290,26 @@ class _progress_bar:
 
 RATINGS_DESCRIPTION = "Rate agents from free-for-all games at mixed 3-6 player tables (openskill Plackett-Luce)."
 LEADERBOARD_DESCRIPTION = "Write docs/leaderboard.md from the result files, or --check that it matches them."
+MAX_PAGE_BYTES = MAX_RESULT_BYTES
+"""The most bytes of the page ``leaderboard --check`` reads (the generated page is tens of KB): more is refused."""
 
 
 def add_ratings_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--agents", nargs="+", metavar="SPEC", help="the pool (default: every card-game agent and zoo policy)"
     )
-    parser.add_argument("--tables", type=positive_argument, default=400, help="tables to play (default 400)")
+    parser.add_argument(
+        "--tables", type=positive_argument, default=400, help=f"tables to play (default 400, at most {MAX_TABLES:,})"
+    )
     parser.add_argument("--seed", type=non_negative_argument, default=0, help="seed of the tables (default 0)")
     parser.add_argument("--workers", type=positive_argument, help="processes (default: every usable CPU)")
     parser.add_argument(
         "--out",
         type=Path,
         default=RESULTS_FOLDER / RATINGS_FILE,
-        help="result file, - for stdout (default %(default)s)",
+        help="result file, - for stdout (default %(default)s); never an agent's checkpoint",
     )
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing file at --out")
 
 
 def run_ratings_command(
@@ -236,12 +322,20 @@ def run_ratings_command(
     from friday13_env.friday13.agents import names
 
     to_stdout = args.out == STDOUT
+    if to_stdout and args.overwrite:
+        parser.error("--overwrite replaces a file at --out; --out - writes to stdout, which it cannot apply to")
     if not to_stdout:
         check_out(args.out, parser)
+        overwritten = overwritten_agent(args.agents or [], [args.out])
+        if overwritten is not None:
+            parser.error(overwritten)
+        if args.out.exists() and not args.overwrite:
+            parser.error(f"argument --out: {args.out} exists; --overwrite replaces it")
     notes = sys.stderr if to_stdout else out  # stdout holds the result file alone, as `evaluate --json -` does
 
     def body(written: list[str]) -> None:
         try:
+            check_tables(args.tables)
             plan = check_ratings(args.agents or names(), args.workers)
         except (ValueError, ModuleNotFoundError) as error:
             parser.error(str(error))
@@ -280,10 +374,14 @@ def run_leaderboard_command(
     if args.check:  # the page is only read: it must be a file, if it is there
         if args.out.is_dir():
             parser.error(f"argument --out: {args.out} is a folder; give a file name")
+        try:  # capped, a regular file only: a pipe would hang the check, /dev/zero fill the memory
+            raw = read_capped(args.out, MAX_PAGE_BYTES, "leaderboard page") if args.out.exists() else b""
+        except ValueError as error:
+            parser.error(f"argument --out: {error}")
         try:
-            current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-        except (OSError, UnicodeDecodeError) as error:
-            parser.error(f"argument --out: cannot read {args.out}: {getattr(error, 'strerror', None) or error}")
+            current = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            parser.error(f"argument --out: leaderboard page {args.out} is not UTF-8 text: {error}")
     else:
         check_out(args.out, parser)
     try:

@@ -5,7 +5,10 @@ each round's hands, which depend on the deal seed alone; the solo game: the shuf
 each game). ``behaviour_fingerprint(agent, game, deck)`` hashes an agent's answers to ``PROBE_POSITIONS``
 fixed positions taken from seeded random games, with the agent seeded 0: a change to an anchor's play (a new
 search budget, a retrained network, a fixed bug) changes it. A file's SHA-256 says *which* checkpoint was
-played; the fingerprint says how it plays, for any agent, scripted or user-defined.
+played; the fingerprint says how it plays, for any agent, scripted or user-defined. It is also the run's check of
+the agent's answers: each must be an integer (a Python or numpy int, not a bool, a float or a text) that the
+position's ``action_mask`` allows, or the run stops before its first game with a ``ValueError`` naming the agent, the
+action and the legal ones.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import numpy as np
 
 from friday13_env.benchmark.suite import Suite
 from friday13_env.core.agent import Agent, Observation
+from friday13_env.core.specs import shown
 
 PROBE_POSITIONS = 120
 """Positions per fingerprint: 30 at each card-game table size 3-6, or 30 at each solo level 1-4."""
@@ -55,9 +59,27 @@ def _deal_bytes(suite: Suite, split: str, cell_index: int, deal: int) -> bytes:
 
 
 def behaviour_fingerprint(agent: Agent, game: str, deck: str = "standard") -> str:
-    """The first 16 hex digits of the SHA-256 of ``agent``'s actions on the probe positions of ``game``."""
-    actions = [int(agent.act(observation)) for observation in probe_positions(game, deck)]
+    """The first 16 hex digits of the SHA-256 of ``agent``'s actions on the probe positions of ``game``; an action
+    that is not a legal int is a ``ValueError`` (``legal_action``)."""
+    actions = [legal_action(agent, observation) for observation in probe_positions(game, deck)]
     return hashlib.sha256(np.asarray(actions, dtype=np.int64).tobytes()).hexdigest()[:16]
+
+
+def legal_action(agent: Agent, observation: Observation) -> int:
+    """``agent``'s action at ``observation`` as an int, if it is an integer (numpy's too; not a bool, a float, even
+    a whole one, or a text: nothing is converted, so ``0.7`` is not read as 0) that ``action_mask`` allows; else a
+    ``ValueError`` naming the agent, the action and the legal actions, before the run plays a game with it."""
+    action = agent.act(observation)
+    mask = np.asarray(observation["action_mask"])
+    integer = isinstance(action, int | np.integer) and not isinstance(action, bool)
+    if integer and 0 <= action < len(mask) and mask[action]:
+        return int(action)
+    legal = np.flatnonzero(mask).tolist()
+    kind = "an integer it does not allow" if integer else f"a {type(action).__name__}, not an int"
+    raise ValueError(
+        f"agent {shown(getattr(agent, 'name', type(agent).__name__))} chose action {shown(action)} ({kind}) at a "
+        f"fingerprint position whose legal actions are {legal}: act(observation) must return one of them as an int"
+    )
 
 
 def probe_positions(game: str, deck: str = "standard") -> Iterator[Observation]:

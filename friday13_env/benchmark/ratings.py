@@ -30,6 +30,12 @@ TABLES_PER_UNIT = 4
 RATINGS_FORMAT = "friday13-ratings"
 MAX_COMMAND = 2_000
 """The most characters of the command a ratings file records, which the leaderboard prints."""
+MAX_TABLES = 10_000
+"""The most tables of a run, and of a ratings file: reading one fits its games again (at most 6 a table, about
+0.1 ms each), so a file of more, or of tables with more games than their seat rotations, is refused unread."""
+MAX_POINTS = 10_000
+"""The most bad-luck points of one seat in one game a ratings file may hold, far above any real game's (the shipped
+file's most is 88): a larger integer could not even be converted to a float for the fit."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +137,15 @@ def check_ratings(agents: Sequence[str | AgentSpec], workers: int | None = None)
     return specs
 
 
+def check_tables(tables: object) -> int:
+    """``tables`` if it is an int from 1 to ``MAX_TABLES`` (a run never writes a file it would refuse to read), else
+    a ``ValueError`` naming the range."""
+    count = count_option("tables", tables, takes=f"a positive int, at most {MAX_TABLES:,}")
+    if count > MAX_TABLES:
+        raise ValueError(f"tables must be 1 to {MAX_TABLES:,} (a ratings file holds no more), got {count}")
+    return count
+
+
 def processes_for(workers: int | None) -> int:
     """The processes a run plays on: ``workers``, at most the CPUs this process may use (all of them if None)."""
     return min(available_cpus(), workers or available_cpus())
@@ -141,7 +156,7 @@ def run_ratings(
 ) -> dict[str, Any]:
     """Play ``tables`` mixed tables of ``agents`` and fit their ratings; the result is JSON-ready."""
     specs = check_ratings(agents, workers)
-    count_option("tables", tables, takes="a positive int")
+    check_tables(tables)
     count_option("seed", seed, minimum=0, takes="a non-negative int")
     labels = [spec.label for spec in specs]
     processes = processes_for(workers)
@@ -182,6 +197,8 @@ def read_ratings(path: str | Path) -> dict[str, Any]:
 
 
 def _ratings_problem(data: dict[str, Any]) -> str | None:
+    """What is wrong in a ratings file, or None; the checks that bound the work (the number of tables, the games
+    of each) come before its games are fitted again."""
     from friday13_env.benchmark.exploitability import plain_text, spec_problem
 
     agents, games = data["agents"], data["games"]
@@ -190,9 +207,16 @@ def _ratings_problem(data: dict[str, Any]) -> str | None:
     for agent in agents:
         if not isinstance(agent, str) or spec_problem(agent):
             return f"its agent {agent!r:.100}: {spec_problem(agent) if isinstance(agent, str) else 'not a text'}"
-    if not isinstance(games, list) or not all(_table(table, agents) for table in games):
-        return f"its games must be tables of {MIN_PLAYERS}-{MAX_PLAYERS} of its agents, with their points per game"
-    if data["tables"] != len(games) or not isinstance(data["seed"], int) or isinstance(data["seed"], bool):
+    if not isinstance(games, list):
+        return "its games must be a list of tables"
+    if len(games) > MAX_TABLES:
+        return f"it holds {len(games):,} tables, over the {MAX_TABLES:,} a ratings run plays"
+    for index, table in enumerate(games):
+        problem = _table_problem(index, table, agents)
+        if problem is not None:
+            return problem
+    tables, seed = data["tables"], data["seed"]
+    if type(tables) is not int or tables != len(games) or type(seed) is not int:
         return "its table count and seed must be those of its games"
     if not (isinstance(data["model"], str) and plain_text(data["model"], 200)):
         return "its model must be plain text"
@@ -208,23 +232,40 @@ def _ratings_problem(data: dict[str, Any]) -> str | None:
             isinstance(found[key], float) and math.isclose(found[key], rating[key], rel_tol=1e-9)
             for key in ("mu", "sigma", "ordinal")
         )
-        if not close or found["games"] != rating["games"]:
+        if not close or type(found["games"]) is not int or found["games"] != rating["games"]:
             return f"the rating of {agent} is not what its games give ({rating})"
     return None
 
 
-def _table(table: object, agents: list[str]) -> bool:
-    """A table of a ratings file: its lineup of different agents, and per game one count of points per seat."""
+def _table_problem(index: int, table: object, agents: list[str]) -> str | None:
+    """What is wrong in table ``index`` of a ratings file, or None: its lineup must be 3-6 different agents of the
+    file, and it must hold one game per seat rotation of that lineup (how ``play_tables`` plays a deal), each one
+    count of points (an int, 0 to ``MAX_POINTS``) per seat."""
+    from friday13_env.friday13.evaluation.duplicate import seatings
+
+    shape = f"its games must be tables of {MIN_PLAYERS}-{MAX_PLAYERS} of its agents, with their points per game"
     if not isinstance(table, dict) or not isinstance(table.get("lineup"), list):
-        return False
+        return shape
     lineup, points = table["lineup"], table.get("points")
     if (
         not MIN_PLAYERS <= len(lineup) <= MAX_PLAYERS
+        or not all(isinstance(agent, str) for agent in lineup)
         or len(set(lineup)) != len(lineup)
         or not set(lineup) <= set(agents)
+        or not isinstance(points, list)
     ):
-        return False
-    return isinstance(points, list) and all(
-        isinstance(game, list) and len(game) == len(lineup) and all(type(p) is int and p >= 0 for p in game)
+        return shape
+    rotations = len(seatings(lineup))
+    if len(points) != rotations:
+        return (
+            f"table {index} holds {len(points)} games, not the {rotations} of its lineup's seat rotations "
+            "(a deal is played once per rotation)"
+        )
+    if not all(
+        isinstance(game, list)
+        and len(game) == len(lineup)
+        and all(type(p) is int and 0 <= p <= MAX_POINTS for p in game)
         for game in points
-    )
+    ):
+        return shape
+    return None

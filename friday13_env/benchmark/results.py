@@ -19,7 +19,7 @@ import numpy as np
 
 from friday13_env.benchmark.exploitability import plain_text, spec_problem
 from friday13_env.benchmark.play import METRICS
-from friday13_env.benchmark.runner import normalisers, read_json, score_cells
+from friday13_env.benchmark.runner import normalisers, number_rows, read_json, score_cells
 from friday13_env.benchmark.scores import aggregate_values
 from friday13_env.benchmark.suite import Suite
 from friday13_env.core.checks import finite_number, is_duration
@@ -94,17 +94,19 @@ def _content_problem(data: dict[str, Any], path: Path, suite: Suite, split: str)
 
 
 def _rows(found: object, suite: Suite, split: str) -> tuple[list[np.ndarray], str | None]:
+    """Each cell's rows as an array, or the problem: rows of finite numbers only (a text ``"1.0"`` or a boolean is
+    refused, not converted), one per deal, win shares in [0, 1]."""
     deals = suite.split(split).deals
     if not isinstance(found, list) or len(found) != len(suite.cells):
         return [], f"its rows must be a list of {len(suite.cells)} cells"
     rows = []
     for cell, cell_rows in zip(suite.cells, found, strict=True):
-        try:
-            array = np.asarray(cell_rows, dtype=np.float64)
-        except (TypeError, ValueError):
-            return [], f"cell {cell.name}'s rows are not numbers"
-        if array.shape != (deals, len(METRICS)) or not np.isfinite(array).all():
-            return [], f"cell {cell.name}'s rows must be {deals} finite rows of {len(METRICS)} (found {array.shape})"
+        array = number_rows(cell_rows, deals)
+        if array is None:
+            return [], (
+                f"cell {cell.name}'s rows are not numbers, or not {deals} rows of {len(METRICS)}: a row holds "
+                f"{len(METRICS)} finite numbers (not texts or booleans)"
+            )
         if array[:, 0].min() < 0 or array[:, 0].max() > 1:
             return [], f"cell {cell.name}'s win shares must lie in [0, 1]"
         rows.append(array)

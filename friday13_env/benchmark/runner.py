@@ -4,8 +4,10 @@ Before any game: the suite's deals are generated again and must hash to the froz
 play as their fingerprints say, and the agent is built once (a factory that raises, a policy of the other
 deck, an unknown spec: an error here). While it plays, every finished unit goes into ``OUT.partial`` (its
 ``complete`` is false); an interrupted run started again with the same ``out`` continues from it. Only a
-finished run writes ``OUT``, with ``complete: true``, and removes the partial file. An illegal move is the
-environment's error, raised at that move.
+finished run writes ``OUT``, with ``complete: true``, and removes the partial file. ``OUT`` and ``OUT.partial`` are
+checked to be writable files before any game, so that no run ends, every game played, by failing to write them. An
+agent whose answer at a fingerprint position is not a legal ``int`` is refused before any game; an illegal move that
+the probes did not meet is the environment's error, raised at that move.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from friday13_env.benchmark.play import METRICS, SECOND_METRIC, Unit, UnitResult
 from friday13_env.benchmark.scores import aggregate, cell_interval, normalised_interval, scipy_stats
 from friday13_env.benchmark.suite import NORMALISERS, Suite, definition_problems, get_suite
 from friday13_env.core.agent import Agent, reseeded
-from friday13_env.core.files import atomic_write_text, read_capped
+from friday13_env.core.checks import finite_number
+from friday13_env.core.files import atomic_write_text, output_problem, read_capped
 from friday13_env.core.options import available_cpus, count_option
 from friday13_env.core.pool import ordered_results
 from friday13_env.core.registry import Registry
@@ -45,6 +48,12 @@ RESULT_FORMAT = "friday13-benchmark-result"
 RESULT_FORMAT_VERSION = 1
 MAX_RESULT_BYTES = 8 * 1024 * 1024
 """A result or partial file larger than this is refused unread (the shipped ones hold under 150 KB)."""
+MAX_UNIT_SECONDS = 1e6
+"""The most seconds of ``act`` calls a unit of a partial file may hold (about 11.6 days for 4 deals, minutes per
+move): more is a damaged or hostile file, whose cost per move could reach infinity and fail the result's writing
+after every game."""
+MAX_UNIT_DECISIONS = 10**9
+"""The most moves a unit of a partial file may hold (a unit's 4 deals make thousands): more is a damaged file."""
 
 
 def registry_of(game: str) -> Registry:
@@ -153,7 +162,11 @@ def prepare(
 ) -> Plan:
     """Every check of a run, before any game: the suite, split, worker count, agent, deals and anchors.
 
-    ``replays`` (checked by its caller) saves the games of each cell's first deals as replay files."""
+    ``out`` (where the result goes; ``OUT.partial`` holds the finished units until then) must be a path where both
+    can be written as files: a folder, a path below a file or a folder that cannot be written in is a ``ValueError``
+    here, not after the games. ``replays`` (checked by its caller) saves the games of each cell's first deals as
+    replay files."""
+    out_path = None if out is None else checked_out(out)
     suite = suite if isinstance(suite, Suite) else get_suite(suite)
     problems = definition_problems(suite)
     if problems:
@@ -170,7 +183,6 @@ def prepare(
         "suite": {"name": suite.name, "version": suite.version, "id": suite.id, "split": split, "deals_sha256": digest},
         "agent": identity,
     }
-    out_path = None if out is None else Path(out)
     plan = Plan(suite, split, entrant, header, min(processes, available_cpus()), out_path, replays)
     if plan.partial_path is not None:
         done = _resume(plan.partial_path, header, planned_units(suite, split, entrant))  # an error now, not later
@@ -181,6 +193,27 @@ def prepare(
                 "began; delete the partial file to play every unit here, or give the agent reset(seed)"
             )
     return plan
+
+
+def checked_out(out: object) -> Path:
+    """``out`` as a path where a run can write its result and keep ``OUT.partial``, or a ``ValueError`` saying why
+    not (nothing is created). A partial file that exists but is not a regular file is refused unread, as
+    ``read_json`` refuses it."""
+    if not isinstance(out, str | Path):
+        raise ValueError(f"out must be a path (a str or a pathlib.Path) of the result file, not {shown(out)}")
+    path = Path(out)
+    partial = partial_path(path)
+    if partial.exists() and not partial.is_file():
+        raise ValueError(f"partial benchmark file {partial} is not a regular file; not read")
+    for target in (path, partial):
+        problem = output_problem(target)
+        if isinstance(problem, IsADirectoryError):
+            raise ValueError(f"out {target} is a folder; give a file name")
+        if isinstance(problem, NotADirectoryError):
+            raise ValueError(f"out {target}: cannot create the folder {target.parent}: {problem.filename} is a file")
+        if problem is not None:
+            raise ValueError(f"out {target}: cannot write it: {problem.strerror or problem}")
+    return path
 
 
 def run_benchmark(
@@ -254,13 +287,14 @@ def read_json(path: str | Path, what: str, expected: str = RESULT_FORMAT) -> dic
     """A result, partial, ratings or exploitability file as a dict, or a ``ValueError`` naming the file and why not.
 
     Only a regular file is opened (not a device, a pipe or a folder, a link to one included), and no more than
-    ``MAX_RESULT_BYTES`` of it is read; JSON's NaN and Infinity, and nesting too deep to parse, are refused."""
+    ``MAX_RESULT_BYTES`` of it is read; JSON's NaN and Infinity, nesting too deep to parse and an integer of more
+    digits than Python converts are refused."""
     path = Path(path)
     raw = read_capped(path, MAX_RESULT_BYTES, what)
     try:
         data = json.loads(raw.decode("utf-8"), parse_constant=_not_a_number)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-        reason = "nested too deeply" if isinstance(error, RecursionError) else error
+    except (ValueError, RecursionError) as error:  # ValueError: a JSONDecodeError, a UnicodeDecodeError, or an
+        reason = "nested too deeply" if isinstance(error, RecursionError) else error  # integer of over 4,300 digits
         raise ValueError(f"{what} {path} is not JSON: {reason}") from error
     if not isinstance(data, dict) or data.get("format") != expected:
         raise ValueError(f"{what} {path} is not a {expected} file (its format is not {expected!r})")
@@ -279,8 +313,9 @@ def _not_a_number(token: str) -> float:
 
 def _resume(path: Path, header: dict[str, Any], planned: dict[UnitKey, int]) -> dict[UnitKey, UnitResult]:
     """The units a partial file holds, if it was made by this very run (same suite, split, deals and agent): each
-    one of the ``planned`` units (``{(cell, first deal): deals}``) with its rows, win shares in [0, 1], and its
-    time and move count; anything else is a damaged file, refused before a game is played."""
+    one of the ``planned`` units (``{(cell, first deal): deals}``) with its rows (finite numbers, win shares in
+    [0, 1]), its time (at most ``MAX_UNIT_SECONDS``) and its count of moves (at most ``MAX_UNIT_DECISIONS``), whose
+    sums give a finite cost per move; anything else is a damaged file, refused before a game is played."""
     if not path.exists():
         return {}
     data = read_json(path, "partial benchmark file")
@@ -296,21 +331,62 @@ def _resume(path: Path, header: dict[str, Any], planned: dict[UnitKey, int]) -> 
             cell, colon, first = key.partition(":")
             if not (colon and cell.isdigit() and first.isdigit()) or (int(cell), int(first)) not in planned:
                 raise ValueError(f"unit {key!r} is not one of this run's")
-            rows = np.asarray(unit["rows"], dtype=np.float64)
             count = planned[int(cell), int(first)]
-            if rows.shape != (count, len(METRICS)) or not np.isfinite(rows).all():
-                raise ValueError(f"unit {key} has rows of shape {rows.shape}, not {(count, len(METRICS))}")
+            rows = number_rows(unit["rows"], count)
+            if rows is None:
+                raise ValueError(
+                    f"unit {key} has rows that are not {count} rows of {len(METRICS)} finite numbers (texts and "
+                    "booleans are not numbers)"
+                )
             if rows[:, 0].min() < 0 or rows[:, 0].max() > 1:
                 raise ValueError(f"unit {key} has win shares outside [0, 1]")
-            seconds, decisions = unit["act_seconds"], unit["decisions"]
-            if type(seconds) not in (int, float) or not 0 <= seconds < math.inf or type(decisions) is not int:
-                raise ValueError(f"unit {key} has no time in seconds or no count of moves")
-            if decisions < 0:
-                raise ValueError(f"unit {key} has a negative count of moves")
-            done[int(cell), int(first)] = UnitResult(rows, float(seconds), decisions)
+            done[int(cell), int(first)] = UnitResult(rows, _unit_seconds(key, unit), _unit_decisions(key, unit))
+        seconds = math.fsum(result.act_seconds for result in done.values())
+        decisions = sum(result.decisions for result in done.values())
+        if not math.isfinite(seconds) or (decisions and not math.isfinite(1000.0 * seconds / decisions)):
+            raise ValueError(f"its units' {seconds:g} s over {decisions} moves give no finite cost per move")
     except (KeyError, TypeError, AttributeError, ValueError) as error:
         raise ValueError(f"{path} is a damaged partial benchmark file ({error}); delete it to start again") from error
     return done
+
+
+def _unit_seconds(key: str, unit: dict[str, Any]) -> float:
+    """A partial file's unit's seconds of ``act`` calls: a number (not a bool or a text), 0 to ``MAX_UNIT_SECONDS``."""
+    seconds = unit["act_seconds"]
+    if type(seconds) not in (int, float) or not 0 <= seconds < math.inf:
+        raise ValueError(f"unit {key} has no time in seconds")
+    if seconds > MAX_UNIT_SECONDS:
+        raise ValueError(f"unit {key} took {seconds:g} s of moves, over the {MAX_UNIT_SECONDS:g} s a unit can take")
+    return float(seconds)
+
+
+def _unit_decisions(key: str, unit: dict[str, Any]) -> int:
+    """A partial file's unit's count of moves: an int (not a bool or a float), 0 to ``MAX_UNIT_DECISIONS``."""
+    decisions = unit["decisions"]
+    if type(decisions) is not int:
+        raise ValueError(f"unit {key} has no count of moves")
+    if decisions < 0:
+        raise ValueError(f"unit {key} has a negative count of moves")
+    if decisions > MAX_UNIT_DECISIONS:
+        raise ValueError(f"unit {key} has {shown(decisions)} moves, over the {MAX_UNIT_DECISIONS:,} a unit can make")
+    return decisions
+
+
+def number_rows(value: object, count: int) -> np.ndarray | None:
+    """``value`` as a ``(count, len(METRICS))`` float array if it is a list of ``count`` lists of ``len(METRICS)``
+    finite numbers, ints or floats, else None: texts, booleans, None or integers too large for a float are not
+    numbers, and are never converted (``np.asarray`` would read ``"1.0"`` and ``True`` as 1.0)."""
+    if not isinstance(value, list) or len(value) != count:
+        return None
+    rows = []
+    for row in value:
+        if not isinstance(row, list) or len(row) != len(METRICS):
+            return None
+        numbers = [finite_number(item) for item in row]
+        if any(number is None for number in numbers):
+            return None
+        rows.append(numbers)
+    return np.asarray(rows, dtype=np.float64).reshape(count, len(METRICS))
 
 
 def planned_units(suite: Suite, split: str, entrant: Entrant) -> dict[UnitKey, int]:

@@ -121,19 +121,34 @@ class Suite:
 
 MAX_DEALS = 100_000
 """The most deals of a split: a result holds a row per deal and cell, and its digest hashes every deal."""
+MAX_CELL_NAME = 60
+"""The most characters of a cell's name, which tables and the leaderboard print."""
+SUITE_KEYS = frozenset(("name", "version", "game", "title", "description", "num_rounds")) | frozenset(
+    ("cells", "splits", "deals_sha256", "anchors", "references")
+)
+"""The keys of a suite file (``Suite.to_dict``); any other is refused, so that a misspelt ``num_round`` is an
+error rather than the default silently used."""
+CELL_KEYS = {"friday13": frozenset(("name", "players", "deck", "opponents")), "friday": frozenset(("name", "level"))}
+"""The keys of a cell of each game; a key of the other game's cells is refused, not ignored."""
+SPLIT_KEYS = frozenset(("seed", "deals"))
+"""The keys of a split."""
+_CELL_KIND = {"friday13": "card-game", "friday": "solo-game"}
+"""How a message calls a cell of each game."""
 
 
 def suite_from_dict(data: Mapping[str, Any]) -> Suite:
     """A suite from its JSON form, checked (a hand-edited file that is not a suite is a ``ValueError``): every field
-    of its kind, nothing coerced (``definition_problems`` says what else a suite must be)."""
+    of its kind, nothing coerced, no key it does not know (``definition_problems`` says what else a suite must
+    be)."""
     try:
+        _known_keys(_mapping(data, "a suite"), SUITE_KEYS, "", "a suite")
         game = data["game"]
         if game not in GAMES:
             raise ValueError(f"unknown game {shown(game)}; games: {list(GAMES)}")
         cells = tuple(_cell(c, game) for c in _items(data["cells"], "cells"))
         splits = {
-            _text(name, "a split's name"): Split(_count(s["seed"], "a split's seed"), _count(s["deals"], "deals"))
-            for name, s in _mapping(data["splits"], "splits").items()
+            _text(name, "a split's name"): _split(name, split)
+            for name, split in _mapping(data["splits"], "splits").items()
         }
         suite = Suite(
             name=_text(data["name"], "name"),
@@ -168,7 +183,8 @@ def suite_from_dict(data: Mapping[str, Any]) -> Suite:
 def definition_problems(suite: Suite) -> list[str]:
     """What makes ``suite`` not a suite that can be played and scored (its splits, cells, anchors, references): a
     list of problems, empty for a sound suite. Checked for a suite file when it is read and for a ``Suite`` object
-    before a run plays it."""
+    before a run plays it. Cell names must differ (a result names its rows by them) and be plain text (tables print
+    them); ``search`` must win more than ``random`` in every cell, or its normalised scores would run backwards."""
     problems = []
     if sorted(suite.splits) != sorted(SPLITS):
         problems.append(f"must have the splits {list(SPLITS)}, has {sorted(suite.splits)}")
@@ -181,6 +197,10 @@ def definition_problems(suite: Suite) -> list[str]:
         problems.append("must have a version, a round and a cell, at least one each")
     for cell in suite.cells:
         problems += _cell_problems(cell, suite.game)
+    names = [cell.name for cell in suite.cells]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        problems.append(f"cell name(s) {repeated} repeated: each cell needs a name of its own")
     seated = {opponent for cell in suite.cells for opponent in cell.opponents}
     if not seated <= set(suite.anchors) <= set(suite.anchor_names):
         problems.append(
@@ -195,12 +215,23 @@ def definition_problems(suite: Suite) -> list[str]:
         elif not all(math.isfinite(score) and 0 <= score <= 1 for score in scores):
             problems.append(f"{name}'s references must be win shares in [0, 1]")
     normalisers = [suite.references[name] for name in NORMALISERS if name in suite.references]
-    if not problems and len(normalisers) == 2 and any(a == b for a, b in zip(*normalisers, strict=True)):
-        problems.append("a cell's references give random and search the same score: it cannot be normalised")
+    if not problems and len(normalisers) == 2:
+        if any(a == b for a, b in zip(*normalisers, strict=True)):
+            problems.append("a cell's references give random and search the same score: it cannot be normalised")
+        for cell, low, high in zip(suite.cells, *normalisers, strict=True):
+            if high < low:
+                problems.append(
+                    f"cell {cell.name}'s references give search ({high:g}) a lower win share than random ({low:g}): "
+                    "its normalised scores would run backwards"
+                )
     return problems
 
 
 def _cell_problems(cell: Cell, game: str) -> list[str]:
+    from friday13_env.benchmark.exploitability import plain_text
+
+    if not plain_text(cell.name, MAX_CELL_NAME):
+        return [f"cell name {shown(cell.name, 80)} must be 1-{MAX_CELL_NAME} characters without | ` or controls"]
     if game == "friday":
         return [] if 1 <= cell.level <= 4 else [f"cell {cell.name}: level {cell.level} is not 1-4"]
     from friday13_env.friday13.cards import DECKS
@@ -218,6 +249,7 @@ def _cell_problems(cell: Cell, game: str) -> list[str]:
 
 def _cell(data: Mapping[str, Any], game: str) -> Cell:
     data = _mapping(data, "a cell")
+    _known_keys(data, CELL_KEYS[game], f"cell {_label(data.get('name'))}: ", f"a {_CELL_KIND[game]} cell")
     if game == "friday":
         return Cell(name=_text(data["name"], "a cell's name"), level=_count(data["level"], "a level"))
     return Cell(
@@ -226,6 +258,27 @@ def _cell(data: Mapping[str, Any], game: str) -> Cell:
         deck=_text(data["deck"], "a deck"),
         opponents=tuple(_text(opponent, "an opponent") for opponent in _items(data["opponents"], "opponents")),
     )
+
+
+def _split(name: str, data: object) -> Split:
+    """A split from its JSON form: its seed and deals, no other key."""
+    split = _mapping(data, "a split")
+    _known_keys(split, SPLIT_KEYS, f"split {_label(name)}: ", "a split")
+    return Split(_count(split["seed"], "a split's seed"), _count(split["deals"], "deals"))
+
+
+def _label(name: object) -> str:
+    """A cell's or split's name in a message: as it is if it is plain text, else its ``repr`` (cut)."""
+    if isinstance(name, str) and 0 < len(name) <= MAX_CELL_NAME and name.isprintable() and not set(name) & set("|`"):
+        return name
+    return shown(name, 80)
+
+
+def _known_keys(data: Mapping[str, Any], known: frozenset[str], where: str, what: str) -> None:
+    """A ``ValueError`` naming the keys of ``data`` that are not ``known`` (``what`` has: the keys it may have)."""
+    unknown = sorted(str(key) for key in data if key not in known)
+    if unknown:
+        raise ValueError(f"{where}unknown key(s) {shown(unknown, 200)}; {what} has {sorted(known)}")
 
 
 def _text(value: object, what: str) -> str:

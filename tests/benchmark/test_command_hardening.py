@@ -207,7 +207,8 @@ def test_ratings_says_when_the_workers_are_capped(
     assert code == 0 and f"wrote {out}" in printed
     assert "--workers 99: capped at 2, the CPUs this process may use" in capsys.readouterr().err
     assert ratings.processes_for(fake_ratings[0]["workers"]) == 2
-    code, _ = friday13(["ratings", "--agents", *THREE, "--tables", "4", "--workers", "2", "--out", str(out)])
+    argv = ["ratings", "--agents", *THREE, "--tables", "4", "--workers", "2", "--out", str(out), "--overwrite"]
+    code, _ = friday13(argv)  # the file of the first run is there: replacing it takes --overwrite
     assert code == 0 and "capped" not in capsys.readouterr().err
 
 
