@@ -129,7 +129,11 @@ class Args:
     seed: int = option(0, "seeds the model, the environments and the evaluations", minimum=0, maximum=MAX_SEED)
     total_timesteps: int = option(500_000, "learner decisions to train for, in all", minimum=1, maximum=MAX_TIMESTEPS)
     players: list[int] = option(
-        [3, 4, 5, 6], "table sizes, one drawn per episode", minimum=MIN_PLAYERS, maximum=MAX_PLAYERS
+        [3, 4, 5, 6],
+        "table sizes, one drawn per episode",
+        minimum=MIN_PLAYERS,
+        maximum=MAX_PLAYERS,
+        unique=True,
     )
     deck: str = option("standard", "the deck of the tables", choices=sorted(DECKS))
     opponents: list[str] = option(
@@ -208,7 +212,8 @@ def checked_args(args: Args) -> Args:
     problem = hyperparameter_error(args) or warmup_problem(args.critic_warmup, args.total_timesteps)
     if problem:
         raise ValueError(problem)
-    problems = network_errors(args.hidden_sizes, observation_scale(args.deck).size, get_deck(args.deck).num_actions)
+    problems = field_errors(Args, dataclasses.asdict(args))
+    problems += network_errors(args.hidden_sizes, observation_scale(args.deck).size, get_deck(args.deck).num_actions)
     if problems:
         raise ValueError("; ".join(problems))
     if not (args.run_name or args.run_dir):

@@ -123,7 +123,11 @@ class Args:
         24_000_000, "card plays to train for (every seat's, learner or not)", minimum=1, maximum=MAX_TIMESTEPS
     )
     players: list[int] = option(
-        [3, 4, 5, 6], "table sizes, one drawn per game", minimum=MIN_PLAYERS, maximum=MAX_PLAYERS
+        [3, 4, 5, 6],
+        "table sizes, one drawn per game",
+        minimum=MIN_PLAYERS,
+        maximum=MAX_PLAYERS,
+        unique=True,
     )
     deck: str = option("standard", "the deck of the tables", choices=sorted(DECKS))
     reward: str = option("relative", "reward mode (see friday13_env.friday13.rewards)", choices=sorted(REWARD_MODES))

@@ -7,6 +7,7 @@ workers) never moves the seeds of another.
 
 from __future__ import annotations
 
+import gymnasium as gym
 import numpy as np
 
 ACTION_SAMPLER_KEY = 1
@@ -14,6 +15,20 @@ ACTION_SAMPLER_KEY = 1
 ``action_space.sample()`` are reproducible, and their numbers are not the ones that shuffled the deal."""
 
 
+AGENT_KEY = 2
+"""An agent that plays a game dealt from seed ``s`` (the solo evaluation's and benchmark's games) is seeded with
+``derived_seed(s, AGENT_KEY)``: seeded with ``s`` itself, its generator would draw the numbers that shuffled the deal,
+so a search agent's sampled futures could be the game's real one."""
+
+
 def derived_seed(seed: int, *key: int) -> int:
     """The seed of the stream ``key`` of a run seeded with ``seed`` (a non-negative int below ``2**64``)."""
     return int(np.random.SeedSequence(seed, spawn_key=key).generate_state(1, np.uint64)[0])
+
+
+def seed_reset(env: gym.Env, seed: int | None) -> None:
+    """What a Gymnasium environment's ``reset(seed=seed)`` seeds (``seed`` already checked: ``None`` or a non-negative
+    int): its ``np_random``, as ``gym.Env.reset`` does, and for an int its action space from ``ACTION_SAMPLER_KEY``."""
+    gym.Env.reset(env, seed=None if seed is None else int(seed))
+    if seed is not None:
+        env.action_space.seed(derived_seed(int(seed), ACTION_SAMPLER_KEY))

@@ -46,7 +46,7 @@ from gymnasium import spaces
 
 from friday13_env.core.checks import as_action, check_choice
 from friday13_env.core.registry import check_seed
-from friday13_env.core.seeds import ACTION_SAMPLER_KEY, derived_seed
+from friday13_env.core.seeds import seed_reset
 from friday13_env.core.spaces import LegalDiscrete
 from friday13_env.friday import engine
 from friday13_env.friday.actions import NUM_ACTIONS
@@ -134,9 +134,7 @@ class FridayEnv(gym.Env[np.ndarray, int]):
         if unknown:
             raise ValueError(f"unknown reset option(s) {unknown}; allowed: {list(RESET_OPTIONS)}")
         level = check_level(options["level"]) if options and "level" in options else self.level
-        super().reset(seed=None if seed is None else int(seed))
-        if seed is not None:
-            self.action_space.seed(derived_seed(int(seed), ACTION_SAMPLER_KEY))
+        seed_reset(self, seed)
         self.level = level
         self.state = engine.new_game(self.level, self.np_random)
         self._ended = self._illegal = False

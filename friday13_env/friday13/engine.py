@@ -107,7 +107,12 @@ def check_player_counts(num_players: int | Sequence[int]) -> tuple[int, ...]:
     for count in counts:
         if isinstance(count, bool) or not isinstance(count, int | np.integer) or count not in allowed:
             raise ValueError(f"num_players must be one of {allowed} or a list of them, got {num_players!r}")
-    return tuple(sorted({int(count) for count in counts}))
+    if len(set(counts)) < len(counts):
+        raise ValueError(
+            f"num_players lists a table size more than once: {list(counts)!r}; list each size once (a table size "
+            "is drawn uniformly from the sizes listed)"
+        )
+    return tuple(sorted(int(count) for count in counts))
 
 
 def deal_sizes(rules: Rules) -> list[int]:

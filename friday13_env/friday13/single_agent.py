@@ -23,7 +23,9 @@ Why it is built the way it is:
   say) leaves the environment refusing ``step`` until ``reset``; a rejected action changes nothing.
 - **Reproducibility.** Every random choice (player count, seat, opponents, their seeds, the deals)
   is drawn from the Generator that ``reset(seed=...)`` seeds, so a seed and the learner's actions
-  determine the whole episode.
+  determine the whole episode. An agent object among the opponents is re-seeded with its seat's seed
+  through its ``reset(seed)`` hook each episode; one without the hook plays on from its own state, so
+  only a deterministic one keeps episodes reproducible.
 """
 
 from __future__ import annotations
@@ -36,9 +38,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from friday13_env.core.agent import reseeded
 from friday13_env.core.failures import FailureLatch
 from friday13_env.core.registry import check_seed
-from friday13_env.core.seeds import ACTION_SAMPLER_KEY, derived_seed
+from friday13_env.core.seeds import seed_reset
 from friday13_env.core.spaces import LegalDiscrete
 from friday13_env.friday13 import agents
 from friday13_env.friday13.aec import NEUTRAL_INFO, as_action, raw_env
@@ -189,7 +192,8 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
     def set_opponent_pool(self, specs: Sequence[OpponentSpec]) -> None:
         """Draw every opponent seat from ``specs`` from the next ``reset`` on (replaces any fixed list).
 
-        The hook for self-play: pass frozen snapshots as ``Agent`` objects (used as they are) or as
+        The hook for self-play: pass frozen snapshots as ``Agent`` objects (re-seeded each episode through
+        their ``reset(seed)`` hook, if they have one) or as
         factories ``factory(seed=...) -> Agent`` (built afresh each episode with a seed from the
         environment's Generator, so episodes stay reproducible). Through a ``SubprocVecEnv``
         (``env_method("set_opponent_pool", specs)``) the entries must be picklable. Names and agents
@@ -211,9 +215,7 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
         """
         check_seed(seed)
         check_reset_options(options)
-        super().reset(seed=None if seed is None else int(seed))
-        if seed is not None:
-            self.action_space.seed(derived_seed(int(seed), ACTION_SAMPLER_KEY))
+        seed_reset(self, seed)
         rng = self.np_random
         table = self.table
         counts = table.player_counts
@@ -379,4 +381,5 @@ def _instantiate(spec: OpponentSpec, seed: int, deck: Deck) -> tuple[Agent, str]
             raise ValueError(f"opponent factory {spec!r} returned {agent!r}, which is not an Agent (name + act)")
     else:
         agent = spec
+        reseeded(agent, seed)  # through its reset(seed) hook: its play does not depend on earlier episodes
     return make_seated(agent, seed, deck), agent.name

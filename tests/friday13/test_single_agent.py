@@ -209,6 +209,26 @@ def test_same_seed_same_episode() -> None:
     assert first[2][-1]["final_scores"] == second[2][-1]["final_scores"]
 
 
+def test_same_seed_same_episode_with_agent_objects_as_opponents() -> None:
+    """An agent object is re-seeded through its ``reset(seed)`` hook each episode, so what it plays does not depend
+    on the episodes before (a snapshot opponent of self-play is such an object)."""
+    env = gym.make(ENV_ID, opponents=[RandomAgent(seed=0) for _ in range(3)], seat=2)
+    first = play_episode(env, seed=1)
+    play_episode(env, seed=5)
+    second = play_episode(env, seed=1)
+    assert first[1] == second[1]
+    for a, b in zip(first[0], second[0], strict=True):
+        np.testing.assert_array_equal(a, b)
+    fresh = play_episode(gym.make(ENV_ID, opponents=[RandomAgent(seed=7) for _ in range(3)], seat=2), seed=1)
+    assert fresh[1] == first[1], "the episode's seed decides, not the seed the object was built with"
+
+
+def test_repeated_table_sizes_are_refused() -> None:
+    """A list with a size twice would read as a weighted draw, but the draw is uniform over the sizes."""
+    with pytest.raises(ValueError, match=r"lists a table size more than once.*\[4, 4, 4, 6\]"):
+        Friday13Env(num_players=[4, 4, 4, 6])
+
+
 def test_different_seeds_draw_different_tables() -> None:
     env = gym.make(ENV_ID, num_players=[3, 4, 5, 6])
     tables = {(info["num_players"], info["seat"]) for info in (env.reset(seed=seed)[1] for seed in range(40))}

@@ -164,3 +164,20 @@ def test_best_response_needs_two_deals_in_its_final_evaluation(
     )
     refused(capsys, script.parse_args, [*run, "--players", "6", "--final-games", "6"], "more than --players 6 games")
     assert script.parse_args([*run, "--final-games", "5"]).final_games == 5
+
+
+# -- --players lists each table size once ---------------------------------------------------------------
+def test_the_scripts_that_seat_tables_refuse_a_repeated_table_size(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Their environments draw a table size uniformly from the sizes listed and refuse a repeated one; the flag is
+    refused before any work, naming it."""
+    from friday13_training import rllib_args
+
+    run = ["--run-dir", str(tmp_path / "run")]
+    message = "--players: 3 4 4 repeats a value; list each one once"
+    refused(capsys, load_training_script("train_ppo").parse_args, [*run, "--players", "3", "4", "4"], message)
+    with pytest.raises(ValueError, match=message):
+        rllib_args.checked_args(rllib_args.Args(run_dir=str(tmp_path / "run"), players=[3, 4, 4]))
+    if pytest.importorskip("sb3_contrib"):
+        refused(capsys, load_training_script("finetune_ppo").parse_args, [*run, "--players", "3", "4", "4"], message)

@@ -37,7 +37,11 @@ class Args:
     )
     seed: int = option(0, "seeds the networks, the deals, the seating and the sampling", minimum=0, maximum=MAX_SEED)
     players: list[int] = option(
-        [3, 4, 5, 6], "table sizes, one drawn per game", minimum=MIN_PLAYERS, maximum=MAX_PLAYERS
+        [3, 4, 5, 6],
+        "table sizes, one drawn per game",
+        minimum=MIN_PLAYERS,
+        maximum=MAX_PLAYERS,
+        unique=True,
     )
     deck: str = option("standard", "the deck of the tables", choices=sorted(DECKS))
     reward: str = option("relative", "reward mode (see friday13_env.friday13.rewards)", choices=sorted(REWARD_MODES))

@@ -36,15 +36,17 @@ def option(
     maximum: float | None = None,
     below: float | None = None,
     choices: Sequence[str] | None = None,
+    unique: bool = False,
 ) -> Any:
     """A dataclass field that carries its ``--help`` text and bounds (lists get a fresh copy per instance).
 
-    A list flag needs at least one value unless ``allow_empty`` (then the bare flag means ``[]``).
+    A list flag needs at least one value unless ``allow_empty`` (then the bare flag means ``[]``), and with
+    ``unique`` may not repeat one (a list of table sizes the environments draw from uniformly).
     ``minimum`` / ``maximum`` are inclusive bounds, ``above`` / ``below`` exclusive ones; they apply to each
     value of a list flag, and float values must also be finite. ``choices`` lists the allowed texts.
     """
     bounds = {"minimum": minimum, "above": above, "maximum": maximum, "below": below}
-    metadata = {"help": help, "allow_empty": allow_empty, "bounds": bounds, "choices": choices}
+    metadata = {"help": help, "allow_empty": allow_empty, "bounds": bounds, "choices": choices, "unique": unique}
     if isinstance(default, list):
         return dataclasses.field(default_factory=lambda: list(default), metadata=metadata)
     return dataclasses.field(default=default, metadata=metadata)
@@ -113,6 +115,8 @@ def field_errors(cls: type, values: dict[str, Any]) -> list[str]:
             continue
         if is_list and not value and not spec.metadata.get("allow_empty"):
             errors.append(f"{flag}: expected at least one value")
+        if is_list and spec.metadata.get("unique") and len(set(map(repr, value))) < len(value):
+            errors.append(f"{flag}: {' '.join(map(str, value))} repeats a value; list each one once")
         for item in items:
             if not _is_instance(item, item_type):
                 errors.append(f"{flag}: expected {item_type.__name__}, got {item!r}")
