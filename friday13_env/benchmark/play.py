@@ -83,7 +83,7 @@ def play_unit(unit: Unit) -> UnitResult:
 
 
 def solo_game_seed(seed: int, level: int, game: int) -> int:
-    """The solo game's environment (and agent) seed of game ``game`` at ``level``."""
+    """The solo game's environment seed of game ``game`` at ``level`` (its agent's: ``agent_seed`` of it)."""
     return derived_seed(seed, level, game)
 
 
@@ -149,7 +149,7 @@ def _play_card(unit: Unit) -> UnitResult:
 def _play_solo(unit: Unit) -> UnitResult:
     from friday13_env.friday.agents import make
     from friday13_env.friday.env import FridayEnv
-    from friday13_env.friday.evaluation.games import play_game
+    from friday13_env.friday.evaluation.games import agent_seed, play_game
     from friday13_env.web.record import MAX_LABEL, SoloRecord, save
 
     level, replays = unit.cell.level, unit.replays
@@ -159,10 +159,10 @@ def _play_solo(unit: Unit) -> UnitResult:
     for row, game in enumerate(range(unit.first, unit.first + unit.count)):
         seed = solo_game_seed(unit.seed, level, game)
         if isinstance(unit.agent, AgentSpec):
-            agent = make(unit.agent, seed=seed)
+            agent = make(unit.agent, seed=agent_seed(seed))
         else:
             agent = unit.agent
-            reseeded(agent, seed)
+            reseeded(agent, agent_seed(seed))
         timed = _Timed(agent)
         record = None
         if replays is not None and replays.saves(game):

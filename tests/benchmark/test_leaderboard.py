@@ -156,10 +156,10 @@ def test_complete_results_of_shipped_suites_are_loaded(results: Path) -> None:
     loaded = leaderboard.load_results(results)
     assert {suite: sorted(found) for suite, found in loaded.items()} == {
         "card-4p-quick-v1": ["my_agents:MyAgent", "random"],
-        "friday-levels-v1": ["random"],
+        "friday-levels-v2": ["random"],
     }
     page = leaderboard.generate(results)
-    assert "`my_agents:MyAgent`" in page and "### `friday-levels-v1`" in page and "| `cautious` |" not in page
+    assert "`my_agents:MyAgent`" in page and "### `friday-levels-v2`" in page and "| `cautious` |" not in page
 
 
 def edited(data: dict[str, Any], **suite: Any) -> dict[str, Any]:
@@ -372,7 +372,7 @@ def test_the_command_writes_and_checks_the_page(results: Path, tmp_path: Path) -
     write(results, made_result(get_suite("card-4p-quick"), "cautious", seed=4))  # a new file: the page is stale
     leaderboard_command(["--results", str(results), "--out", str(page)])
     assert leaderboard_command(check)[0] == 0
-    shutil.rmtree(results / "friday-levels-v1")
+    shutil.rmtree(results / "friday-levels-v2")
     assert leaderboard_command(check)[0] == 1
 
 

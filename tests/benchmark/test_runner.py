@@ -261,7 +261,7 @@ def test_the_command_lists_every_suite() -> None:
     for suite in suites().values():
         assert f"{suite.name} (v{suite.version}, {suite.game}): {suite.title}" in printed
         assert all(cell.name in printed for cell in suite.cells)
-    assert "card-4p (v1, friday13)" in printed and "friday-levels (v1, friday)" in printed
+    assert "card-4p (v1, friday13)" in printed and "friday-levels (v2, friday)" in printed
 
 
 @pytest.mark.parametrize(

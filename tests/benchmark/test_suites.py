@@ -161,7 +161,7 @@ SUITE_DEFINITIONS = {
     "card-german-v1": "1eb2d37cf8d2bbb0ec6b2afe37deec2600a55887aa426f03b7fc2efb90f4cae6",
     "card-mixed-v1": "0c789252ab20dacb3d901553aaa95e30d71b50d760f079d7145906aa06cf08ac",
     "card-sizes-v1": "af3921ecfcc7cf937db3e5cc7d3c2eb9f57ea932077c3da0c377ed68a643590d",
-    "friday-levels-v1": "618c53bf07d934591bf313819e6fd141c044ffbe03213b2ae70ade29b0dad239",
+    "friday-levels-v2": "47ae8c9ae6f2dba5a9e13d9c53c3859536f7d09290965cb63d32eead7a06b8da",
 }
 """Every shipped suite version's ``definition_sha256``: what its cited numbers mean. An edit to a suite (its cells,
 opponents, splits, anchors or references) fails here: it must become a new version (``version`` + 1, a new entry

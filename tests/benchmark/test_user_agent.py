@@ -70,6 +70,25 @@ class Illegal:
         return int(np.flatnonzero(np.asarray(observation["action_mask"]) == 0)[0])
 
 
+answered = []
+
+
+class IllegalAfterProbes:
+    """Plays legally at the fingerprint positions (its first 120 answers in this process), then the first action its
+    mask forbids; counts its moves in ``moves``."""
+
+    name = "illegal-after-probes"
+
+    def __init__(self, seed=None):
+        self.seed = seed
+
+    def act(self, observation):
+        moves.append(self.seed)
+        answered.append(self.seed)
+        mask = np.asarray(observation["action_mask"])
+        return int(np.flatnonzero(mask if len(answered) <= 120 else mask == 0)[0])
+
+
 def seeded(seed):
     return RandomAgent(seed=seed)
 
@@ -111,7 +130,7 @@ def test_the_command_benchmarks_an_unregistered_agent_from_the_working_folder(tm
     assert not runner.partial_path(out).exists()
     result = json.loads(out.read_text())
     assert result["complete"] is True
-    assert result["suite"]["id"] == "friday-levels-v1"
+    assert result["suite"]["id"] == "friday-levels-v2"
     assert result["suite"]["deals_sha256"] == get_suite("friday-levels").deals_sha256["test"]
     assert result["agent"]["spec"] == "my_agents:MyAgent"
     assert result["agent"]["checkpoint_sha256"] is None
@@ -186,10 +205,13 @@ def test_a_module_that_cannot_be_imported_is_refused() -> None:
 
 
 def test_an_illegal_move_fails_at_the_first_move(user_agents: str, tmp_path: Path) -> None:
-    """The checks do not play, so an illegal agent gets through them and fails with the environment's
-    ``ValueError`` at its first move of the first game, leaving no result."""
+    """An agent that answers the fingerprint positions illegally is refused by the checks, before any game; one that
+    plays legally there gets through them and fails with the environment's ``ValueError`` at its first move of the
+    first game, leaving no result."""
     out = tmp_path / "out.json"
-    plan = runner.prepare(f"{user_agents}:Illegal", small_suite(), workers=1, out=out)
+    with pytest.raises(ValueError, match=r"agent 'illegal' chose action \d+ \(an integer it does not allow\)"):
+        runner.prepare(f"{user_agents}:Illegal", small_suite(), workers=1, out=out)
+    plan = runner.prepare(f"{user_agents}:IllegalAfterProbes", small_suite(), workers=1, out=out)
     moves = importlib.import_module(user_agents).moves
     moves.clear()  # the fingerprint asked it about the probe positions
     with pytest.raises(ValueError, match=r"legal actions"):
@@ -199,9 +221,12 @@ def test_an_illegal_move_fails_at_the_first_move(user_agents: str, tmp_path: Pat
 
 
 def test_an_illegal_move_fails_in_the_solo_game(user_agents: str) -> None:
-    """The solo game refuses an illegal move too, naming it (``runner``'s promise: the environment's error)."""
+    """The solo game refuses an illegal move too, naming it (``runner``'s promise: the environment's error), and
+    the checks refuse an agent that answers the fingerprint positions illegally."""
     suite = small_suite(SOLO_CELLS, deals=2)
-    plan = runner.prepare(f"{user_agents}:Illegal", suite, workers=1)
+    with pytest.raises(ValueError, match=r"agent 'illegal' chose action \d+ \(an integer it does not allow\)"):
+        runner.prepare(f"{user_agents}:Illegal", suite, workers=1)
+    plan = runner.prepare(f"{user_agents}:IllegalAfterProbes", suite, workers=1)
     moves = importlib.import_module(user_agents).moves
     moves.clear()
     with pytest.raises(ValueError, match=r"illegal action"):

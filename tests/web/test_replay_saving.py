@@ -180,7 +180,7 @@ def test_benchmark_friday_levels_saves_solo_games_that_replay_to_their_scores(tm
         assert game.seed == play.solo_game_seed(get_suite("friday-levels").split("test").seed, level, 0)
         assert game.source == {
             "command": "friday13 benchmark",
-            "suite": "friday-levels-v1",
+            "suite": "friday-levels-v2",
             "split": "test",
             "cell": f"level-{level}",
             "game": "0",

@@ -9,9 +9,9 @@ state; the rule-based and search agents rebuild a state from the observation wit
 sampled (:mod:`.belief`) and reason on that.
 
 Seeding: ``make(spec, seed=s)`` builds a reproducible agent; the evaluation builds one per game from
-the spec and the game's seed. The random, heuristic and search agents also have an optional
-``reset(seed)`` hook that re-seeds them in place (the same as building a new one with that seed), for
-code that keeps one agent object across games; agents need not have it.
+the spec, seeded from its own key of the game's seed (``evaluation.agent_seed``). The random, heuristic and
+search agents also have an optional ``reset(seed)`` hook that re-seeds them in place (the same as building a new
+one with that seed), for code that keeps one agent object across games; agents need not have it.
 
 Registered agents: ``random`` (:mod:`.base`, uniform over the legal actions), ``heuristic`` (:mod:`.expert`,
 the rule-based expert, option ``samples``), ``search`` (:mod:`.search`, Monte-Carlo search over the expert's

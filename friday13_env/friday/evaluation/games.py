@@ -2,10 +2,11 @@
 :class:`LevelResult` with 95% confidence intervals (Wilson for the win rate, Student-t for the mean score, both
 from :mod:`friday13_env.core.stats`; undefined for one game).
 
-Game ``g`` of a run with seed ``s`` resets the environment with seed ``s * 1_000_003 + g`` and plays it
-with an agent built from the spec with the same number as its seed (``make(spec, seed=...)``), so
-results are reproducible and every agent faces the same deals. An agent object instead of a spec plays
-every game; its optional ``reset(seed)`` hook, if it has one, is called with the game's seed. An illegal move is an
+Game ``g`` of a run with seed ``s`` resets the environment with seed ``d = s * 1_000_003 + g`` and plays it
+with an agent built from the spec with seed ``derived_seed(d, AGENT_KEY)`` (``make(spec, seed=...)``; a key of its
+own, so the agent's draws are not the deal's), so results are reproducible and every agent faces the same deals.
+An agent object instead of a spec plays every game; its optional ``reset(seed)`` hook, if it has one, is called
+with that seed. An illegal move is an
 error naming the agent, never a game scored as lost: a result only counts games played to their end.
 Games are played one at a time and only their scores are kept (8 bytes a game), so any ``games`` starts at once.
 """
@@ -21,6 +22,7 @@ import numpy as np
 
 from friday13_env.core import stats
 from friday13_env.core.agent import Agent, reseeded
+from friday13_env.core.seeds import AGENT_KEY, derived_seed
 from friday13_env.core.specs import AgentSpec, parse_spec, shown
 from friday13_env.core.stats import Interval, wilson_interval
 from friday13_env.friday.agents import REGISTRY, make
@@ -50,6 +52,11 @@ def mean_interval(values: Sequence[float]) -> Interval:
 def game_seed(seed: int, game: int) -> int:
     """Seed of game ``game`` in a run seeded with ``seed``."""
     return seed * 1_000_003 + game
+
+
+def agent_seed(game_seed: int) -> int:
+    """Seed of the agent that plays the game dealt from ``game_seed``."""
+    return derived_seed(game_seed, AGENT_KEY)
 
 
 def play_game(env: FridayEnv, agent: Agent, seed: int) -> tuple[bool, int, int]:
@@ -87,9 +94,10 @@ def evaluate(
     """Play ``games`` games at ``level`` and summarise them.
 
     ``agent`` is a spec (``"search:budget=16"``, a zoo name, a checkpoint path: one agent is built per
-    game, seeded with the game's seed) or an agent object (its ``reset(seed)`` hook, if any, is called
-    before each game). Rows are labelled with the spec, or the agent's ``name``. Anything else as ``agent`` is a
-    ``ValueError`` before any game; an illegal move is one naming the agent (:func:`play_game`).
+    game, seeded with ``agent_seed`` of the game's seed) or an agent object (its ``reset(seed)`` hook, if any, is
+    called with that seed before each game). Rows are labelled with the spec, or the agent's ``name``. Anything
+    else as ``agent`` is a ``ValueError`` before any game; an illegal move is one naming the agent
+    (:func:`play_game`).
     """
     if isinstance(games, bool) or not isinstance(games, int) or games <= 0:
         raise ValueError(f"games must be a positive int, got {games!r}")
@@ -118,7 +126,7 @@ def evaluate(
     start = time.perf_counter()
     for game in range(games):
         number = game_seed(seed, game)
-        won, score, n = play_game(env, agent_for(number), number)
+        won, score, n = play_game(env, agent_for(agent_seed(number)), number)
         wins += won
         scores.append(score)
         steps += n
