@@ -7,7 +7,7 @@ Example::
 
     python training/evaluate_friday.py --agents random heuristic dagger-v1 runs/x/policy.npz --levels 1
 
-    python training/evaluate_friday.py --agents search:budget=8 --levels 1 4 --games 200 \\
+    python training/evaluate_friday.py --agents search:budget=8 --levels 1 4 --games 200 --workers 2 \\
         --json results/friday_search.json --markdown results/friday_search.md
 
 An agent is a spec, exactly as ``friday13_env.friday.agents.make`` takes it: a registered name
@@ -15,8 +15,9 @@ An agent is a spec, exactly as ``friday13_env.friday.agents.make`` takes it: a r
 options as ``name:key=value,...``. Prints win rate (Wilson 95% CI, inside [0, 1]), mean score (Student-t
 95% CI) and milliseconds per decision per agent and level; ``--json`` / ``--markdown`` also write them
 to files (parent folders are created; the paths are checked before any game is played; each file is
-written whole or not at all). Results are deterministic for a given seed. Ctrl-C or SIGTERM stops it with
-one line saying what was written.
+written whole or not at all). Results are deterministic for a given seed, whatever ``--workers``: each
+agent and level is one unit of work, played in one process. Ctrl-C or SIGTERM stops it with one line saying
+what was written.
 """
 
 from __future__ import annotations
@@ -24,14 +25,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 from friday13_env.core.checkpoint import CheckpointError
 from friday13_env.core.files import atomic_write_text, clashing_outputs, output_problem, run_writing
+from friday13_env.core.options import available_cpus
+from friday13_env.core.pool import ordered_results
 from friday13_env.core.specs import AgentSpec, non_negative_argument, parse_spec, positive_argument
 from friday13_env.friday.agents import REGISTRY, make, names
-from friday13_env.friday.evaluation import evaluate, format_markdown, format_table, results_to_json
+from friday13_env.friday.evaluation import LevelUnit, format_markdown, format_table, play_level, results_to_json
 from friday13_env.friday.levels import LEVELS
 
 
@@ -56,6 +58,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--levels", nargs="+", type=int, default=sorted(LEVELS), choices=sorted(LEVELS))
     parser.add_argument("--games", type=positive_argument, default=1000, help="games per agent and level (>= 1)")
     parser.add_argument("--seed", type=non_negative_argument, default=0, help="run seed (>= 0)")
+    parser.add_argument(
+        "--workers",
+        type=positive_argument,
+        default=1,
+        help="processes to play on, each one agent at one level at a time, at most the CPUs this process may use "
+        "(results do not depend on it)",
+    )
     parser.add_argument("--json", default=None, help="write the results to this JSON file")
     parser.add_argument("--markdown", default=None, help="write the results table (Markdown) to this file")
     args = parser.parse_args(argv)
@@ -94,12 +103,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def evaluate_and_write(args: argparse.Namespace, written: list[str]) -> None:
     """Play every agent at every level, print the table, write the files asked for (each added to ``written``)."""
+    units = [LevelUnit(spec, level, args.games, args.seed) for spec in args.specs for level in args.levels]
+    workers = min(args.workers, available_cpus(), len(units))
+    if workers < args.workers:
+        print(f"--workers {args.workers}: {workers} process(es), one per unit or CPU at most", file=sys.stderr)
     results = []
-    for spec in args.specs:
-        for level in args.levels:
-            start = time.perf_counter()
-            results.append(evaluate(spec, level, args.games, args.seed))
-            print(f"{spec.label} level {level}: {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    for unit, (result, seconds) in ordered_results(play_level, units, workers):
+        results.append(result)
+        print(f"{unit.spec.label} level {unit.level}: {seconds:.1f} s", file=sys.stderr)
     print(format_table(results))
     if args.json:
         atomic_write_text(args.json, json.dumps(results_to_json(results, args.seed), indent=2, allow_nan=False) + "\n")

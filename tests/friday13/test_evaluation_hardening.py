@@ -185,12 +185,32 @@ def test_the_solo_evaluation_script_stops_on_ctrl_c_with_one_line(
     def interrupted(*args: object, **kwargs: object) -> None:
         os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the games are played
 
-    monkeypatch.setattr(script, "evaluate", interrupted)
+    monkeypatch.setattr(script, "play_level", interrupted)
     out = tmp_path / "r.json"
     out.write_text("previous\n")
     assert script.main(["--agents", "random", "--levels", "1", "--games", "3", "--json", str(out)]) == 130
     assert capsys.readouterr().err.splitlines() == ["stopped by SIGINT: nothing was written"]
     assert out.read_text() == "previous\n"
+
+
+def test_the_solo_evaluation_script_gives_the_same_results_on_two_workers(tmp_path: Path) -> None:
+    """Each agent and level is one unit, played whole in one process: the files do not depend on ``--workers``
+    (only the measured time per decision does)."""
+    script = load_training_script("evaluate_friday")
+    argv = ["--agents", "random", "heuristic:samples=1", "--levels", "1", "2", "--games", "3", "--seed", "4"]
+    for workers in ("1", "2"):
+        assert script.main([*argv, "--workers", workers, "--json", str(tmp_path / f"{workers}.json")]) == 0
+    results = [json.loads((tmp_path / f"{workers}.json").read_text())["results"] for workers in ("1", "2")]
+    for rows in results:
+        for row in rows:
+            row.pop("ms_per_decision")
+    assert results[0] == results[1]
+    assert [(row["agent"], row["level"]) for row in results[1]] == [
+        ("random", 1),
+        ("random", 2),
+        ("heuristic:samples=1", 1),
+        ("heuristic:samples=1", 2),
+    ]
 
 
 @pytest.mark.parametrize(

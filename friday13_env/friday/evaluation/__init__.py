@@ -5,11 +5,21 @@ agents are seeded) and returns a :class:`LevelResult`; :mod:`.report` turns resu
 a Markdown table or JSON (an undefined interval is printed as such, ``null`` in JSON).
 """
 
-from friday13_env.friday.evaluation.games import LevelResult, agent_seed, evaluate, game_seed, mean_interval, play_game
+from friday13_env.friday.evaluation.games import (
+    LevelResult,
+    LevelUnit,
+    agent_seed,
+    evaluate,
+    game_seed,
+    mean_interval,
+    play_game,
+    play_level,
+)
 from friday13_env.friday.evaluation.report import format_markdown, format_table, results_to_json
 
 __all__ = [
     "LevelResult",
+    "LevelUnit",
     "agent_seed",
     "evaluate",
     "format_markdown",
@@ -17,5 +27,6 @@ __all__ = [
     "game_seed",
     "mean_interval",
     "play_game",
+    "play_level",
     "results_to_json",
 ]

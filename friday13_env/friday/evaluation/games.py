@@ -142,3 +142,20 @@ def evaluate(
         steps / games,
         1000.0 * (time.perf_counter() - start) / max(steps, 1),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class LevelUnit:
+    """One agent's ``games`` games at one level, from run seed ``seed``: a unit of work for a worker process."""
+
+    spec: AgentSpec
+    level: int
+    games: int
+    seed: int
+
+
+def play_level(unit: LevelUnit) -> tuple[LevelResult, float]:
+    """``evaluate`` of the unit, with its wall time in seconds (module-level, so a process pool can run it)."""
+    start = time.perf_counter()
+    result = evaluate(unit.spec, unit.level, unit.games, unit.seed)
+    return result, time.perf_counter() - start
