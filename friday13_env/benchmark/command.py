@@ -23,13 +23,15 @@ from friday13_env.benchmark.leaderboard import (
     generate,
     result_name,
 )
+from friday13_env.benchmark.play import against_itself
 from friday13_env.benchmark.ratings import MAX_TABLES, check_ratings, check_tables, processes_for, run_ratings
 from friday13_env.benchmark.runner import MAX_RESULT_BYTES, Plan, execute, partial_path, prepare, registry_of
 from friday13_env.benchmark.suite import SPLITS, Suite, suites
+from friday13_env.core.agent import IllegalMoveError
 from friday13_env.core.checks import counted
 from friday13_env.core.files import atomic_write_text, clashing_outputs, read_capped, run_writing
 from friday13_env.core.signals import Interrupted
-from friday13_env.core.specs import AgentSpec, entrant_label, non_negative_argument, positive_argument
+from friday13_env.core.specs import entrant_label, non_negative_argument, positive_argument
 from friday13_env.friday13.evaluation.command import STDOUT, add_replay_arguments, checked_replays, overwritten_agent
 from friday13_env.friday13.evaluation.report import check_output_path
 
@@ -199,8 +201,9 @@ def _play(
     try:
         with _progress_bar(not args.no_progress) as update:
             result = execute(plan, update)
-    except ValueError as error:  # an illegal move the fingerprint positions did not meet: the environment's error
-        parser.error(str(error))
+    except IllegalMoveError as error:  # an illegal move the fingerprint positions did not meet
+        kept = f"; the finished units are kept in {partial_path(path)}" if partial_path(path).exists() else ""
+        parser.error(f"{error}{kept}")
     written.append(str(path))
     print(format_result(result), file=out)
     print(f"wrote {path}", file=out)
@@ -247,11 +250,9 @@ def replays_note(plan: Plan, saved: int, resumed_units: int) -> str:
     else:
         which = f"every game of the first {counted(deals, 'deal')} of each cell played in this run"
     notes = []
-    entrant = plan.entrant
-    if plan.suite.game == "friday13" and isinstance(entrant, AgentSpec):  # as play._play_card decides
-        skipped = [c.name for c in plan.suite.cells if c.opponents and set(c.opponents) == {entrant.label}]
-        if skipped:
-            notes.append(f"none for {', '.join(skipped)} (the agent against copies of itself: not played)")
+    skipped = [cell.name for cell in plan.suite.cells if against_itself(cell, plan.entrant)]
+    if skipped:
+        notes.append(f"none for {', '.join(skipped)} (the agent against copies of itself: not played)")
     if resumed_units:
         notes.append(
             f"none for the {counted(resumed_units, 'unit')} continued from {plan.partial_path} "
@@ -326,7 +327,7 @@ def run_ratings_command(
         parser.error("--overwrite replaces a file at --out; --out - writes to stdout, which it cannot apply to")
     if not to_stdout:
         check_out(args.out, parser)
-        overwritten = overwritten_agent(args.agents or [], [args.out])
+        overwritten = overwritten_agent(args.agents or names(), [args.out])
         if overwritten is not None:
             parser.error(overwritten)
         if args.out.exists() and not args.overwrite:

@@ -21,6 +21,7 @@ import numpy as np
 
 from friday13_env.benchmark.suite import Suite
 from friday13_env.core.agent import Agent, Observation
+from friday13_env.core.checks import as_action
 from friday13_env.core.specs import shown
 
 PROBE_POSITIONS = 120
@@ -66,20 +67,23 @@ def behaviour_fingerprint(agent: Agent, game: str, deck: str = "standard") -> st
 
 
 def legal_action(agent: Agent, observation: Observation) -> int:
-    """``agent``'s action at ``observation`` as an int, if it is an integer (numpy's too; not a bool, a float, even
-    a whole one, or a text: nothing is converted, so ``0.7`` is not read as 0) that ``action_mask`` allows; else a
-    ``ValueError`` naming the agent, the action and the legal actions, before the run plays a game with it."""
+    """``agent``'s action at ``observation`` as an int, if it is one the environments take (``checks.as_action``: a
+    Python or numpy integer or a 0-d integer array; not a bool, a float, even a whole one, or a text: nothing is
+    converted, so ``0.7`` is not read as 0) and ``action_mask`` allows it; else a ``ValueError`` naming the agent,
+    the action and the legal actions, before the run plays a game with it."""
     action = agent.act(observation)
     mask = np.asarray(observation["action_mask"])
-    integer = isinstance(action, int | np.integer) and not isinstance(action, bool)
-    if integer and 0 <= action < len(mask) and mask[action]:
-        return int(action)
     legal = np.flatnonzero(mask).tolist()
-    kind = "an integer it does not allow" if integer else f"a {type(action).__name__}, not an int"
-    raise ValueError(
-        f"agent {shown(getattr(agent, 'name', type(agent).__name__))} chose action {shown(action)} ({kind}) at a "
-        f"fingerprint position whose legal actions are {legal}: act(observation) must return one of them as an int"
-    )
+    name = shown(getattr(agent, "name", type(agent).__name__))
+    where = f"at a fingerprint position whose legal actions are {legal}: act(observation) must return one of them"
+    try:
+        value = as_action(action, len(mask), "not an integer")
+    except ValueError:
+        kind = f"a {type(action).__name__}, not an int"
+        raise ValueError(f"agent {name} chose action {shown(action)} ({kind}) {where}") from None
+    if not 0 <= value < len(mask) or not mask[value]:
+        raise ValueError(f"agent {name} chose action {value} (an integer it does not allow) {where}")
+    return value
 
 
 def probe_positions(game: str, deck: str = "standard") -> Iterator[Observation]:

@@ -77,6 +77,12 @@ def units(suite: Suite, split: str, agent: Entrant, replays: ReplaySaving | None
             yield Unit(suite.game, cell_index, cell, suite.num_rounds, seed, first, count, agent, replays)
 
 
+def against_itself(cell: Cell, agent: Entrant) -> bool:
+    """Whether a card-game cell seats only copies of the agent itself: not played, each game an equal seat's share
+    and a margin of 0 (its replays are not saved)."""
+    return isinstance(agent, AgentSpec) and bool(cell.opponents) and all(o == agent.label for o in cell.opponents)
+
+
 def play_unit(unit: Unit) -> UnitResult:
     """Play one unit (a module-level function, so a process pool can run it)."""
     return _play_solo(unit) if unit.game == "friday" else _play_card(unit)
@@ -123,7 +129,7 @@ def _play_card(unit: Unit) -> UnitResult:
     from friday13_env.friday13.evaluation.duplicate import Chunk, build_agents, play_chunk
 
     players = unit.cell.players
-    if isinstance(unit.agent, AgentSpec) and all(opponent == unit.agent.label for opponent in unit.cell.opponents):
+    if against_itself(unit.cell, unit.agent):
         rows = np.tile([1.0 / players, 0.0], (unit.count, 1))
         return UnitResult(rows, 0.0, 0)
     lineup = (unit.agent, *(AgentSpec(opponent) for opponent in unit.cell.opponents))

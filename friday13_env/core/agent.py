@@ -27,6 +27,11 @@ class Agent(Protocol):
         ...
 
 
+class IllegalMoveError(ValueError):
+    """An agent's move that the game refuses, raised by an evaluation or benchmark that names the agent (the card
+    game's engine raises its own subclass, ``IllegalActionError``)."""
+
+
 def reseeded(agent: object, seed: int | None) -> bool:
     """Re-seed an agent object in place through its optional ``reset(seed)`` hook (as building it anew with ``seed``
     would); whether it has one. The evaluations call it before each unit of games, so that an object's play does not

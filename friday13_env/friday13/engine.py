@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from friday13_env.core.agent import IllegalMoveError
 from friday13_env.core.checks import as_action
 from friday13_env.friday13.cards import (
     CAPTURE_LIMIT,
@@ -55,7 +56,7 @@ DUMMY_PLAYER_COUNT = 3
 """With exactly this many players a fourth, dummy hand is dealt and never played."""
 
 
-class IllegalActionError(ValueError):
+class IllegalActionError(IllegalMoveError):
     """An action that is out of range or not playable from the current hand."""
 
 

@@ -30,9 +30,10 @@ from friday13_env.benchmark.leaderboard import result_name
 from friday13_env.benchmark.results import read_result
 from friday13_env.benchmark.suite import Cell, Suite, get_suite, suite_from_dict, suites
 from friday13_env.cli import main
-from friday13_env.core.agent import Observation
+from friday13_env.core.agent import IllegalMoveError, Observation
 from friday13_env.core.signals import Interrupted
 from friday13_env.friday13.agents import REGISTRY
+from friday13_env.friday13.engine import IllegalActionError
 from friday13_env.friday13.evaluation.duplicate import seatings
 from tests.benchmark.helpers import CARD_CELLS, SOLO_CELLS, small_suite
 
@@ -109,6 +110,32 @@ def test_ratings_refuses_an_output_on_an_agents_checkpoint(
         assert code == 2
         error = capsys.readouterr().err
         assert "is an agent evaluated here and an output it would overwrite; write elsewhere" in error, error
+        assert policy.read_bytes() == before and printed == ""
+    assert fake_ratings == []
+
+
+def test_an_output_on_a_zoo_policys_file_is_refused(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    fake_ratings: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A zoo name stands for its file: ``ratings`` (named, or in its default pool of every agent) and ``benchmark``
+    refuse an ``--out`` on it, even with ``--overwrite`` (the zoo is a copy here, so nothing shipped is at risk)."""
+    policy = tmp_path / "ppo-v1.npz"
+    shutil.copy(REGISTRY.zoo()["ppo-v1"], policy)
+    before = policy.read_bytes()
+    monkeypatch.setattr(type(REGISTRY), "zoo", lambda registry: {"ppo-v1": policy})
+    commands = [
+        ["ratings", "--agents", "random", "cautious", "ppo-v1", "--tables", "1", "--workers", "1", "--overwrite"],
+        ["ratings", "--tables", "1", "--workers", "1", "--overwrite"],
+        ["benchmark", "--agent", "ppo-v1", "--suite", "card-4p-quick", "--workers", "1", "--overwrite"],
+    ]
+    for argv in commands:
+        code, printed = friday13([*argv, "--out", str(policy)])
+        assert code == 2
+        error = capsys.readouterr().err
+        assert "ppo-v1 is an agent evaluated here and an output it would overwrite" in error, (argv, error)
         assert policy.read_bytes() == before and printed == ""
     assert fake_ratings == []
 
@@ -412,6 +439,8 @@ def forbidden(observation: Observation) -> int:
         (forbidden, r"\d+"),
         (lambda observation: 10**6, "1000000"),
         (lambda observation: -1, "-1"),
+        (lambda observation: np.array([lowest(observation)]), r"array\(\[\d+\]\)"),
+        (lambda observation: np.array(float(lowest(observation))), r"array\(\d\.\)"),
     ],
 )
 def test_the_pre_check_refuses_an_action_that_is_not_a_legal_int(game: str, answer: Any, shown: str) -> None:
@@ -423,11 +452,13 @@ def test_the_pre_check_refuses_an_action_that_is_not_a_legal_int(game: str, answ
 
 
 @pytest.mark.parametrize("game", ["friday13", "friday"])
-def test_the_pre_check_takes_numpy_integers(game: str) -> None:
-    """A numpy integer is an integer: the same fingerprint as the plain int."""
+def test_the_pre_check_takes_numpy_integers_and_0d_integer_arrays(game: str) -> None:
+    """A numpy integer is an integer, and a 0-d integer array (what SB3's ``predict`` returns for one observation)
+    is an action the environments take: the same fingerprint as the plain int."""
     plain = fingerprints.behaviour_fingerprint(Answers("plain", lowest), game)
     numpy = fingerprints.behaviour_fingerprint(Answers("numpy", lambda obs: np.int64(lowest(obs))), game)
-    assert plain == numpy
+    array = fingerprints.behaviour_fingerprint(Answers("array", lambda obs: np.array(lowest(obs))), game)
+    assert plain == numpy == array
 
 
 def test_prepare_refuses_an_agent_of_illegal_moves_before_any_game(
@@ -443,20 +474,34 @@ def test_prepare_refuses_an_agent_of_illegal_moves_before_any_game(
 def test_an_illegal_move_mid_run_is_a_clean_error(
     suite: Suite, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A ``ValueError`` raised while the games are played (the environment refusing an illegal move the probes did
-    not meet): exit 2 with its message, as the command's other errors, not a traceback."""
-
-    def illegal(plan: object, progress: object = None) -> None:
-        raise ValueError("player_1 chose an illegal action 7; legal actions: [1, 2]")
-
+    """An illegal move while the games are played (one the probes did not meet; either game's error): exit 2 with
+    its message, as the command's other errors, not a traceback. Any other ``ValueError`` (a bug in an agent's own
+    code, say) is not a usage error: it keeps its traceback."""
+    errors = [
+        IllegalActionError("agent 'x' in seat player_1: illegal action 7; legal actions: [1, 2]"),
+        IllegalMoveError("agent 'x' played an illegal move: illegal action 7; legal actions: [1, 2]"),
+    ]
     monkeypatch.setattr(command, "suites", lambda: {"tiny": suite})
     monkeypatch.setattr(command, "prepare", lambda *args, **kwargs: types.SimpleNamespace(processes=1))
-    monkeypatch.setattr(command, "execute", illegal)
     out = tmp_path / "out.json"
-    code, _ = friday13(["benchmark", "--agent", "majority", "--suite", "tiny", "--no-progress", "--out", str(out)])
-    assert code == 2
-    assert "player_1 chose an illegal action 7; legal actions: [1, 2]" in capsys.readouterr().err
-    assert not out.exists()
+    argv = ["benchmark", "--agent", "majority", "--suite", "tiny", "--no-progress", "--out", str(out)]
+    for error in errors:
+
+        def illegal(plan: object, progress: object = None, error: Exception = error) -> None:
+            raise error
+
+        monkeypatch.setattr(command, "execute", illegal)
+        code, _ = friday13(argv)
+        assert code == 2
+        assert "illegal action 7; legal actions: [1, 2]" in capsys.readouterr().err
+        assert not out.exists()
+
+    def broken(plan: object, progress: object = None) -> None:
+        raise ValueError("a bug in the agent's own code")
+
+    monkeypatch.setattr(command, "execute", broken)
+    with pytest.raises(ValueError, match="a bug in the agent's own code"):
+        friday13(argv)
 
 
 # -- 8. Ctrl-C keeps the partial file, and says so ------------------------------------------------------------

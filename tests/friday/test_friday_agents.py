@@ -308,7 +308,7 @@ def test_cli_rejects_bad_arguments_before_playing(evaluate_cli, monkeypatch, cap
     def no_games(*args, **kwargs):
         raise AssertionError("a game was played")
 
-    monkeypatch.setattr(evaluate_cli, "evaluate", no_games)
+    monkeypatch.setattr(evaluate_cli, "play_level", no_games)
     with pytest.raises(SystemExit) as exit_info:
         evaluate_cli.main(["--agents", "random", "--games", "2", *argv])
     assert exit_info.value.code == 2

@@ -13,6 +13,7 @@ from friday13_env.friday.agents import load, make
 from friday13_env.friday.encoding import encode
 from friday13_env.friday.engine import action_mask
 from friday13_env.friday.env import FridayEnv, observation_dict
+from friday13_env.friday.evaluation import agent_seed
 from tests.scripts import load_training_script as load_script
 
 pytest.importorskip("torch", reason="the training extra is not installed")
@@ -25,10 +26,11 @@ def recorded_game(
     level: int, seed: int, mover: str
 ) -> tuple[list[np.ndarray], list[np.ndarray], list[int], tuple[bool, int]]:
     """The observations, masks and teacher's moves at every decision with more than one legal move, and the result
-    (won, score), of the game that ``mover`` (an agent spec) plays, the teacher (``TEACHER``, seeded as a task seeds it)
-    asked at each of those decisions (and only there: forced moves do not draw from its generator)."""
+    (won, score), of the game that ``mover`` (an agent spec) plays, the teacher (``TEACHER``, seeded as a task seeds it:
+    from its own key of the game's seed, never with the deal's) asked at each of those decisions (and only there: forced
+    moves do not draw from its generator)."""
     env = FridayEnv(level=level)
-    teacher, player = make(TEACHER, seed=seed), make(mover, seed=seed)
+    teacher, player = make(TEACHER, seed=agent_seed(seed)), make(mover, seed=seed)
     observation, info = env.reset(seed=seed)
     observations, masks, labels = [], [], []
     done = False

@@ -27,6 +27,7 @@ from friday13_env.friday import encoding
 from friday13_env.friday.actions import NUM_ACTIONS
 from friday13_env.friday.agents import load, make
 from friday13_env.friday.env import FridayEnv, observation_dict
+from friday13_env.friday.evaluation import agent_seed
 from friday13_training.lockstep_games import row_entries, row_starts
 
 MASK_BYTES = (NUM_ACTIONS + 7) // 8
@@ -123,7 +124,7 @@ def play_labelled_game(task: GameTask) -> LabelledGames:
     """Play one game of ``task`` and return its labelled decisions (the worker processes' job)."""
     env = FridayEnv(level=task.level)
     observation, info = env.reset(seed=task.seed)
-    teacher = make(task.teacher, seed=task.seed)
+    teacher = make(task.teacher, seed=agent_seed(task.seed))  # a key of its own: its draws are not the deal's
     student = load(task.student) if task.student else None
     chooser = np.random.default_rng([task.seed, 1])
     columns: list[np.ndarray] = []

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from friday13_env.core import stats
-from friday13_env.core.agent import Agent, reseeded
+from friday13_env.core.agent import Agent, IllegalMoveError, reseeded
 from friday13_env.core.seeds import AGENT_KEY, derived_seed
 from friday13_env.core.specs import AgentSpec, parse_spec, shown
 from friday13_env.core.stats import Interval, wilson_interval
@@ -73,10 +73,10 @@ def play_game(env: FridayEnv, agent: Agent, seed: int) -> tuple[bool, int, int]:
         try:
             obs, _, done, _, info = env.step(action)
         except ValueError as error:
-            raise ValueError(f"agent {agent.name!r} played an illegal move: {error}") from error
+            raise IllegalMoveError(f"agent {agent.name!r} played an illegal move: {error}") from error
         if info["illegal_action"]:
             legal = np.flatnonzero(mask).tolist()
-            raise ValueError(
+            raise IllegalMoveError(
                 f"agent {agent.name!r} played an illegal move: illegal action {int(action)}; legal actions: {legal} "
                 "(the environment ended the episode, so the game has no result)"
             )

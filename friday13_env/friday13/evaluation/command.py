@@ -216,9 +216,13 @@ def matchups_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 
 def overwritten_agent(specs: Iterable[str | None], outputs: Iterable[Path]) -> str | None:
     """Why an output would overwrite the checkpoint of an agent played here, or None: an output path that resolves
-    to the file a spec names (the spec itself, or its name before any options: ``pol.npz:greedy=false``).
-    Shared with ``friday13 benchmark``; checked before any game."""
+    to the file a spec names (the spec itself, or its name before any options: ``pol.npz:greedy=false``), or to a
+    zoo policy's file that the spec's name stands for (``ppo-v4``, either game's zoo). Shared with ``friday13
+    benchmark`` and ``friday13 ratings``; checked before any game."""
+    from friday13_env.friday.agents import REGISTRY as SOLO_REGISTRY
+
     targets = {path.resolve() for path in outputs}
+    zoo = {**SOLO_REGISTRY.zoo(), **agents.REGISTRY.zoo()}
     for spec in specs:
         if spec is None:
             continue
@@ -226,7 +230,9 @@ def overwritten_agent(specs: Iterable[str | None], outputs: Iterable[Path]) -> s
             names = {spec, parse_spec(spec).name}
         except ValueError:  # a bad spec is blamed on its flag by the spec checks
             names = {spec}
-        if any(is_existing_file(name) and Path(name).resolve() in targets for name in names):
+        files = {Path(name).resolve() for name in names if is_existing_file(name)}
+        files |= {Path(zoo[name]).resolve() for name in names if name in zoo}
+        if files & targets:
             return f"{spec} is an agent evaluated here and an output it would overwrite; write elsewhere"
     return None
 
