@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from friday13_env.core.checks import plain_text
 from friday13_env.core.extras import BENCHMARK_EXTRA, missing_extra
 from friday13_env.core.options import available_cpus, count_option
 from friday13_env.core.pool import ordered_results
@@ -199,7 +200,7 @@ def read_ratings(path: str | Path) -> dict[str, Any]:
 def _ratings_problem(data: dict[str, Any]) -> str | None:
     """What is wrong in a ratings file, or None; the checks that bound the work (the number of tables, the games
     of each) come before its games are fitted again."""
-    from friday13_env.benchmark.exploitability import plain_text, spec_problem
+    from friday13_env.benchmark.exploitability import spec_problem
 
     agents, games = data["agents"], data["games"]
     if not isinstance(agents, list) or len(set(agents)) != len(agents) or len(agents) < MIN_PLAYERS:

@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from friday13_env.benchmark.exploitability import plain_text, spec_problem
+from friday13_env.benchmark.exploitability import spec_problem
 from friday13_env.benchmark.play import METRICS
 from friday13_env.benchmark.runner import normalisers, number_rows, read_json, score_cells
 from friday13_env.benchmark.scores import aggregate_values
 from friday13_env.benchmark.suite import Suite
-from friday13_env.core.checks import finite_number, is_duration
+from friday13_env.core.checks import finite_number, is_duration, plain_text
 from friday13_env.core.specs import shown
 
 MAX_MACHINE_TEXT = 300

@@ -20,6 +20,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from friday13_env.core.checks import plain_text
 from friday13_env.core.specs import shown
 
 SPLITS = ("test", "dev")
@@ -228,8 +229,6 @@ def definition_problems(suite: Suite) -> list[str]:
 
 
 def _cell_problems(cell: Cell, game: str) -> list[str]:
-    from friday13_env.benchmark.exploitability import plain_text
-
     if not plain_text(cell.name, MAX_CELL_NAME):
         return [f"cell name {shown(cell.name, 80)} must be 1-{MAX_CELL_NAME} characters without | ` or controls"]
     if game == "friday":

@@ -8,6 +8,7 @@ function), so one implementation serves every caller without changing what its e
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Collection
 from typing import Any
 
@@ -99,3 +100,12 @@ def is_duration(value: object) -> bool:
     """Whether ``value`` is a finite number of at least 0 (seconds, milliseconds)."""
     number = finite_number(value)
     return number is not None and number >= 0
+
+
+PLAIN_TEXT = re.compile(r"[^|`\x00-\x1f\x7f]*")
+"""Text a Markdown table cell shows as written: no ``|``, no backtick, no control character."""
+
+
+def plain_text(text: str, limit: int) -> bool:
+    """Whether a table cell can show ``text``: 1 to ``limit`` characters, none that would break the page."""
+    return 0 < len(text) <= limit and PLAIN_TEXT.fullmatch(text) is not None

@@ -435,7 +435,7 @@ def forbidden(observation: Observation) -> int:
         (lambda observation: "x", "'x'"),
         (lambda observation: True, "True"),
         (lambda observation: None, "None"),
-        (lambda observation: np.float64(lowest(observation)), r"np\.float64\(\d\.0\)"),
+        (lambda observation: np.float64(lowest(observation)), r"(np\.float64\()?\d\.0\)?"),  # numpy < 2: 0.0
         (forbidden, r"\d+"),
         (lambda observation: 10**6, "1000000"),
         (lambda observation: -1, "-1"),

@@ -134,7 +134,8 @@ def test_benchmark_card_replays_give_the_rows_of_the_result(tmp_path: Path, monk
     argv = ["benchmark", "--agent", "majority", "--suite", "tiny", "--workers", "1", "--no-progress"]
     code, printed = run([*argv, "--out", str(out), "--replays", str(replays)])
     assert code == 0
-    assert f"saved the games of the first 2 deal(s) of each cell in {replays}" in printed
+    rotations = sum(cell.players for cell in CARD_CELLS)  # 2 deals, each at every rotation of its cell
+    assert f"saved {2 * rotations} replay files in {replays}: every game of the first 2 deals of each cell" in printed
     result = json.loads(out.read_text())
     assert runner.reproduces(result, runner.run_benchmark("majority", suite, workers=1))
     names = set()
@@ -170,7 +171,7 @@ def test_benchmark_friday_levels_saves_solo_games_that_replay_to_their_scores(tm
     argv = ["benchmark", "--agent", "random", "--suite", "friday-levels", "--workers", "1", "--no-progress"]
     code, printed = run([*argv, "--out", str(out), "--replays", str(replays), "--replay-deals", "1"])
     assert code == 0
-    assert f"saved the games of the first 1 game(s) of each level in {replays}" in printed
+    assert f"saved 4 replay files in {replays}: every game of the first 1 game of each level" in printed
     result = json.loads(out.read_text())
     assert sorted(path.name for path in replays.iterdir()) == [f"level{level}-game0.json" for level in range(1, 5)]
     for level in range(1, 5):
