@@ -4,11 +4,16 @@ computed here so that ``runner.prepare``'s checks pass exactly as they do for a 
 from __future__ import annotations
 
 import dataclasses
+import io
 from collections.abc import Mapping, Sequence
 from functools import cache
+from typing import Any
+
+import numpy as np
 
 from friday13_env.benchmark import fingerprints, runner
 from friday13_env.benchmark.suite import SPLITS, Cell, Split, Suite, get_suite
+from friday13_env.cli import main
 
 CARD_CELLS = (
     Cell("4p-vs-random", players=4, deck="standard", opponents=("random",) * 3),
@@ -49,3 +54,42 @@ def small_suite(
         references={} if references is None else {key: tuple(values) for key, values in references.items()},
     )
     return dataclasses.replace(suite, deals_sha256={split: fingerprints.deals_digest(suite, split) for split in SPLITS})
+
+
+def made_result(
+    suite: Suite, spec: str = "random", split: str = "test", seed: int = 0, win: float = 0.5
+) -> dict[str, Any]:
+    """A result file's content for ``suite`` as ``runner`` assembles it, from made-up rows that win about ``win``
+    of their deals (no game played)."""
+    rng = np.random.default_rng(seed)
+    deals = suite.split(split).deals
+    rows = [np.column_stack([rng.random(deals) < win, rng.normal(0, 5, deals)]).astype(float) for _ in suite.cells]
+    cells, normalised = runner.score(suite, split, rows)
+    return {
+        "format": runner.RESULT_FORMAT,
+        "format_version": runner.RESULT_FORMAT_VERSION,
+        "suite": {
+            "name": suite.name,
+            "version": suite.version,
+            "id": suite.id,
+            "split": split,
+            "deals_sha256": suite.deals_sha256[split],
+        },
+        "agent": {"spec": spec, "fingerprint": suite.anchors.get(spec, "0123456789abcdef"), "checkpoint_sha256": None},
+        "complete": True,
+        "cells": cells,
+        "normalised": normalised,
+        "cost": {"ms_per_move": 0.5, "decisions": 1000},
+        "provenance": runner.provenance(1, 1.0, 0),
+        "rows": [r.tolist() for r in rows],
+    }
+
+
+def friday13(argv: list[str]) -> tuple[int, str]:
+    """``friday13 ARGV`` in this process: its exit code and what it printed on its output."""
+    output = io.StringIO()
+    try:
+        code = main(argv, output_stream=output)
+    except SystemExit as stop:
+        code = int(stop.code or 0)
+    return code, output.getvalue()

@@ -5,7 +5,6 @@ CPUs says it is capped. No test here plays a game."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -13,19 +12,9 @@ from typing import Any
 import pytest
 
 from friday13_env.benchmark import command, ratings, runner
-from friday13_env.cli import main
+from tests.benchmark.helpers import friday13
 
 THREE = ["random", "cautious", "majority"]
-
-
-def friday13(argv: list[str]) -> tuple[int, str]:
-    """``friday13 ARGV`` in this process: its exit code and what it printed on its output."""
-    output = io.StringIO()
-    try:
-        code = main(argv, output_stream=output)
-    except SystemExit as stop:
-        code = int(stop.code or 0)
-    return code, output.getvalue()
 
 
 @pytest.fixture

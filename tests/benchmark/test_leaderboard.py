@@ -21,6 +21,7 @@ from friday13_env.benchmark import leaderboard, runner, scores
 from friday13_env.benchmark.play import SECOND_METRIC
 from friday13_env.benchmark.suite import NORMALISERS, Suite, get_suite, suites
 from friday13_env.cli import main
+from tests.benchmark.helpers import made_result
 
 pytest.importorskip("scipy")
 pytest.importorskip("openskill")
@@ -101,35 +102,6 @@ def test_the_references_are_the_normalisers_results() -> None:
 
 
 # -- load_results and the command, on result files written here -----------------------------------------------
-
-
-def made_result(
-    suite: Suite, spec: str = "random", split: str = "test", seed: int = 0, win: float = 0.5
-) -> dict[str, Any]:
-    """A result file's content for ``suite`` as ``runner`` assembles it, from made-up rows that win about ``win``
-    of their deals (no game played)."""
-    rng = np.random.default_rng(seed)
-    deals = suite.split(split).deals
-    rows = [np.column_stack([rng.random(deals) < win, rng.normal(0, 5, deals)]).astype(float) for _ in suite.cells]
-    cells, normalised = runner.score(suite, split, rows)
-    return {
-        "format": runner.RESULT_FORMAT,
-        "format_version": runner.RESULT_FORMAT_VERSION,
-        "suite": {
-            "name": suite.name,
-            "version": suite.version,
-            "id": suite.id,
-            "split": split,
-            "deals_sha256": suite.deals_sha256[split],
-        },
-        "agent": {"spec": spec, "fingerprint": suite.anchors.get(spec, "0123456789abcdef"), "checkpoint_sha256": None},
-        "complete": True,
-        "cells": cells,
-        "normalised": normalised,
-        "cost": {"ms_per_move": 0.5, "decisions": 1000},
-        "provenance": runner.provenance(1, 1.0, 0),
-        "rows": [r.tolist() for r in rows],
-    }
 
 
 def write(results: Path, data: dict[str, Any], folder: str | None = None, name: str | None = None) -> Path:

@@ -10,7 +10,6 @@ keys, repeated or unprintable cell names, or references that would invert its sc
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
@@ -29,13 +28,12 @@ from friday13_env.benchmark import command, fingerprints, ratings, runner
 from friday13_env.benchmark.leaderboard import result_name
 from friday13_env.benchmark.results import read_result
 from friday13_env.benchmark.suite import Cell, Suite, get_suite, suite_from_dict, suites
-from friday13_env.cli import main
 from friday13_env.core.agent import IllegalMoveError, Observation
 from friday13_env.core.signals import Interrupted
 from friday13_env.friday13.agents import REGISTRY
 from friday13_env.friday13.engine import IllegalActionError
 from friday13_env.friday13.evaluation.duplicate import seatings
-from tests.benchmark.helpers import CARD_CELLS, SOLO_CELLS, small_suite
+from tests.benchmark.helpers import CARD_CELLS, SOLO_CELLS, friday13, made_result, small_suite
 
 THREE = ["random", "cautious", "majority"]
 DEALS = 5
@@ -45,16 +43,6 @@ DEALS = 5
 @pytest.fixture(scope="module")
 def suite() -> Suite:
     return small_suite(deals=DEALS)
-
-
-def friday13(argv: list[str]) -> tuple[int, str]:
-    """``friday13 ARGV`` in this process: its exit code and what it printed on its output."""
-    output = io.StringIO()
-    try:
-        code = main(argv, output_stream=output)
-    except SystemExit as stop:
-        code = int(stop.code or 0)
-    return code, output.getvalue()
 
 
 def played(*args: object, **kwargs: object) -> None:
@@ -553,27 +541,6 @@ def test_an_integer_of_too_many_digits_names_the_file(tmp_path: Path, what: str)
 # -- 10. rows and counts of the right kind ----------------------------------------------------------------------
 
 
-def made_result(suite: Suite, spec: str = "majority") -> dict[str, Any]:
-    """A result of ``suite`` as ``runner`` assembles it, from made-up rows (no game played)."""
-    rng = np.random.default_rng(0)
-    deals = suite.split("test").deals
-    rows = [np.column_stack([rng.random(deals) < 0.5, rng.normal(0, 5, deals)]).astype(float) for _ in suite.cells]
-    cells, normalised = runner.score(suite, "test", rows)
-    header = {"name": suite.name, "version": suite.version, "id": suite.id, "split": "test"}
-    return {
-        "format": runner.RESULT_FORMAT,
-        "format_version": runner.RESULT_FORMAT_VERSION,
-        "suite": {**header, "deals_sha256": suite.deals_sha256["test"]},
-        "agent": {"spec": spec, "fingerprint": "0123456789abcdef", "checkpoint_sha256": None},
-        "complete": True,
-        "cells": cells,
-        "normalised": normalised,
-        "cost": {"ms_per_move": 0.5, "decisions": 1000},
-        "provenance": runner.provenance(1, 1.0, 0),
-        "rows": [r.tolist() for r in rows],
-    }
-
-
 @pytest.mark.parametrize(
     "edit",
     [
@@ -585,7 +552,7 @@ def made_result(suite: Suite, spec: str = "majority") -> dict[str, Any]:
 )
 def test_a_result_of_rows_that_are_not_numbers_is_refused(suite: Suite, tmp_path: Path, edit: Any) -> None:
     """Texts ``"1.0"``, booleans, an integer too large for a float in a result's rows: refused, never converted."""
-    data = made_result(suite)
+    data = made_result(suite, "majority")
     path = tmp_path / suite.id / "majority.json"
     path.parent.mkdir()
     path.write_text(json.dumps(data))
