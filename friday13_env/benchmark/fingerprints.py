@@ -6,9 +6,9 @@ each game). ``behaviour_fingerprint(agent, game, deck)`` hashes an agent's answe
 fixed positions taken from seeded random games, with the agent seeded 0: a change to an anchor's play (a new
 search budget, a retrained network, a fixed bug) changes it. A file's SHA-256 says *which* checkpoint was
 played; the fingerprint says how it plays, for any agent, scripted or user-defined. It is also the run's check of
-the agent's answers: each must be an integer (a Python or numpy int, not a bool, a float or a text) that the
-position's ``action_mask`` allows, or the run stops before its first game with a ``ValueError`` naming the agent, the
-action and the legal ones.
+the agent's answers: each must be an integer (a Python or numpy int or a 0-d integer array, not a bool, a float or
+a text) that the position's ``action_mask`` allows, or the run stops before its first game with a ``ValueError``
+naming the agent, the action and the legal ones.
 """
 
 from __future__ import annotations

@@ -34,12 +34,13 @@ from friday13_env.benchmark.play import METRICS, SECOND_METRIC, Unit, UnitResult
 from friday13_env.benchmark.scores import aggregate, cell_interval, normalised_interval, scipy_stats
 from friday13_env.benchmark.suite import NORMALISERS, Suite, definition_problems, get_suite
 from friday13_env.core.agent import Agent, reseeded
-from friday13_env.core.checks import finite_number
-from friday13_env.core.files import atomic_write_text, output_problem, read_capped
+from friday13_env.core.checks import finite_number, is_duration
+from friday13_env.core.files import atomic_write_text, read_capped
 from friday13_env.core.options import available_cpus, count_option
 from friday13_env.core.pool import ordered_results
 from friday13_env.core.registry import Registry
 from friday13_env.core.specs import AgentSpec, Entrant, entrant_label, shown
+from friday13_env.friday13.evaluation.report import check_output_path
 
 if TYPE_CHECKING:
     from friday13_env.friday13.evaluation.duplicate import ReplaySaving
@@ -206,13 +207,9 @@ def checked_out(out: object) -> Path:
     if partial.exists() and not partial.is_file():
         raise ValueError(f"partial benchmark file {partial} is not a regular file; not read")
     for target in (path, partial):
-        problem = output_problem(target)
-        if isinstance(problem, IsADirectoryError):
-            raise ValueError(f"out {target} is a folder; give a file name")
-        if isinstance(problem, NotADirectoryError):
-            raise ValueError(f"out {target}: cannot create the folder {target.parent}: {problem.filename} is a file")
+        problem = check_output_path(target)  # the words of `friday13 benchmark --out`'s own check
         if problem is not None:
-            raise ValueError(f"out {target}: cannot write it: {problem.strerror or problem}")
+            raise ValueError(f"out {problem}")
     return path
 
 
@@ -353,7 +350,7 @@ def _resume(path: Path, header: dict[str, Any], planned: dict[UnitKey, int]) -> 
 def _unit_seconds(key: str, unit: dict[str, Any]) -> float:
     """A partial file's unit's seconds of ``act`` calls: a number (not a bool or a text), 0 to ``MAX_UNIT_SECONDS``."""
     seconds = unit["act_seconds"]
-    if type(seconds) not in (int, float) or not 0 <= seconds < math.inf:
+    if not is_duration(seconds):
         raise ValueError(f"unit {key} has no time in seconds")
     if seconds > MAX_UNIT_SECONDS:
         raise ValueError(f"unit {key} took {seconds:g} s of moves, over the {MAX_UNIT_SECONDS:g} s a unit can take")

@@ -124,8 +124,20 @@ MAX_DEALS = 100_000
 """The most deals of a split: a result holds a row per deal and cell, and its digest hashes every deal."""
 MAX_CELL_NAME = 60
 """The most characters of a cell's name, which tables and the leaderboard print."""
-SUITE_KEYS = frozenset(("name", "version", "game", "title", "description", "num_rounds")) | frozenset(
-    ("cells", "splits", "deals_sha256", "anchors", "references")
+SUITE_KEYS = frozenset(
+    {
+        "name",
+        "version",
+        "game",
+        "title",
+        "description",
+        "num_rounds",
+        "cells",
+        "splits",
+        "deals_sha256",
+        "anchors",
+        "references",
+    }
 )
 """The keys of a suite file (``Suite.to_dict``); any other is refused, so that a misspelt ``num_round`` is an
 error rather than the default silently used."""
@@ -268,7 +280,7 @@ def _split(name: str, data: object) -> Split:
 
 def _label(name: object) -> str:
     """A cell's or split's name in a message: as it is if it is plain text, else its ``repr`` (cut)."""
-    if isinstance(name, str) and 0 < len(name) <= MAX_CELL_NAME and name.isprintable() and not set(name) & set("|`"):
+    if isinstance(name, str) and plain_text(name, MAX_CELL_NAME):
         return name
     return shown(name, 80)
 
