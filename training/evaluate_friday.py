@@ -14,10 +14,10 @@ An agent is a spec, exactly as ``friday13_env.friday.agents.make`` takes it: a r
 (``random``, ``heuristic``, ``search``), a zoo name (``dagger-v1``) or a checkpoint path, with
 options as ``name:key=value,...``. Prints win rate (Wilson 95% CI, inside [0, 1]), mean score (Student-t
 95% CI) and milliseconds per decision per agent and level; ``--json`` / ``--markdown`` also write them
-to files (parent folders are created; the paths are checked before any game is played; each file is
-written whole or not at all). Results are deterministic for a given seed, whatever ``--workers``: each
-agent and level is one unit of work, played in one process. Ctrl-C or SIGTERM stops it with one line saying
-what was written.
+to files (parent folders are created; the paths are checked before any game is played, and neither may be
+a checkpoint an agent reads; each file is written whole or not at all). Each agent and each level is listed
+once. Results are deterministic for a given seed, whatever ``--workers``: each agent and level is one unit
+of work, played in one process. Ctrl-C or SIGTERM stops it with one line saying what was written.
 """
 
 from __future__ import annotations
@@ -31,7 +31,15 @@ from friday13_env.core.checkpoint import CheckpointError
 from friday13_env.core.files import atomic_write_text, clashing_outputs, output_problem, run_writing
 from friday13_env.core.options import available_cpus
 from friday13_env.core.pool import ordered_results
-from friday13_env.core.specs import AgentSpec, non_negative_argument, parse_spec, positive_argument
+from friday13_env.core.specs import (
+    AgentSpec,
+    first_repeat,
+    non_negative_argument,
+    overwritten_checkpoint,
+    parse_spec,
+    positive_argument,
+    repeated_agent,
+)
 from friday13_env.friday.agents import REGISTRY, make, names
 from friday13_env.friday.evaluation import LevelUnit, format_markdown, format_table, play_level, results_to_json
 from friday13_env.friday.levels import LEVELS
@@ -68,6 +76,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--json", default=None, help="write the results to this JSON file")
     parser.add_argument("--markdown", default=None, help="write the results table (Markdown) to this file")
     args = parser.parse_args(argv)
+    repeat = first_repeat(args.levels)
+    if repeat is not None:
+        parser.error(f"argument --levels: {args.levels[repeat[0]]} is listed twice")
     args.specs = []
     for text in args.agents:
         try:
@@ -76,6 +87,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         except (ValueError, CheckpointError) as error:
             parser.error(f"--agents {text}: {error}")
         args.specs.append(spec)
+    repeated = repeated_agent(args.agents, args.specs)  # two rows of one name, the same games played twice
+    if repeated is not None:
+        parser.error(f"argument --agents: {repeated}")
     for flag in ("json", "markdown"):
         path = getattr(args, flag)
         problem = output_problem(path) if path is not None else None
@@ -83,6 +97,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             parser.error(f"--{flag} {path}: cannot write there ({problem.strerror or problem})")
     outputs = {f"--{flag}": Path(getattr(args, flag)) for flag in ("json", "markdown") if getattr(args, flag)}
     clash = clashing_outputs(outputs)
+    if clash is None:
+        clash = overwritten_checkpoint(args.agents, outputs.values(), REGISTRY.zoo())
     if clash is not None:
         parser.error(clash)
     return args

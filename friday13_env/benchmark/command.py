@@ -29,7 +29,7 @@ from friday13_env.benchmark.runner import MAX_RESULT_BYTES, Plan, execute, parti
 from friday13_env.benchmark.suite import SPLITS, Suite, suites
 from friday13_env.core.agent import IllegalMoveError
 from friday13_env.core.checks import counted
-from friday13_env.core.files import atomic_write_text, clashing_outputs, read_capped, run_writing
+from friday13_env.core.files import atomic_write_text, clashing_outputs, output_in_folder, read_capped, run_writing
 from friday13_env.core.signals import Interrupted
 from friday13_env.core.specs import entrant_label, non_negative_argument, positive_argument
 from friday13_env.friday13.evaluation.command import STDOUT, add_replay_arguments, checked_replays, overwritten_agent
@@ -185,6 +185,8 @@ def _play(
             prefix="" if split == DEFAULT_SPLIT else f"{split}-",
         )
         clash = clashing_outputs({"--out": path}, {} if replays is None else {"--replays": replays.folder})
+        if clash is None and replays is not None:
+            clash = output_in_folder({"--out": path}, "--replays", replays.folder)
         if clash is not None:
             parser.error(clash)
         plan = prepare(args.agent, suite, split=split, workers=args.workers, out=path, replays=replays)

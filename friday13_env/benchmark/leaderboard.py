@@ -49,7 +49,8 @@ RATING_DIFFERENCES = (1.0, 2.0, 4.0, 8.0)
 def load_results(results: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
     """``{suite id: {agent spec: result}}`` of every test-split result under ``results``, each checked against the
     suite this package ships (``results.read_result``: a file of another suite version, an unfinished run or a
-    figure its rows do not give is an error). A folder that does not exist is an error too, not an empty page."""
+    figure its rows do not give is an error). A folder that does not exist, or that holds no test-split result
+    file (a mistyped ``--results`` such as ``docs``), is an error too, not an empty page written over the real one."""
     folder = Path(results)
     if not folder.is_dir():
         raise ValueError(f"no results folder {folder} (friday13 benchmark --out writes results there)")
@@ -59,6 +60,11 @@ def load_results(results: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
         suite, split, data = read_result(path, known)
         if split == "test":
             found.setdefault(suite.id, {})[data["agent"]["spec"]] = data
+    if not found:
+        raise ValueError(
+            f"no test-split result files in {folder} (SUITE/AGENT.json, as friday13 benchmark --out writes them): "
+            "no leaderboard to write"
+        )
     return found
 
 
@@ -124,7 +130,9 @@ def _card_section(
         "A dash: not measured (policies trained on the standard deck cannot sit at a German-deck table).",
         "An anchor's row at a table where that anchor also sits (`random`, `cautious`, `majority` and `search` in",
         "`card-mixed`) is the mean over all its seats there, as one agent; every other agent plays one seat.",
-        f"Cost per move: wall time of the agent's `act` on `{main}`, on the machine in its result file.",
+        f"Cost per move: wall time of the agent's `act` on `{main}`, on the machine in its result file and under",
+        "whatever else ran there; the CPU time of a decision, every agent side by side in one run, is in",
+        "[agents.md](agents.md#cost-per-move).",
         "",
     ]
     if ratings is not None:

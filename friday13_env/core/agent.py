@@ -8,6 +8,7 @@ own seeded ``numpy`` Generator, so a seeded agent is reproducible and never touc
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from typing import Protocol, runtime_checkable
 
@@ -32,13 +33,35 @@ class IllegalMoveError(ValueError):
     game's engine raises its own subclass, ``IllegalActionError``)."""
 
 
+def check_reset_hook(agent: object) -> None:
+    """A ``ValueError`` for an agent object whose ``reset`` attribute is not the ``reset(seed)`` hook that
+    :func:`reseeded` calls (a per-episode ``reset()`` without a seed, say), so the tools refuse it before a game
+    rather than failing with a ``TypeError`` at the first one."""
+    reset = getattr(agent, "reset", None)
+    if not callable(reset):
+        return
+    try:
+        signature = inspect.signature(reset)
+    except (TypeError, ValueError):  # no signature to read (a builtin): it is called as it is
+        return
+    try:
+        signature.bind(0)
+    except TypeError:
+        raise ValueError(
+            f"agent {getattr(agent, 'name', agent)!r} has reset{signature}; the environments and evaluations call an "
+            "agent object's reset(seed) to re-seed it before each episode or unit of games: give it a seed "
+            "parameter, or rename the method"
+        ) from None
+
+
 def reseeded(agent: object, seed: int | None) -> bool:
     """Re-seed an agent object in place through its optional ``reset(seed)`` hook (as building it anew with ``seed``
     would); whether it has one. The evaluations call it before each unit of games, so that an object's play does not
-    depend on what it played before."""
+    depend on what it played before. A ``reset`` that takes no seed is refused (:func:`check_reset_hook`)."""
     reset = getattr(agent, "reset", None)
     if not callable(reset):
         return False
+    check_reset_hook(agent)
     reset(seed)
     return True
 

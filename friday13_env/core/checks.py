@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Collection
 from typing import Any
 
+import gymnasium
 import numpy as np
 
 MUST_BE_ONE_OF = "{name} must be one of {allowed}, got {value!r}"
@@ -109,3 +110,12 @@ PLAIN_TEXT = re.compile(r"[^|`\x00-\x1f\x7f]*")
 def plain_text(text: str, limit: int) -> bool:
     """Whether a table cell can show ``text``: 1 to ``limit`` characters, none that would break the page."""
     return 0 < len(text) <= limit and PLAIN_TEXT.fullmatch(text) is not None
+
+
+def no_render_mode() -> None:
+    """What ``render()`` does in an environment made with ``render_mode=None``: nothing, with a warning, as
+    Gymnasium's and PettingZoo's own environments do (so a loop that always calls ``render()`` runs on)."""
+    gymnasium.logger.warn(
+        "render() was called on an environment made with render_mode=None, so nothing is rendered; "
+        "make it with render_mode='ansi', 'human' or 'rgb_array' to render"
+    )

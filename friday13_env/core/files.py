@@ -20,7 +20,14 @@ from typing import IO
 
 from friday13_env.core.signals import Interrupted, signals_interrupt
 
-__all__ = ["atomic_write", "atomic_write_bytes", "atomic_write_text", "output_problem", "run_writing"]
+__all__ = [
+    "atomic_write",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "output_in_folder",
+    "output_problem",
+    "run_writing",
+]
 
 
 def atomic_write(path: str | Path, write: Callable[[IO[bytes]], object], *, fsync: bool = False) -> None:
@@ -124,6 +131,21 @@ def clashing_outputs(outputs: dict[str, Path], folders: dict[str, Path] | None =
         inside = [other for other in flags if path in every[other].parents]
         if inside:
             return f"{inside[0]} is inside {path}, the file {flag} writes; give them paths apart"
+    return None
+
+
+def output_in_folder(outputs: dict[str, Path], folder_flag: str, folder: Path) -> str | None:
+    """Why an output file (by flag) would sit in ``folder``, the folder ``folder_flag`` fills with files of its own
+    (``--replays``), or None. Any path inside it is refused, at any depth: the simplest rule that is always right,
+    since which names the folder's files take is decided as the run goes, and a file written there could replace an
+    output or be replaced by one. Checked before any work, after ``clashing_outputs``."""
+    where = Path(folder).resolve()
+    for flag, path in outputs.items():
+        if where in Path(path).resolve().parents:
+            return (
+                f"{flag} {path} is inside {folder}, the folder {folder_flag} saves its files in (a file there of the "
+                "same name is replaced); write it outside that folder"
+            )
     return None
 
 

@@ -33,11 +33,24 @@ def available_cpus() -> int:
 
 
 def count_option(
-    name: str, value: object, minimum: int = 1, *, owner: str | None = None, takes: str | None = None
+    name: str,
+    value: object,
+    minimum: int = 1,
+    *,
+    maximum: int | None = None,
+    owner: str | None = None,
+    takes: str | None = None,
 ) -> int:
-    """An integer option of at least ``minimum`` (bools and floats are refused, even ``8.0``)."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(_message(name, value, owner, takes or f"an integer >= {minimum}"))
+    """An integer option of at least ``minimum`` and at most ``maximum`` if one is given (bools and floats are
+    refused, even ``8.0``)."""
+    if (
+        isinstance(value, bool | np.bool_)
+        or not isinstance(value, int | np.integer)
+        or value < minimum
+        or (maximum is not None and value > maximum)
+    ):
+        allowed = f"an integer >= {minimum}" if maximum is None else f"an integer from {minimum} to {maximum:,}"
+        raise ValueError(_message(name, value, owner, takes or allowed))
     return int(value)
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -124,8 +125,14 @@ class Registry:
         _check_option_names(parsed, dict(parsed.options), self._checked_options(parsed.name))
         return parsed
 
-    def make(self, spec: str | AgentSpec, seed: int | None = None, **options: Any) -> Agent:
-        """The agent a spec names; keyword ``options`` add to (and may not repeat) the spec's own."""
+    def make(self, spec: str | os.PathLike[str] | AgentSpec, seed: int | None = None, **options: Any) -> Agent:
+        """The agent a spec names; keyword ``options`` add to (and may not repeat) the spec's own. An ``os.PathLike``
+        (a ``Path``) is always the checkpoint at that path, even one named like a registered agent or a zoo policy:
+        ``load`` with its one option, ``greedy``."""
+        if isinstance(spec, os.PathLike):
+            file = checkpoint_path(spec)
+            _check_option_names(AgentSpec(file), options, ["greedy"])
+            return self.load(file, seed=seed, **options)
         parsed = parse_spec(spec)
         allowed = self._checked_options(parsed.name)
         _check_option_names(parsed, dict(parsed.options), allowed)
@@ -166,17 +173,26 @@ class Registry:
             "or the path of a .npz policy checkpoint"
         )
 
-    def load(self, path: str | Path, seed: int | None = None, greedy: bool = True) -> Agent:
-        """A trained agent from a checkpoint file; the arguments are checked before the file is read."""
-        if not isinstance(path, str | Path):
-            raise ValueError(f"a checkpoint path must be a str or a Path, got {shown(path)}")
+    def load(self, path: str | os.PathLike[str], seed: int | None = None, greedy: bool = True) -> Agent:
+        """A trained agent from a checkpoint file (a str or any ``os.PathLike``); the arguments are checked before the
+        file is read."""
+        text = checkpoint_path(path)
         check_seed(seed)
         check_greedy(greedy)
-        return self._load_policy(path, seed=seed, greedy=greedy)
+        return self._load_policy(text, seed=seed, greedy=greedy)
 
     def policy_path(self, name: str | Path) -> Path:
         """The checkpoint a zoo name of this game or a path stands for (:func:`friday13_env.core.zoo.policy_path`)."""
         return policy_path(self.zoo_package, name)
+
+
+def checkpoint_path(path: object) -> str:
+    """The text of a checkpoint path given as a str or an ``os.PathLike`` (``os.fspath``); anything else, a bytes path
+    included, is a ``ValueError`` before any file is read."""
+    text = os.fspath(path) if isinstance(path, str | os.PathLike) else None
+    if not isinstance(text, str):
+        raise ValueError(f"a checkpoint path must be a str or a Path, got {shown(path)}")
+    return text
 
 
 def make_from_factory(entry_point: str, seed: int | None) -> Agent:
@@ -191,6 +207,13 @@ def make_from_factory(entry_point: str, seed: int | None) -> Agent:
         raise ValueError(f"agent factory {shown(entry_point)} cannot be loaded: {error}") from error
     if not callable(factory):
         raise ValueError(f"agent factory {shown(entry_point)} is a {type(factory).__name__}, not a class or function")
+    return agent_from_factory(factory, seed, shown(entry_point))
+
+
+def agent_from_factory(factory: Callable[..., object], seed: int | None, label: str) -> Agent:
+    """What a user's factory (a class or a function) returns, called with ``seed=`` if it takes one: the one way a
+    factory is called, whether a spec string names it or it is passed as an object. A factory that raises, or returns
+    something that is not an agent, is a ``ValueError`` naming it (``label``)."""
     try:
         takes_seed = "seed" in inspect.signature(factory).parameters
     except (TypeError, ValueError):
@@ -198,10 +221,10 @@ def make_from_factory(entry_point: str, seed: int | None) -> Agent:
     try:
         agent = factory(seed=seed) if takes_seed else factory()
     except Exception as error:
-        raise ValueError(f"agent factory {shown(entry_point)} raised {type(error).__name__}: {error}") from error
+        raise ValueError(f"agent factory {label} raised {type(error).__name__}: {error}") from error
     if not isinstance(agent, Agent):
         raise ValueError(
-            f"agent factory {shown(entry_point)} returned a {type(agent).__name__}; an agent needs a `name` "
+            f"agent factory {label} returned a {type(agent).__name__}; an agent needs a `name` "
             "and an `act(observation) -> int` method"
         )
     return agent

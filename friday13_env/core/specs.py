@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -135,6 +135,70 @@ def shown(value: object, limit: int = SHOWN_CHARACTERS) -> str:
         return text
     size = f"{len(value)} characters" if isinstance(value, str) else f"{len(text)} characters as text"
     return f"{text[:limit]}... ({size})"
+
+
+def markdown_cell(text: str) -> str:
+    """``text`` as one cell of a Markdown table: each ``|`` escaped as ``\\|``. Agent labels are typed by users (a
+    checkpoint path may hold a ``|``), and an unescaped one would end the cell and shift the row's columns."""
+    return text.replace("|", "\\|")
+
+
+def first_repeat(keys: Sequence[Hashable]) -> tuple[int, int] | None:
+    """``(index, first)`` of the first key that ``keys`` holds twice: where it comes again and where it came first;
+    ``None`` when each key is there once. The commands refuse a list that names one thing twice (a table size, a
+    level, an agent): it would play the same games again under one name, not measure anything more."""
+    first_of: dict[Hashable, int] = {}
+    for index, key in enumerate(keys):
+        first = first_of.setdefault(key, index)
+        if first != index:
+            return index, first
+    return None
+
+
+def repeated_agent(texts: Sequence[str], specs: Sequence[AgentSpec]) -> str | None:
+    """Why a flag's agents (``texts``, as typed, and the ``specs`` they parse to) name one agent twice, or None: two
+    texts of one label (``search:budget=016`` and ``search:budget=16``, or one text typed twice) are one agent, whose
+    two rows or matchups would share one name. The caller names its flag."""
+    repeat = first_repeat([spec.label for spec in specs])
+    if repeat is None:
+        return None
+    index, first = repeat
+    return f"{shown(texts[index])} and {shown(texts[first])} are one agent ({specs[index].label}): it is listed twice"
+
+
+def overwritten_checkpoint(
+    specs: Iterable[str | None], outputs: Iterable[str | Path], zoo: Mapping[str, Path]
+) -> str | None:
+    """Why an output would overwrite a checkpoint that an agent played here reads, or None: an output path that
+    resolves to the file a spec names (the spec itself, or its name before any options: ``pol.npz:greedy=false``) or
+    that one of its text options names (``endgame:policy=mine.npz``), or to the file of the ``zoo`` policy that such a
+    name stands for (``ppo-v4``, ``endgame:policy=ensemble-v1``). Checked before any game; ``None`` specs are
+    skipped, and a spec that does not parse is checked as a whole (its flag's own check blames it)."""
+    targets = {Path(path).resolve() for path in outputs}
+    for spec in specs:
+        if spec is None:
+            continue
+        try:
+            parsed = parse_spec(spec)
+        except ValueError:
+            parsed = None
+        names = {spec} if parsed is None else {spec, parsed.name}
+        options = {} if parsed is None else {key: value for key, value in parsed.options if isinstance(value, str)}
+        if _files_named(names, zoo) & targets:
+            return f"{spec} is an agent evaluated here and an output it would overwrite; write elsewhere"
+        for key, value in options.items():
+            if _files_named({value}, zoo) & targets:
+                return (
+                    f"{spec} is an agent evaluated here and an output it would overwrite (its option {key} names "
+                    "that file); write elsewhere"
+                )
+    return None
+
+
+def _files_named(names: Iterable[str], zoo: Mapping[str, Path]) -> set[Path]:
+    """The files that ``names`` stand for, resolved: existing files, and the files of the ``zoo`` names among them."""
+    files = {Path(name).resolve() for name in names if is_existing_file(name)}
+    return files | {Path(zoo[name]).resolve() for name in names if name in zoo}
 
 
 def is_existing_file(text: str | Path) -> bool:

@@ -44,6 +44,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from friday13_env.core import checks
 from friday13_env.core.checks import as_action, check_choice
 from friday13_env.core.registry import check_seed
 from friday13_env.core.seeds import seed_reset
@@ -203,10 +204,11 @@ class FridayEnv(gym.Env[np.ndarray, int]):
     def render(self) -> str | np.ndarray | None:
         """``ansi``: return the text; ``human``: print it; ``rgb_array``: return a (H, W, 3) uint8 image.
 
-        With ``render_mode=None`` nothing is rendered and ``None`` returned (Gymnasium's convention), even before
-        ``reset``; in the other modes rendering before ``reset`` is a ``RuntimeError``.
+        With ``render_mode=None`` nothing is rendered and ``None`` returned, with a warning (Gymnasium's convention),
+        even before ``reset``; in the other modes rendering before ``reset`` is a ``RuntimeError``.
         """
         if self.render_mode is None:
+            checks.no_render_mode()
             return None
         state = self._require_state()
         ended = ILLEGAL_ACTION_NOTE if self._illegal else None

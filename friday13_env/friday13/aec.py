@@ -283,7 +283,8 @@ class raw_env(AECEnv):
         ``canvas.shape``.
         """
         if self.render_mode is None:
-            raise ValueError(f"render() needs a render_mode; allowed values: {list(RENDER_MODES)}")
+            checks.no_render_mode()
+            return None
         game = self._require_game()
         if self.render_mode == "rgb_array":
             return render_rgb(game, self.canvas)

@@ -18,7 +18,7 @@ from functools import cache
 import numpy as np
 
 from friday13_env.core.layout import Block, Layout
-from friday13_env.friday13.cards import CAPTURE_LIMIT, FRIDAY_POINTS, NUM_PILES, NUM_TYPES, OMEN_POINTS, Deck
+from friday13_env.friday13.cards import CAPTURE_LIMIT, FRIDAY_POINTS, NUM_PILES, NUM_TYPES, OMEN_POINTS, Deck, get_deck
 from friday13_env.friday13.engine import MAX_PLAYERS, GameState, Rules, action_mask, deal_sizes
 
 MAX_SEATS = MAX_PLAYERS
@@ -256,6 +256,7 @@ def encode_state(state: GameState) -> np.ndarray:
     return np.array(hands + to_move + piles_part + seats_part, dtype=np.float32)
 
 
-def decode_observation(observation: np.ndarray, deck: Deck) -> dict[str, np.ndarray]:
-    """Named views of an observation vector, e.g. ``decode_observation(obs, deck)["captured"]``."""
-    return observation_layout(deck).views(observation)
+def decode_observation(observation: np.ndarray, deck: Deck | str) -> dict[str, np.ndarray]:
+    """Named views of an observation vector, e.g. ``decode_observation(obs, "standard")["captured"]``; the deck by
+    name (as the environments take it) or as a ``Deck``."""
+    return observation_layout(get_deck(deck) if isinstance(deck, str) else deck).views(observation)

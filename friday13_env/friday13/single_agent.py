@@ -38,9 +38,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from friday13_env.core.agent import reseeded
+from friday13_env.core import checks
+from friday13_env.core.agent import check_reset_hook, reseeded
 from friday13_env.core.failures import FailureLatch
-from friday13_env.core.registry import check_seed
+from friday13_env.core.registry import agent_from_factory, check_seed
 from friday13_env.core.seeds import seed_reset
 from friday13_env.core.spaces import LegalDiscrete
 from friday13_env.friday13 import agents
@@ -284,7 +285,8 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
     def render(self) -> str | np.ndarray | None:
         """The table from the learner's seat: text (``ansi``; ``human`` prints it) or an image (``rgb_array``)."""
         if self.render_mode is None:
-            raise ValueError(f"render() needs a render_mode; allowed values: {list(RENDER_MODES)}")
+            checks.no_render_mode()
+            return None
         game = self._require_game(even_if_failed=True)
         if self.render_mode == "rgb_array":
             return render_rgb(game, self.canvas, show_hand_of=self._seat)
@@ -364,6 +366,7 @@ def _check_specs(specs: tuple[OpponentSpec, ...], option: str, deck: Deck) -> No
         if isinstance(spec, str | os.PathLike) or (not isinstance(spec, type) and isinstance(spec, Agent)):
             # Builds a named agent once: unknown names and options list what is allowed, and a policy shows its deck.
             make_seated(spec, 0, deck)
+            check_reset_hook(spec)
         elif not callable(spec):
             raise ValueError(
                 f"{option} entries must be agent specs {agents.names()} (with options as 'search:budget=600'), "
@@ -376,9 +379,8 @@ def _instantiate(spec: OpponentSpec, seed: int, deck: Deck) -> tuple[Agent, str]
     if isinstance(spec, str | os.PathLike):
         return make_seated(spec, seed, deck), os.fspath(spec)
     if isinstance(spec, type) or not isinstance(spec, Agent):
-        agent = spec(seed=seed)
-        if not isinstance(agent, Agent):
-            raise ValueError(f"opponent factory {spec!r} returned {agent!r}, which is not an Agent (name + act)")
+        agent = agent_from_factory(spec, seed, repr(getattr(spec, "__qualname__", spec)))
+        check_reset_hook(agent)
     else:
         agent = spec
         reseeded(agent, seed)  # through its reset(seed) hook: its play does not depend on earlier episodes

@@ -130,9 +130,9 @@ def test_expert_agents_only_choose_legal_actions(agent):
 
 
 def test_search_and_heuristic_options_are_checked():
-    with pytest.raises(ValueError, match="budget must be an integer >= 1, got 0"):
+    with pytest.raises(ValueError, match="search option budget must be an integer from 1 to 10,000, got 0"):
         make("search", seed=0, budget=0)
-    with pytest.raises(ValueError, match="samples must be an integer >= 1, got 0"):
+    with pytest.raises(ValueError, match="heuristic option samples must be an integer from 1 to 10,000, got 0"):
         make("heuristic", seed=0, samples=0)
 
 

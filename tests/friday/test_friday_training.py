@@ -111,7 +111,7 @@ def test_bad_options_are_rejected_before_training(tmp_path: Path, capsys: pytest
         (["--distill-games", "0"], "--distill-games: must be at least 1, got 0"),
         (["--distill-beta", "1.5"], "--distill-beta: must be at least 0 and at most 1, got 1.5"),
         (["--teacher", "oracle"], "--teacher oracle: unknown Friday agent 'oracle'"),
-        (["--teacher", "search:budget=0"], "--teacher search:budget=0: budget must be"),
+        (["--teacher", "search:budget=0"], "--teacher search:budget=0: search option budget must be"),
         (["--distill-iterations", "0", "--total-timesteps", "0"], "nothing to train"),
         (["--seed", "-1"], "--seed: must be at least 0 and at most 4,294,967,295, got -1"),
         (["--activation", "sigmoid"], "--activation: invalid choice"),

@@ -64,6 +64,11 @@ ABILITY_WORTH: dict[Ability, float] = {
 }
 """What an ability adds to a card's worth, in fighting points (aging abilities subtract)."""
 
+MAX_SAMPLES = 10_000
+"""The most Monte-Carlo plays an option of the solo agents may ask for per choice (``samples``; ``search``'s ``budget``
+and ``rollout_samples``): over a thousand times the defaults, a move of minutes; more is refused before it allocates
+a sample per play."""
+
 CARD_WORTH = np.array([t.value + ABILITY_WORTH[t.ability] for t in CARD_TYPES])
 """Worth of each card type in the deck: printed value plus ability."""
 
@@ -415,7 +420,7 @@ class HeuristicAgent:
     name = "heuristic"
 
     def __init__(self, seed: int | None = None, samples: int = 8, model: WinModel | None = None) -> None:
-        self.samples = count_option("samples", samples)
+        self.samples = count_option("samples", samples, maximum=MAX_SAMPLES, owner=self.name)
         if model is not None and not isinstance(model, WinModel):
             raise ValueError(f"model must be a WinModel or None (the shipped model), got {model!r}")
         self.model = model or shipped_model()

@@ -21,7 +21,7 @@ from friday13_env.friday import actions as A
 from friday13_env.friday import engine
 from friday13_env.friday.actions import NUM_ACTIONS
 from friday13_env.friday.agents.belief import redeal, sample_state
-from friday13_env.friday.agents.expert import ExpertPolicy
+from friday13_env.friday.agents.expert import MAX_SAMPLES, ExpertPolicy
 from friday13_env.friday.agents.value import WinModel, shipped_model
 from friday13_env.friday.encoding import OBS_SIZE
 from friday13_env.friday.state import Phase, State
@@ -133,9 +133,9 @@ class SearchAgent:
         if model is not None and not isinstance(model, WinModel):
             raise ValueError(f"model must be a WinModel or None (the shipped model), got {model!r}")
         self.options = {
-            "budget": count_option("budget", budget),
-            "horizon": count_option("horizon", horizon),
-            "rollout_samples": count_option("rollout_samples", rollout_samples),
+            "budget": count_option("budget", budget, maximum=MAX_SAMPLES, owner=self.name),
+            "horizon": count_option("horizon", horizon, owner=self.name),  # past the game's end it plays to the end
+            "rollout_samples": count_option("rollout_samples", rollout_samples, maximum=MAX_SAMPLES, owner=self.name),
             "model": model,
             "margin": number_option("margin", margin),
         }

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
+from friday13_env.core.specs import markdown_cell
 from friday13_env.friday.evaluation.games import LevelResult
 
 
@@ -30,7 +31,9 @@ def format_markdown(results: Sequence[LevelResult], seed: int) -> str:
     ]
     for r in results:
         rate, score = r.win_rate.formatted(1, scale=100, unit="%"), r.mean_score.formatted(2)
-        lines.append(f"| {r.agent} | {r.level} | {r.games} | {rate} | {score} | {r.ms_per_decision:.2f} |")
+        lines.append(
+            f"| {markdown_cell(r.agent)} | {r.level} | {r.games} | {rate} | {score} | {r.ms_per_decision:.2f} |"
+        )
     return "\n".join(lines)
 
 

@@ -39,12 +39,8 @@ class DeckMismatchError(ValueError):
 def make_seated(spec: str | os.PathLike[str] | AgentSpec | Agent, seed: int | None, deck: Deck | str) -> Agent:
     """The agent ``spec`` names, built with ``seed`` (an agent object is taken as it is), after checking that
     it plays ``deck``: a bad spec is the registry's ``ValueError``, another deck a ``DeckMismatchError``."""
-    if isinstance(spec, str | os.PathLike):
-        agent = REGISTRY.make(os.fspath(spec), seed=seed)
-    elif isinstance(spec, AgentSpec):
-        agent = REGISTRY.make(spec, seed=seed)
-    else:
-        agent = spec
+    # A path is always a checkpoint file, as in agents.make; an agent object is taken as it is.
+    agent = REGISTRY.make(spec, seed=seed) if isinstance(spec, str | os.PathLike | AgentSpec) else spec
     check_seated(agent, deck)
     return agent
 

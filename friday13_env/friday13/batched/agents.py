@@ -346,20 +346,23 @@ def make_batched(spec: str | os.PathLike[str] | AgentSpec | MLPPolicy | BatchedA
             f"names {REGISTRY.batched_names()}, zoo names, .npz policies, MLPPolicy objects and batched agents "
             "(an object with act_batch); a scalar agent object plays in Friday13-v0, not in its vector form"
         )
-    parsed = parse_spec(os.fspath(spec) if isinstance(spec, os.PathLike) else spec)
-    batched = REGISTRY.batched_factory(parsed.name)
-    if batched is not None:
-        REGISTRY.check(parsed)
-        built = batched(deck, **dict(parsed.options))
-        built.name = parsed.label  # the spec with its options, as the scalar environment labels it
-        return built
-    agent = REGISTRY.make(parsed)
+    if isinstance(spec, os.PathLike):  # a path is always a checkpoint file, as in agents.make
+        agent, label = REGISTRY.make(spec), os.fspath(spec)
+    else:
+        parsed = parse_spec(spec)
+        batched = REGISTRY.batched_factory(parsed.name)
+        if batched is not None:
+            REGISTRY.check(parsed)
+            built = batched(deck, **dict(parsed.options))
+            built.name = parsed.label  # the spec with its options, as the scalar environment labels it
+            return built
+        agent, label = REGISTRY.make(parsed), parsed.label
     if not isinstance(agent, Friday13PolicyAgent):
         raise ValueError(
-            f"{parsed.label!r} has no batched form: batched agents are random, cautious, majority and networks (zoo "
+            f"{label!r} has no batched form: batched agents are random, cautious, majority and networks (zoo "
             "names, .npz policies)"
         )
-    return _checked_deck(BatchedPolicy(agent.policy, parsed.label, greedy=agent.greedy), deck)
+    return _checked_deck(BatchedPolicy(agent.policy, label, greedy=agent.greedy), deck)
 
 
 def _checked_deck(agent: BatchedPolicy, deck: Deck) -> BatchedPolicy:

@@ -17,16 +17,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from friday13_env.core.files import clashing_outputs, output_problem, run_writing
+from friday13_env.core.files import clashing_outputs, output_in_folder, output_problem, run_writing
 from friday13_env.core.options import available_cpus
 from friday13_env.core.specs import (
     AgentSpec,
-    is_existing_file,
+    first_repeat,
     non_negative_argument,
-    parse_spec,
+    overwritten_checkpoint,
     positive_argument,
     range_argument,
-    shown,
+    repeated_agent,
 )
 from friday13_env.friday13 import agents
 from friday13_env.friday13.agents.seating import make_seated
@@ -196,18 +196,16 @@ def matchups_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
             parser.error("--matrix goes with --agents, not --focus")
         focus = checked_specs([args.focus], "--focus", args.deck, parser)[0]
         opponents = checked_specs(args.vs, "--vs", args.deck, parser)
-        first_of: dict[str, int] = {}
-        for index, opponent in enumerate(opponents):  # one agent spelt twice would make two matchups of one label
-            first = first_of.setdefault(opponent.label, index)
-            if first != index:
-                parser.error(
-                    f"argument --vs: {shown(args.vs[index])} and {shown(args.vs[first])} are one agent "
-                    f"({opponent.label}): it is listed twice"
-                )
+        repeated = repeated_agent(args.vs, opponents)  # one agent spelt twice: two matchups of one label
+        if repeated is not None:
+            parser.error(f"argument --vs: {repeated}")
         return focus_matchups(focus, opponents)
     if args.vs:
         parser.error("--vs goes with --focus; use --agents alone for a mixed table")
     specs = checked_specs(args.agents, "--agents", args.deck, parser)
+    repeated = repeated_agent(args.agents, specs) if args.matrix else None  # a mixed table may seat one agent twice
+    if repeated is not None:
+        parser.error(f"argument --agents: {repeated}")
     try:
         return matrix_matchups(specs) if args.matrix else [Matchup.table(*specs)]
     except ValueError as error:
@@ -215,26 +213,13 @@ def matchups_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 
 
 def overwritten_agent(specs: Iterable[str | None], outputs: Iterable[Path]) -> str | None:
-    """Why an output would overwrite the checkpoint of an agent played here, or None: an output path that resolves
-    to the file a spec names (the spec itself, or its name before any options: ``pol.npz:greedy=false``), or to a
-    zoo policy's file that the spec's name stands for (``ppo-v4``, either game's zoo). Shared with ``friday13
-    benchmark`` and ``friday13 ratings``; checked before any game."""
+    """Why an output would overwrite a checkpoint that an agent played here reads, or None
+    (``core.specs.overwritten_checkpoint``: the file the spec or its name names, or one of its options names, such as
+    ``endgame:policy=mine.npz``), with the zoo policies of either game (``ppo-v4``, ``dagger-v1``). Shared with
+    ``friday13 benchmark`` and ``friday13 ratings``; checked before any game."""
     from friday13_env.friday.agents import REGISTRY as SOLO_REGISTRY
 
-    targets = {path.resolve() for path in outputs}
-    zoo = {**SOLO_REGISTRY.zoo(), **agents.REGISTRY.zoo()}
-    for spec in specs:
-        if spec is None:
-            continue
-        try:
-            names = {spec, parse_spec(spec).name}
-        except ValueError:  # a bad spec is blamed on its flag by the spec checks
-            names = {spec}
-        files = {Path(name).resolve() for name in names if is_existing_file(name)}
-        files |= {Path(zoo[name]).resolve() for name in names if name in zoo}
-        if files & targets:
-            return f"{spec} is an agent evaluated here and an output it would overwrite; write elsewhere"
-    return None
+    return overwritten_checkpoint(specs, outputs, {**SOLO_REGISTRY.zoo(), **agents.REGISTRY.zoo()})
 
 
 def check_outputs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
@@ -269,9 +254,9 @@ def run(
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO, written: list[str]) -> None:
     """``run`` without its signal handling; ``written`` collects the outputs as they are written."""
-    duplicates = sorted({n for n in args.players if args.players.count(n) > 1})
-    if duplicates:
-        parser.error(f"argument --players: {duplicates[0]} is listed twice")
+    repeat = first_repeat(args.players)
+    if repeat is not None:
+        parser.error(f"argument --players: {args.players[repeat[0]]} is listed twice")
     matchups = matchups_from(args, parser)
     try:
         check_config(
@@ -286,6 +271,9 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
     clash = clashing_outputs(
         {f"--{flag}": path for flag, path in paths.items()}, {} if replays is None else {"--replays": replays.folder}
     )  # two outputs on stdout ("-") clash too
+    if clash is None and replays is not None:
+        named = {f"--{flag}": path for flag, path in paths.items() if path != STDOUT}
+        clash = output_in_folder(named, "--replays", replays.folder)
     if clash is not None:
         parser.error(clash)
     files = [path for path in paths.values() if path != STDOUT]

@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 
 from friday13_env.core.files import atomic_write, atomic_write_text, output_problem
+from friday13_env.core.specs import markdown_cell
 from friday13_env.core.stats import CONFIDENCE, Estimate
 from friday13_env.friday13.evaluation.results import AgentStats, EvaluationResult, MatchupResult
 
@@ -177,7 +178,7 @@ def _table(table: Table, markdown: bool) -> str:
     header, rows = table
     if markdown:
         lines = [header, tuple("---" for _ in header), *rows]
-        return "\n".join("| " + " | ".join(row) + " |" for row in lines)
+        return "\n".join("| " + " | ".join(map(markdown_cell, row)) + " |" for row in lines)
     widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
     lines = [header, tuple("-" * width for width in widths), *rows]
     return "\n".join(

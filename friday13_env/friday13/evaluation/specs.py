@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from friday13_env.core.agent import reseeded
-from friday13_env.core.specs import AgentSpec, Entrant, entrant_label, parse_spec
+from friday13_env.core.specs import AgentSpec, Entrant, entrant_label, first_repeat, parse_spec
 from friday13_env.friday13 import agents
 from friday13_env.friday13.agents import Agent
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
@@ -99,10 +99,15 @@ def focus_matchups(focus: str | Entrant, opponents: Sequence[str | Entrant]) -> 
 
 
 def matrix_matchups(entrants: Sequence[str | Entrant]) -> list[Matchup]:
-    """Every agent against copies of every other agent: the rows and columns of a results matrix."""
-    pool = list(dict.fromkeys(as_entrant(entrant) for entrant in entrants))
-    if len({entrant_label(entrant) for entrant in pool}) < 2:
-        raise ValueError(f"a matrix needs at least two different agents, got {[entrant_label(e) for e in pool]}")
+    """Every agent against copies of every other agent: the rows and columns of a results matrix. Each agent is
+    listed once: a repeat would be a row and a column of the same name, so it is a ``ValueError``, not dropped."""
+    pool = [as_entrant(entrant) for entrant in entrants]
+    labels = [entrant_label(entrant) for entrant in pool]
+    if len(set(labels)) < 2:
+        raise ValueError(f"a matrix needs at least two different agents, got {labels}")
+    repeat = first_repeat(labels)
+    if repeat is not None:
+        raise ValueError(f"agent {labels[repeat[0]]!r} is listed twice, in {labels}; list each agent once")
     return [Matchup.versus(focus, opponent) for focus in pool for opponent in pool if opponent is not focus]
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from friday13_env.core.agent import check_reset_hook
 from friday13_env.core.checks import check_choice
 from friday13_env.core.options import available_cpus, count_option
 from friday13_env.core.pool import ordered_results
@@ -190,6 +191,7 @@ def check_config(
     entrants = {entrant_label(entrant): entrant for matchup in matchups for entrant in matchup.entrants}
     for entrant in entrants.values():
         make_seated(entrant, 0, deck)  # a policy of the other deck is refused before any game
+        check_reset_hook(entrant)  # an agent object's reset must take the seed each unit of games re-seeds it with
         if not isinstance(entrant, AgentSpec) and workers > 1:
             raise ValueError(
                 f"agent object {entrant.name!r} cannot be sent to worker processes; use workers=1 or an agent spec"
