@@ -15,10 +15,13 @@ import argparse
 import time
 from collections.abc import Callable
 
+from benchmarks.arguments import COUNT
 from friday13_env import agents, raw_env
 from friday13_env.core.agent import Agent, Observation
+from friday13_env.core.specs import parse_spec, repeated_agent
 from friday13_env.friday import agents as solo_agents
 from friday13_env.friday.env import FridayEnv, observation_dict
+from friday13_env.friday13.agents.seating import make_seated
 
 
 def positions(count: int, seed: int) -> list[Observation]:
@@ -59,10 +62,34 @@ def solo_positions(count: int, seed: int) -> list[Observation]:
     return found
 
 
+def standard_deck_agent(spec: str, seed: int) -> Agent:
+    """The card-game agent ``spec`` names, checked to play the standard deck of the positions (a policy trained on
+    the German deck is refused here, not when it first meets a standard observation)."""
+    return make_seated(spec, seed, "standard")
+
+
 GAMES: dict[str, tuple[Callable[[int, int], list[Observation]], Callable[..., Agent], str]] = {
-    "friday13": (positions, agents.make, "4 players"),
+    "friday13": (positions, standard_deck_agent, "4 players"),
     "friday": (solo_positions, solo_agents.make, "Friday solo, levels 1-4"),
 }
+
+
+def built_agents(
+    parser: argparse.ArgumentParser, make: Callable[..., Agent], specs: list[str], seed: int
+) -> dict[str, Agent]:
+    """Each of ``--agents`` built with ``seed``, by its spec as typed, before any position is found or decision timed:
+    an unknown name, a bad option or checkpoint, or one agent listed twice (``random random``, or
+    ``search:budget=16`` and ``search:budget=016``: its second row would replace its first) is argparse's error."""
+    built = {}
+    for spec in specs:
+        try:
+            built[spec] = make(spec, seed=seed)
+        except (ValueError, TypeError) as error:  # CheckpointError is a ValueError
+            parser.error(f"argument --agents: {spec}: {error}")
+    repeated = repeated_agent(specs, [parse_spec(spec) for spec in specs])
+    if repeated is not None:
+        parser.error(f"argument --agents: {repeated}")
+    return built
 
 
 def main() -> None:
@@ -74,14 +101,14 @@ def main() -> None:
         default=["random", "cautious", "majority", "search"],
         help="agent specs of the game's registry: a name, a zoo name, a checkpoint path, or name:key=value,...",
     )
-    parser.add_argument("--positions", type=int, default=200, help="decisions timed per agent (default 200)")
+    parser.add_argument("--positions", type=COUNT, default=200, help="decisions timed per agent (default 200)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     find_positions, make, what = GAMES[args.game]
+    players = built_agents(parser, make, args.agents, args.seed)
     observations = find_positions(args.positions, args.seed)
     timings: dict[str, float] = {}
-    for name in args.agents:
-        agent = make(name, seed=args.seed)
+    for name, agent in players.items():
         start = time.process_time()
         for observation in observations:
             agent.act(observation)

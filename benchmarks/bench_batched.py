@@ -18,11 +18,13 @@ import argparse
 import time
 import tracemalloc
 from collections.abc import Callable
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
 import friday13_env  # noqa: F401  (registers the Gymnasium ids)
+from benchmarks.arguments import COUNT, DECK_NAMES, PLAYER_COUNTS, POSITIVE, TABLES, check_distinct
 from benchmarks.bench_env import engine_steps
 from friday13_env.friday13.batched.agents import nth_legal
 from friday13_env.friday13.batched.engine import GameBatch
@@ -76,7 +78,7 @@ def vector_env_steps(num_envs: int, options: dict, seed: int) -> Rate:
     )
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
-    vector = env.unwrapped
+    vector: Any = env.unwrapped  # Friday13VectorEnv, whose action_masks() Gymnasium's VectorEnv type does not know
 
     def run(seconds: float) -> tuple[int, float]:
         steps = 0
@@ -117,7 +119,8 @@ def memory(num_games: int, num_players: int, deck: str, options: dict) -> None:
         "friday13_env/Friday13-v0", num_envs=num_games, vectorization_mode="vector_entry_point", **options
     )
     env.reset(seed=0)
-    masks = env.unwrapped.action_masks()
+    vector: Any = env.unwrapped
+    masks = vector.action_masks()
     actions = masks.argmax(axis=1)
     tracemalloc.start()
     env.step(actions)
@@ -127,17 +130,37 @@ def memory(num_games: int, num_players: int, deck: str, options: dict) -> None:
           f"one vector-env step allocates at most {peak / num_games:,.0f} bytes per table")  # fmt: skip
 
 
+def opponents_problem(options: dict[str, Any]) -> str | None:
+    """Why the scalar or the vector ``Friday13-v0`` would refuse ``options`` (an unknown opponent, or one with no
+    batched version, which only the vector env needs), or None: both are built once, with one table, so that a bad
+    ``--opponents`` is refused before anything is measured rather than after the engines were."""
+    try:
+        gym.make("friday13_env/Friday13-v0", **options).close()
+        gym.make_vec("friday13_env/Friday13-v0", num_envs=1, vectorization_mode="vector_entry_point", **options).close()
+    except ValueError as error:
+        return str(error)
+    return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=20.0, help="time per candidate in all (default 20)")
-    parser.add_argument("--repeats", type=int, default=5, help="interleaved slices per candidate (default 5)")
-    parser.add_argument("--players", type=int, default=4, help="table size (default 4)")
-    parser.add_argument("--deck", default="standard", help="standard or german (default standard)")
-    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 64, 1024, 16384])
-    parser.add_argument("--num-envs", type=int, nargs="+", default=[64, 1024, 16384])
+    parser.add_argument("--seconds", type=POSITIVE, default=20.0, help="time per candidate in all (default 20)")
+    parser.add_argument("--repeats", type=COUNT, default=5, help="interleaved slices per candidate (default 5)")
+    parser.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=4, help="table size (default 4)")
+    parser.add_argument(
+        "--deck", choices=DECK_NAMES, default="standard", help="the card game's deck (default standard)"
+    )
+    parser.add_argument("--batch-sizes", type=TABLES, nargs="+", default=[1, 64, 1024, 16384])
+    parser.add_argument("--num-envs", type=TABLES, nargs="+", default=[64, 1024, 16384])
     parser.add_argument("--opponents", nargs="+", default=["cautious", "majority"], help="the vector env's pool")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    check_distinct(parser, "--batch-sizes", args.batch_sizes)
+    check_distinct(parser, "--num-envs", args.num_envs)
+    options = {"num_players": args.players, "deck": args.deck, "opponent_pool": args.opponents}
+    problem = opponents_problem(options)
+    if problem is not None:
+        parser.error(f"argument --opponents: {problem}")
 
     engines: dict[str, Rate] = {"scalar engine": lambda t: engine_steps(args.players, args.deck, t, args.seed)}
     for size in args.batch_sizes:
@@ -145,7 +168,6 @@ def main() -> None:
     results = interleaved(engines, args.seconds, args.repeats)
     table(f"Random legal play, {args.players} players, {args.deck} deck", "card plays/s", results, "scalar engine")
 
-    options = {"num_players": args.players, "deck": args.deck, "opponent_pool": args.opponents}
     envs: dict[str, Rate] = {"scalar Friday13-v0": scalar_env_steps(options, args.seed)}
     for size in args.num_envs:
         envs[f"make_vec num_envs={size:,}"] = vector_env_steps(size, options, args.seed)

@@ -14,15 +14,17 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
+from benchmarks.arguments import COUNT, DECK_NAMES, PLAYER_COUNTS, POSITIVE
 from friday13_env import friday13_v0
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.engine import Rules, legal_actions, new_game, next_round, play
 
 
-def aec_steps(make_env: Callable[[], object], seconds: float, seed: int) -> tuple[int, float]:
+def aec_steps(make_env: Callable[[], Any], seconds: float, seed: int) -> tuple[int, float]:
     """Random legal play through an AEC env for about ``seconds``: (card plays, elapsed)."""
     env = make_env()
     rng = np.random.default_rng(seed)
@@ -66,10 +68,14 @@ def engine_steps(num_players: int, deck: str, seconds: float, seed: int) -> tupl
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=5.0, help="time per environment in all (default 5)")
-    parser.add_argument("--repeats", type=int, default=5, help="interleaved slices per environment (default 5)")
-    parser.add_argument("--players", type=int, default=4, help="Friday the 13th player count (default 4)")
-    parser.add_argument("--deck", default="standard", help="standard or german (default standard)")
+    parser.add_argument("--seconds", type=POSITIVE, default=5.0, help="time per environment in all (default 5)")
+    parser.add_argument("--repeats", type=COUNT, default=5, help="interleaved slices per environment (default 5)")
+    parser.add_argument(
+        "--players", type=int, choices=PLAYER_COUNTS, default=4, help="Friday the 13th player count (default 4)"
+    )
+    parser.add_argument(
+        "--deck", choices=DECK_NAMES, default="standard", help="the card game's deck (default standard)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 

@@ -15,6 +15,7 @@ import argparse
 
 import numpy as np
 
+from benchmarks.arguments import COUNT, POSITIVE
 from benchmarks.bench_agents import positions
 from friday13_env.friday13.agents.base import legal_actions
 from friday13_env.friday13.agents.policy import read_friday13_policy
@@ -35,12 +36,10 @@ def confidence(logits: list[np.ndarray], temperature: float) -> tuple[float, flo
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("checkpoint", help="a Friday the 13th policy checkpoint (.npz)")
-    parser.add_argument("--temperatures", nargs="+", type=float, default=[1.0, 0.1], help="logit divisors")
-    parser.add_argument("--positions", type=int, default=2000, help="positions to measure on")
+    parser.add_argument("--temperatures", nargs="+", type=POSITIVE, default=[1.0, 0.1], help="logit divisors (> 0)")
+    parser.add_argument("--positions", type=COUNT, default=2000, help="positions to measure on")
     parser.add_argument("--seed", type=int, default=0, help="seeds the games the positions come from")
     args = parser.parse_args()
-    if any(temperature <= 0 for temperature in args.temperatures):
-        parser.error(f"--temperatures must be positive, got {args.temperatures}")
     policy = read_friday13_policy(args.checkpoint)
     legal_logits = [
         policy.logits(observation["observation"])[legal_actions(observation)]

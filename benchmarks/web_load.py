@@ -51,6 +51,10 @@ from typing import IO, Any
 import httpx
 import numpy as np
 
+from benchmarks.arguments import NON_NEGATIVE, POSITIVE
+from friday13_env.core.files import atomic_write_text
+from friday13_env.friday13.evaluation.report import check_output_path
+
 REPOSITORY = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
 CARD, SOLO = "friday13", "friday"
@@ -462,7 +466,7 @@ def tail(log: IO[bytes], lines: int = 20) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=50, help="concurrent simulated players (default 50)")
-    parser.add_argument("--seconds", type=float, default=60.0, help="how long the players play (default 60)")
+    parser.add_argument("--seconds", type=POSITIVE, default=60.0, help="how long the players play (default 60)")
     parser.add_argument(
         "--opponents", default="ppo-v4", help="the agent in every bot seat of the card games (default ppo-v4)"
     )
@@ -474,7 +478,7 @@ def main() -> int:
     )
     parser.add_argument(
         "--think",
-        type=float,
+        type=NON_NEGATIVE,
         default=1.0,
         help="seconds a player thinks before a move, drawn from 0.5 to 1.5 times this (default 1.0, a person's pace; "
         "0: flat out, every player sends its next move as soon as the last is answered)",
@@ -484,18 +488,19 @@ def main() -> int:
         "--max-sessions", type=int, default=100, help="the server's --max-sessions (default 100, as the server)"
     )
     parser.add_argument("--port", type=int, default=0, help="the server's port (default 0: a free one)")
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds one request may take (default 30)")
+    parser.add_argument("--timeout", type=POSITIVE, default=30.0, help="seconds one request may take (default 30)")
     parser.add_argument(
-        "--startup-timeout", type=float, default=120.0, help="seconds the server may take to answer (default 120)"
+        "--startup-timeout", type=POSITIVE, default=120.0, help="seconds the server may take to answer (default 120)"
     )
     parser.add_argument("--json", metavar="OUT", help="also write the figures and the command line to OUT (JSON)")
     args = parser.parse_args()
-    if args.sessions < 1 or args.seconds <= 0 or not 0.0 <= args.solo_share <= 1.0 or args.max_sessions < 1:
-        parser.error("--sessions and --max-sessions must be positive, --seconds too, --solo-share in 0..1")
-    if args.think < 0:
-        parser.error(f"--think must be 0 (flat out) or a positive number of seconds, got {args.think}")
+    if args.sessions < 1 or not 0.0 <= args.solo_share <= 1.0 or args.max_sessions < 1:
+        parser.error("--sessions and --max-sessions must be positive, --solo-share in 0..1")
     if not 0 <= args.port < 65536:
         parser.error(f"--port must be in 0..65535, got {args.port}")
+    problem = None if args.json is None else check_output_path(Path(args.json))
+    if problem is not None:  # found now, not once the load has run for --seconds
+        parser.error(f"argument --json: {problem}")
     port = args.port or free_port()
     command = server_command(port, args.max_sessions)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # outside the event loop: as Ctrl-C
@@ -516,7 +521,7 @@ def main() -> int:
             if output:
                 print(f"server output (last lines):\n{output}")
     if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=1, allow_nan=False) + "\n")
+        atomic_write_text(args.json, json.dumps(figures, indent=1, allow_nan=False) + "\n")
         print(f"wrote {args.json}")
     if figures["interrupted"]:
         return 128 + signal.Signals[figures["interrupted"]].value

@@ -18,7 +18,14 @@ def game(key: str) -> Game:
     if key not in GAME_KEYS:
         raise ValueError(f"unknown game {key!r}; allowed values: {list(GAME_KEYS)}")
     declared = import_module(f"friday13_env.{key}.game").GAME
-    assert isinstance(declared, Game)
+    if not isinstance(declared, Game):
+        raise TypeError(
+            f"friday13_env.{key}.game.GAME is a {type(declared).__name__}, not a friday13_env.core.game.Game"
+        )
+    if declared.key != key:
+        raise ValueError(
+            f"friday13_env.{key}.game.GAME declares the key {declared.key!r}; a game's key is its package, {key!r}"
+        )
     return declared
 
 

@@ -14,8 +14,9 @@ names, ``.npz`` policies): ``search`` and ``endgame`` decide one game at a time 
 against them would cost (docs/exploitability.md). The learner plays greedily in the final evaluation, as its export
 does.
 
-Every flag is checked before anything is built; ``--help`` lists them. The run is a ``train_ppo.py`` run in
-``--run-dir`` (default ``runs/<run-name>``): its checkpoints, ``--resume``, its learning curve (win rate against
+Every flag is checked before anything is built (``--export`` and ``--record`` outside the run directory, where
+they would replace the run's files or be read from them); ``--help`` lists them. The run is a ``train_ppo.py`` run
+in ``--run-dir`` (default ``runs/<run-name>``): its checkpoints, ``--resume``, its learning curve (win rate against
 the target every ``--eval-every`` card plays) and its export ``policy.npz``; this script adds ``best_response.json``
 (the gap, its interval, the curve, the cost), written atomically once the final evaluation is done. A resumed run
 keeps its target, table size, start and hyperparameters (a changed one is refused, listed). The same seed gives the
@@ -35,9 +36,11 @@ from typing import Any
 
 import train_ppo
 from friday13_training.friday13_agents import spec_files
+from friday13_training.ppo_checkpoint import BEST_RESPONSE, BEST_RESPONSE_RESULT, CHECKPOINT, started_by
 from friday13_training.runs import (
     MAX_SEED,
     MAX_TIMESTEPS,
+    Interrupted,
     RunError,
     actor_warmup,
     export_problem,
@@ -46,7 +49,14 @@ from friday13_training.runs import (
     run_main,
     warmup_problem,
 )
-from friday13_training.script_args import atomic_write_text, field_errors, option, output_errors
+from friday13_training.script_args import (
+    MAX_LEARNING_RATE,
+    MAX_TORCH_THREADS,
+    atomic_write_text,
+    field_errors,
+    option,
+    output_errors,
+)
 
 from friday13_env import __version__
 from friday13_env.benchmark.exploitability import STARTS, read_table, record, spec_problem
@@ -59,7 +69,7 @@ from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.evaluation import evaluate, focus_matchups
 
-RESULT = "best_response.json"
+RESULT = BEST_RESPONSE_RESULT
 LEARNER = "best-response"
 """The learner's name in the evaluations."""
 SCRATCH_LEARNING_RATE = 2.5e-3
@@ -110,6 +120,7 @@ class Args:
         "actor's (the fresh critic keeps 1e-3). 0: the start's, 2.5e-3 from scratch as train_ppo.py, 1e-4 from the "
         "target's weights (a larger rate soon moves the actor away from the target's play)",
         minimum=0,
+        maximum=MAX_LEARNING_RATE,
     )
     ent_coef: float = option(
         -1.0,
@@ -152,7 +163,7 @@ class Args:
     )
     resume: bool = option(False, "continue the run in the run directory from its last checkpoint")
     progress: bool = option(True, "show a progress bar")
-    torch_threads: int = option(1, "CPU threads of torch and of numpy's BLAS", minimum=1)
+    torch_threads: int = option(1, "CPU threads of torch and of numpy's BLAS", minimum=1, maximum=MAX_TORCH_THREADS)
     device: str = option("cpu", "where torch acts and learns (cpu or cuda)", choices=["cpu", "cuda"])
 
 
@@ -315,16 +326,13 @@ def ppo_args(args: Args) -> train_ppo.Args:
 def resumed_args(args: Args, given: set[str]) -> Args:
     """The best response a ``--resume`` goes on with: the run's recorded one (its hyperparameters, and its budget,
     periods and device unless this command line gives them), with this command line's run settings. A
-    hyperparameter given with another value than the run's is refused, each one listed. A run directory without a
-    readable record is left to ``train_ppo``, which names what is missing or damaged."""
+    hyperparameter given with another value than the run's is refused, each one listed, and so is a run that is not
+    a best response (``is_best_response``). A run directory without a readable record is left to ``train_ppo``,
+    which names what is missing or damaged."""
     try:
         progress = json.loads((run_directory(args) / "progress.json").read_text())
         stored, done = progress["args"], int(progress["timesteps"])
-        best_response = (
-            stored.get("pool_share") == 1.0 and len(stored.get("opponents", [])) == 1
-            and len(stored.get("players", [])) == 1
-        )  # fmt: skip
-        if not best_response:
+        if not is_best_response(run_directory(args), progress):
             raise RunError(f"--resume: {run_directory(args)} is a train_ppo.py run, not a best response")
         recorded = Args(
             target=stored["opponents"][0], players=stored["players"][0],
@@ -366,6 +374,24 @@ def resumed_args(args: Args, given: set[str]) -> Args:
     return resumed
 
 
+def is_best_response(run_dir: Path, progress: dict[str, Any]) -> bool:
+    """Whether the run in ``run_dir`` is a best response: as far as ``started_by`` tells (the script its record
+    names, or its result), else (a run of an earlier release) by its arguments, shaped as ``ppo_args`` makes them:
+    one learner seat against one target (no snapshots) at one table size, evaluated against that target at that
+    size."""
+    started = started_by(run_dir, progress)
+    if started is not None:
+        return started == BEST_RESPONSE
+    stored = progress["args"]
+    opponents, players = stored.get("opponents"), stored.get("players")
+    return (
+        stored.get("pool_share") == 1.0 and stored.get("snapshot_every") == 0
+        and isinstance(opponents, list) and len(opponents) == 1 and stored.get("eval_opponents") == opponents
+        and isinstance(players, list) and len(players) == 1
+        and stored.get("eval_players", train_ppo.ADDED_LATER["eval_players"]) == players[0]
+    )  # fmt: skip
+
+
 def target_fingerprint(target: str) -> str | None:
     """What decides a network target's moves (``MLPPolicy.fingerprint``); None for a heuristic."""
     agent = make_agent(target)
@@ -380,18 +406,24 @@ def train(args: Args, given: set[str]) -> Path:
         if problems:
             raise RunError("; ".join(problems))
     fingerprint = target_fingerprint(args.target) if args.target else None
-    run_dir = train_ppo.train(ppo_args(args), {field.name for field in fields(train_ppo.Args)})
-    if target_fingerprint(args.target) != fingerprint:
-        raise RunError(f"--target {args.target} changed while the learner trained against it: its result would "
-                       "mix two targets; nothing was evaluated")  # fmt: skip
-    progress = json.loads((run_dir / "progress.json").read_text())
-    result = final_result(args, run_dir, progress, fingerprint)
-    atomic_write_text(run_dir / RESULT, json.dumps(result, indent=2, allow_nan=False) + "\n")
-    if args.record:
-        try:
-            record(args.record, result)
-        except (OSError, ValueError) as error:
-            raise RunError(f"--record: {error} (the result is in {run_dir / RESULT})") from error
+    run_dir = train_ppo.train(ppo_args(args), {field.name for field in fields(train_ppo.Args)}, BEST_RESPONSE)
+    written = False  # whether this evaluation's result is in the run folder
+    try:
+        if target_fingerprint(args.target) != fingerprint:
+            raise RunError(f"--target {args.target} changed while the learner trained against it: its result would "
+                           "mix two targets; nothing was evaluated")  # fmt: skip
+        progress = json.loads((run_dir / "progress.json").read_text())
+        result = final_result(args, run_dir, progress, fingerprint)
+        atomic_write_text(run_dir / RESULT, json.dumps(result, indent=2, allow_nan=False) + "\n")
+        written = True
+        if args.record:
+            try:
+                record(args.record, result)
+            except (OSError, ValueError) as error:
+                raise RunError(f"--record: {error} (the result is in {run_dir / RESULT})") from error
+    except Interrupted as stop:
+        stop.saved = saved_after_training(args, run_dir, written)
+        raise
     gap = result["gap"]
     print(
         f"best response to {args.target} ({args.players} players, start {args.start}, "
@@ -402,6 +434,22 @@ def train(args: Args, given: set[str]) -> Path:
         flush=True,
     )
     return run_dir
+
+
+def saved_after_training(args: Args, run_dir: Path, written: bool) -> str:
+    """What a best response stopped after its training (by Ctrl-C or SIGTERM) leaves, in one line: the learner's
+    checkpoint, and the result where ``written``; ``--resume`` evaluates a finished run again (and records it)."""
+    if written:
+        unrecorded = f", but not added to --record {args.record}: --resume evaluates and records it again"
+        return f"the result is in {run_dir / RESULT}{unrecorded if args.record else ''}"
+    try:
+        timesteps = f" at {json.loads((run_dir / 'progress.json').read_text())['timesteps']:,} card plays"
+    except (OSError, ValueError, KeyError, TypeError):
+        timesteps = ""
+    return (
+        f"the learner's checkpoint{timesteps} is in {run_dir} ({CHECKPOINT}, policy.npz), but its final evaluation "
+        f"was cut short and {run_dir / RESULT} not written: --resume evaluates it"
+    )
 
 
 def final_result(args: Args, run_dir: Path, progress: dict[str, Any], fingerprint: str | None) -> dict[str, Any]:

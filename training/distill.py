@@ -71,7 +71,15 @@ from friday13_training.imitation import (
     write_outputs,
 )
 from friday13_training.runs import MAX_SEED, RunError, export_problem
-from friday13_training.script_args import dataclass_parser, flag_name, network_errors, option, output_error
+from friday13_training.script_args import (
+    MAX_LEARNING_RATE,
+    MAX_TORCH_THREADS,
+    dataclass_parser,
+    flag_name,
+    network_errors,
+    option,
+    output_error,
+)
 from friday13_training.torch_policy import load_linear_layers, read_matching_policy
 from tqdm import tqdm
 
@@ -111,7 +119,7 @@ class DistillArgs:
         "none of the inputs)",
     )
     progress: bool = option(True, "show progress bars")
-    torch_threads: int = option(2, "torch CPU threads of the fit", minimum=1)
+    torch_threads: int = option(2, "torch CPU threads of the fit", minimum=1, maximum=MAX_TORCH_THREADS)
 
 
 @dataclass
@@ -124,7 +132,9 @@ class SearchArgs(DistillArgs):
         [3, 4, 5, 6], "table sizes, one drawn per game", minimum=MIN_PLAYERS, maximum=MAX_PLAYERS
     )
     epochs: int = option(60, "most passes over the training decisions (cosine schedule length)", minimum=1)
-    learning_rate: float = option(1e-3, "AdamW learning rate (cosine-annealed to 0 over --epochs)", above=0)
+    learning_rate: float = option(
+        1e-3, "AdamW learning rate (cosine-annealed to 0 over --epochs)", above=0, maximum=MAX_LEARNING_RATE
+    )
     validation: float = option(
         0.1, "share of the games held out to measure agreement with the teacher", above=0, below=1
     )
@@ -166,7 +176,9 @@ class EnsembleArgs(DistillArgs):
         maximum=MAX_PLAYERS,
     )
     epochs: int = option(15, "passes over the training decisions (cosine schedule length)", minimum=1)
-    learning_rate: float = option(3e-4, "AdamW learning rate (cosine-annealed to 0 over --epochs)", above=0)
+    learning_rate: float = option(
+        3e-4, "AdamW learning rate (cosine-annealed to 0 over --epochs)", above=0, maximum=MAX_LEARNING_RATE
+    )
     validation: float = option(
         0.08, "share of the games held out to measure agreement with the ensemble", above=0, below=1
     )

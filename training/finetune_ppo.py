@@ -71,18 +71,22 @@ from friday13_training.maskable_ppo import (
     save_model,
     vectorize,
 )
+from friday13_training.ppo_checkpoint import CHECKPOINT as PPO_CHECKPOINT
 from friday13_training.reporting import print_win_rates, write_curve
 from friday13_training.runs import (
     MAX_SEED,
     MAX_TIMESTEPS,
     Interrupted,
     export_problem,
+    load_progress,
     parse_run_args,
     run_directory,
     run_main,
     warmup_problem,
 )
 from friday13_training.script_args import (
+    MAX_LEARNING_RATE,
+    MAX_TORCH_THREADS,
     atomic_write_text,
     field_errors,
     flag_name,
@@ -150,7 +154,7 @@ class Args:
     subprocess: bool = option(
         True, "step every environment in its own process (SubprocVecEnv); --no-subprocess steps all in this one"
     )
-    learning_rate: float = option(3e-5, "Adam learning rate (from scratch: 5e-4)", above=0)
+    learning_rate: float = option(3e-5, "Adam learning rate (from scratch: 5e-4)", above=0, maximum=MAX_LEARNING_RATE)
     n_steps: int = option(256, "rollout length per environment", minimum=1)
     batch_size: int = option(512, "minibatch size, at most --n-steps x --num-envs", minimum=2)
     n_epochs: int = option(10, "passes over each rollout", minimum=1)
@@ -188,7 +192,7 @@ class Args:
     export: str = option("", "also copy the final numpy policy here, e.g. my_policy.npz")
     resume: bool = option(False, "continue the run in the run directory from its last checkpoint")
     progress: bool = option(True, "show a progress bar")
-    torch_threads: int = option(1, "torch CPU threads of the learner process", minimum=1)
+    torch_threads: int = option(1, "torch CPU threads of the learner process", minimum=1, maximum=MAX_TORCH_THREADS)
 
 
 RUN_SETTINGS = (
@@ -196,6 +200,10 @@ RUN_SETTINGS = (
     "progress", "torch_threads",
 )  # fmt: skip
 """What ``--resume`` may change; every other field is a hyperparameter of the run, fixed when it starts."""
+OTHER_RUN_FILES = ("progress.json", PPO_CHECKPOINT)
+"""What another run leaves in a folder without ``last.zip``: any run script's record, ``train_ppo.py``'s checkpoint
+(a run of this script writes ``last.zip`` first). A new run there is refused (``open_run``): it would write over
+them."""
 IDENTITY = ("run_dir", "resume")
 """Where the run is and that it is resumed: always this command line's, never the record's."""
 HYPERPARAMETERS = tuple(field.name for field in dataclasses.fields(Args) if field.name not in RUN_SETTINGS)
@@ -449,7 +457,12 @@ class TrainingCallback(BaseCallback):
             self.logger.record(f"eval/win_rate_vs_{opponent}", rate.mean)
         self.progress["curve"].append(point)
         print_win_rates(steps, rates)
-        write_curve(self.run_dir, self.progress["curve"], ["timesteps", *self.args.eval_opponents])
+        write_curve(self.run_dir, self.progress["curve"], curve_columns(self.args))
+
+
+def curve_columns(args: Args) -> list[str]:
+    """The columns of ``learning_curve.csv``: a point's timesteps and a win rate per baseline."""
+    return ["timesteps", *args.eval_opponents]
 
 
 # -- the run ----------------------------------------------------------------------------------------
@@ -460,7 +473,7 @@ def fresh_progress(args: Args) -> dict[str, Any]:
 def train(args: Args, given: set[str]) -> None:
     """The run ``args`` describes (``given``: the flags the command line set, which ``--resume`` compares)."""
     run_dir = run_directory(args)
-    progress = open_run(run_dir, args.resume, fresh_progress(args))
+    progress = open_run(run_dir, args.resume, fresh_progress(args), other_checkpoints=OTHER_RUN_FILES)
     if args.resume:
         args = resumed_args(args, given, run_dir, progress)
         check_checkpoint(run_dir, progress)
@@ -494,7 +507,10 @@ def train(args: Args, given: set[str]) -> None:
         )
         callback.save(model.num_timesteps)
     except Interrupted as stop:
-        stop.saved = saved_checkpoint(run_dir)
+        saved = saved_record(run_dir, args)
+        if saved is not None:  # the curve as the checkpoint left it: the evaluations after it are dropped with it
+            write_curve(run_dir, saved["curve"], curve_columns(args))
+        stop.saved = saved_checkpoint(run_dir, saved)
         raise
     finally:
         close_vec_env(vec_env)
@@ -502,16 +518,23 @@ def train(args: Args, given: set[str]) -> None:
     print(f"done: {model.num_timesteps:,} timesteps; run directory {run_dir}", flush=True)
 
 
-def saved_checkpoint(run_dir: Path) -> str:
-    """What a stopped run leaves for ``--resume`` (its last periodic checkpoint, read back), in one line."""
+def saved_record(run_dir: Path, args: Args) -> dict[str, Any] | None:
+    """The record of a stopped run's last checkpoint (``progress.json`` beside ``last.zip``), read back and checked,
+    or None where there is none yet (or it cannot be read: ``--resume`` names the damage)."""
+    if not (run_dir / "last.zip").is_file():
+        return None
     try:
-        timesteps = json.loads((run_dir / "progress.json").read_text())["timesteps"]
-    except (OSError, ValueError, KeyError, TypeError):
-        timesteps = None
-    if timesteps is None or not (run_dir / "last.zip").is_file():
+        return load_progress(run_dir / "progress.json", fresh_progress(args))
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def saved_checkpoint(run_dir: Path, saved: dict[str, Any] | None) -> str:
+    """What a stopped run leaves for ``--resume`` (its last checkpoint's record, ``saved``), in one line."""
+    if saved is None:
         return "nothing was saved (no checkpoint yet); start the run again, without --resume"
     files = "last.zip, progress.json"
-    return f"the checkpoint at {timesteps:,} timesteps is in {run_dir} ({files}): --resume goes on from it"
+    return f"the checkpoint at {saved['timesteps']:,} timesteps is in {run_dir} ({files}): --resume goes on from it"
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -79,7 +79,15 @@ from friday13_training.runs import (
     run_main,
     warmup_problem,
 )
-from friday13_training.script_args import atomic_write_text, field_errors, network_errors, option, output_errors
+from friday13_training.script_args import (
+    MAX_LEARNING_RATE,
+    MAX_TORCH_THREADS,
+    atomic_write_text,
+    field_errors,
+    network_errors,
+    option,
+    output_errors,
+)
 from friday13_training.torch_policy import (
     MAX_SHARPNESS,
     MIN_SHARPNESS,
@@ -134,17 +142,28 @@ class Args:
     )
     distill_epochs: int = option(4, "stage 1: passes over all the labelled decisions after each round", minimum=1)
     distill_batch_size: int = option(1024, "stage 1: decisions per gradient step", minimum=1)
-    distill_learning_rate: float = option(1e-3, "stage 1: Adam learning rate", above=0)
+    distill_learning_rate: float = option(1e-3, "stage 1: Adam learning rate", above=0, maximum=MAX_LEARNING_RATE)
     distill_augment: bool = option(True, "stage 1: show each decision with its table in a random order")
     distill_final_epochs: int = option(
         2, "stage 1: passes over all the labels after the last round, at the final learning rate (0 = none)", minimum=0
     )
-    distill_final_learning_rate: float = option(1e-4, "stage 1: Adam learning rate of the final passes", above=0)
-    workers: int = option(2, "stage 1: processes that play and label the games", minimum=1)
+    distill_final_learning_rate: float = option(
+        1e-4, "stage 1: Adam learning rate of the final passes", above=0, maximum=MAX_LEARNING_RATE
+    )
+    workers: int = option(
+        2,
+        "stage 1: processes that play and label the games (its fits use as many torch threads)",
+        minimum=1,
+        maximum=MAX_TORCH_THREADS,
+    )
     num_envs: int = option(64, "stage 2: games played in lockstep", minimum=1)
     n_steps: int = option(128, "stage 2: samples per game per rollout", minimum=1)
-    learning_rate: float = option(1e-4, "stage 2: Adam learning rate of the actor, annealed linearly to 0", above=0)
-    critic_learning_rate: float = option(1e-3, "stage 2: Adam learning rate of the critic", above=0)
+    learning_rate: float = option(
+        1e-4, "stage 2: Adam learning rate of the actor, annealed linearly to 0", above=0, maximum=MAX_LEARNING_RATE
+    )
+    critic_learning_rate: float = option(
+        1e-3, "stage 2: Adam learning rate of the critic", above=0, maximum=MAX_LEARNING_RATE
+    )
     critic_warmup: int = option(
         200_000,
         "stage 2: samples at its start in which only the critic learns (a fresh critic's advantages are noise,"
@@ -180,6 +199,7 @@ class Args:
         1,
         "torch CPU threads of this process (stage 1's fits and stage 2 use at least --workers: the run's cores)",
         minimum=1,
+        maximum=MAX_TORCH_THREADS,
     )
 
 

@@ -28,7 +28,8 @@ shows (``reporting``).
 
 What a run leaves in ``--run-dir`` (default ``runs/<run-name>``), every file written atomically:
   ``last.pt``            actor, critic and optimizer: ``--resume`` continues from it
-  ``progress.json``      the run's arguments, timesteps done, snapshots, learning-curve points
+  ``progress.json``      the run's arguments, timesteps done, snapshots, learning-curve points, and the script
+                         that started it (this one, or ``best_response.py``, which resumes its own runs)
   ``policy.npz``         the exported numpy policy (also copied to ``--export``)
   ``snapshots/``         the frozen past selves of the opponent pool (numpy policies)
   ``learning_curve.csv`` the periodic duplicate-deal evaluations; TensorBoard logs in ``tb/``
@@ -51,15 +52,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# torch's threads wait for work asleep, not spinning: spinning, they take the core from whatever else runs there
+# and, on a busy machine, from each other (twice the steps/s beside another busy process, the same alone:
+# docs/time-to-threshold.md). Set before torch loads its OpenMP runtime; a value set by the user stands.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 import numpy as np
 import torch
 from friday13_training.actor_critic import ActorCritic
 from friday13_training.friday13_agents import evaluation_opponent_errors, spec_files
 from friday13_training.ppo_checkpoint import (
     CHECKPOINT,
+    OTHER_RUN_FILES,
     PROGRESS_EXTRA_KEYS,
+    SCRIPT,
     Boundary,
     check_finite,
+    check_started_by,
     load_checkpoint,
     read_snapshot,
     recover_checkpoint,
@@ -81,7 +90,14 @@ from friday13_training.runs import (
     run_main,
     warmup_problem,
 )
-from friday13_training.script_args import field_errors, network_errors, option, output_errors
+from friday13_training.script_args import (
+    MAX_LEARNING_RATE,
+    MAX_TORCH_THREADS,
+    field_errors,
+    network_errors,
+    option,
+    output_errors,
+)
 from friday13_training.torch_policy import MAX_SHARPNESS, MIN_SHARPNESS
 from threadpoolctl import threadpool_limits
 from torch import nn
@@ -158,6 +174,7 @@ class Args:
         2.5e-3,
         "Adam learning rate (the actor's and, without --critic-learning-rate, the critic's), annealed linearly to 0",
         above=0,
+        maximum=MAX_LEARNING_RATE,
     )
     update_epochs: int = option(4, "passes over each rollout", minimum=1)
     minibatch_size: int = option(4096, "samples per gradient step", minimum=2)
@@ -220,6 +237,7 @@ class Args:
         "CPU threads of torch and of numpy's BLAS (the update, the pool's snapshots, the evaluations); 0: one per core "
         "this process may use. Give 1 when another job holds a core: a second thread then waits on its work",
         minimum=0,
+        maximum=MAX_TORCH_THREADS,
     )
     eval_players: int = option(4, "table size of the periodic evaluations", minimum=MIN_PLAYERS, maximum=MAX_PLAYERS)
     critic_warmup: int = option(
@@ -248,6 +266,7 @@ class Args:
         "Adam learning rate of the critic, annealed linearly to 0 with the actor's (0: --learning-rate). A fresh "
         "critic beside a trained actor (--init-policy) can learn faster than the actor may move",
         minimum=0,
+        maximum=MAX_LEARNING_RATE,
     )
 
 
@@ -715,17 +734,24 @@ def thread_count(requested: int) -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def train(args: Args, given: set[str]) -> Path:
+def train(args: Args, given: set[str], script: str = SCRIPT) -> Path:
     """The run ``args`` describes; returns its directory. Ctrl-C or SIGTERM (``Interrupted``) saves the run as it was
-    at the start of the rollout under way, and ``--resume`` goes on from there."""
+    at the start of the rollout under way, and ``--resume`` goes on from there. ``script``: the script whose run it
+    is (``best_response.py`` trains with this loop), recorded by a new run; a run of the other one is not resumed
+    (``check_started_by``), nor is a new run started in a folder that holds another run (``OTHER_RUN_FILES``)."""
     run_dir = run_directory(args)
     fresh = {"args": dataclasses.asdict(args), "timesteps": 0, "snapshots": [], "curve": [], "seconds": 0.0}
     recover_checkpoint(run_dir, fresh)
-    progress = open_run(run_dir, args.resume, fresh, checkpoint=CHECKPOINT, extra_keys=PROGRESS_EXTRA_KEYS)
+    progress = open_run(
+        run_dir, args.resume, fresh, CHECKPOINT, extra_keys=PROGRESS_EXTRA_KEYS, other_checkpoints=OTHER_RUN_FILES
+    )
     if args.resume:
+        check_started_by(run_dir, progress, script)
         args = resumed_args(args, given, progress, run_dir)
         check_win_rate_curve(run_dir / "progress.json", progress, args.eval_opponents)
         progress["args"] = dataclasses.asdict(args)
+    else:
+        progress["script"] = script  # (not in the template ``fresh``: the records of earlier releases have none)
     threads = thread_count(args.torch_threads)
     torch.set_num_threads(threads)
     threadpool_limits(threads, user_api="blas")  # numpy's matrix products: a busy core stalls extra threads

@@ -316,7 +316,9 @@ def train(args: Args, given: set[str]) -> Path:
     """The run ``args`` describes; returns its directory."""
     run_dir = run_directory(args)
     fresh = {"args": dataclasses.asdict(args), "iterations": 0, "timesteps": 0, "curve": [], "seconds": 0.0}
-    progress = open_run(run_dir, args.resume, fresh, checkpoint="checkpoint/rllib_checkpoint.json")
+    progress = open_run(  # a folder another script's run holds (its progress.json) is refused, not written over
+        run_dir, args.resume, fresh, checkpoint="checkpoint/rllib_checkpoint.json", other_checkpoints=("progress.json",)
+    )
     if args.resume:
         args = resumed_args(args, given, progress, run_dir)
         progress["args"] = dataclasses.asdict(args)

@@ -17,6 +17,7 @@ import numpy as np
 from friday13_env.benchmark.exploitability import EXPLOITABILITY_FILE, Gap, largest_gaps, read_table
 from friday13_env.benchmark.results import read_result, result_name
 from friday13_env.benchmark.suite import NORMALISERS, Suite, suites
+from friday13_env.core.specs import shown
 
 RESULTS_FOLDER = Path("results") / "benchmark"
 LEADERBOARD = Path("docs") / "leaderboard.md"
@@ -26,20 +27,56 @@ def result_path(results: str | Path, suite: Suite, spec: str) -> Path:
     return Path(results) / suite.id / result_name(spec)
 
 
-def reference_scores(suite: Suite, results: str | Path) -> dict[str, list[float]]:
-    """The normalisers' mean win share per cell, read from their test-split result files where both exist."""
+def reference_scores(suite: Suite, results: str | Path, *, required: bool = False) -> dict[str, list[float]]:
+    """The normalisers' mean win share per cell, read from their test-split result files where both exist.
+
+    Each file must be its anchor's complete run of the test split of this very suite, since its win shares become
+    the suite's 0 and 1: its suite id, split and deals (``suite.deals_sha256``), the agent spec its file name stands
+    for, the anchor's fingerprint where the suite pins one, and the suite's cells by name; anything else is a
+    ``ValueError`` naming the file, never another suite's or agent's numbers taken as these. A missing file means
+    no references yet (``{}``, as for a suite whose anchors were not run), unless ``required`` (``freeze_suites.py``,
+    which writes them into the suite): then it is a ``ValueError`` too, not a suite frozen without references."""
     from friday13_env.benchmark.runner import read_json
 
     scores = {}
     for anchor in NORMALISERS:
         path = result_path(results, suite, anchor)
         if not path.exists():
+            if required:
+                raise ValueError(f"{path}: no result file of reference agent {anchor} (friday13 benchmark --out)")
             return {}
         data = read_json(path, "benchmark result")
-        if data["suite"]["split"] != "test" or not data.get("complete"):
-            raise ValueError(f"{path}: references come from a complete test-split run")
-        scores[anchor] = [cell["win_share"]["value"] for cell in data["cells"]]
+        try:
+            problem = _reference_problem(data, suite, anchor)
+            scores[anchor] = [cell["win_share"]["value"] for cell in data["cells"]]
+        except (KeyError, TypeError, AttributeError) as error:
+            problem = f"a field is missing or of the wrong kind ({error!r})"
+        if problem is not None:
+            raise ValueError(f"{path}: {problem}; references come from a complete test-split run of the suite")
     return scores
+
+
+def _reference_problem(data: dict[str, Any], suite: Suite, anchor: str) -> str | None:
+    """Why ``data`` is not ``anchor``'s complete test-split run of ``suite``, or None."""
+    header = data["suite"]
+    if header["id"] != suite.id:
+        return f"a run of suite {shown(header['id'])}, not {suite.id}"
+    if header["split"] != "test":
+        return f"a run of the {shown(header['split'])} split, not the test split"
+    if header["deals_sha256"] != suite.deals_sha256.get("test"):
+        return f"its deals are not suite {suite.id}'s test deals"
+    if data["complete"] is not True:
+        return "not a complete run"
+    spec = data["agent"]["spec"]
+    if spec != anchor:
+        return f"the run of agent {shown(spec)}, not {anchor}"
+    fingerprint = data["agent"]["fingerprint"]
+    if anchor in suite.anchors and fingerprint != suite.anchors[anchor]:
+        return f"anchor {anchor} played with fingerprint {shown(fingerprint)}, not the suite's {suite.anchors[anchor]}"
+    names = [cell["name"] for cell in data["cells"]]
+    if names != [cell.name for cell in suite.cells]:
+        return f"its cells are not the suite's: {shown(names, 200)}"
+    return None
 
 
 RATINGS_FILE = "ratings.json"

@@ -8,10 +8,15 @@ MaskablePPO trains on it. A third game gets all of this by being added to ``frid
 
 from __future__ import annotations
 
+import dataclasses
+import re
+import types
+
 import gymnasium as gym
 import numpy as np
 import pytest
 
+from friday13_env import games
 from friday13_env.core.game import Game
 from friday13_env.games import GAME_KEYS, all_games, game
 
@@ -27,7 +32,7 @@ def by_key(function: object) -> object:
 def test_every_game_is_declared_once_and_looked_up_by_key() -> None:
     assert [declared.key for declared in GAMES] == list(GAME_KEYS)
     assert len({declared.env_id for declared in GAMES}) == len(GAMES)
-    with pytest.raises(ValueError, match=r"unknown game 'chess'; allowed values: \['friday13', 'friday'\]"):
+    with pytest.raises(ValueError, match=re.escape(f"unknown game 'chess'; allowed values: {list(GAME_KEYS)}")):
         game("chess")
 
 
@@ -115,7 +120,7 @@ def test_maskable_ppo_trains_on_the_game(declared: Game) -> None:
     from sb3_contrib.common.maskable.utils import get_action_masks
     from stable_baselines3.common.env_util import make_vec_env
 
-    vec_env = make_vec_env(declared.env_id, n_envs=2, seed=0)
+    vec_env = make_vec_env(declared.env_id, n_envs=2, seed=0, env_kwargs={"render_mode": None})  # SB3's default: rgb
     vec_env.reset()
     masks = get_action_masks(vec_env)
     assert masks.shape == (2, vec_env.action_space.n) and masks.any(axis=1).all()
@@ -126,3 +131,29 @@ def test_maskable_ppo_trains_on_the_game(declared: Game) -> None:
     actions, _ = model.predict(observation, action_masks=get_action_masks(vec_env))
     assert all(mask[action] for mask, action in zip(get_action_masks(vec_env), np.asarray(actions), strict=True))
     vec_env.close()
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("render_modes", "ansi", r"Game.render_modes must be a tuple of str, got 'ansi'"),
+        ("key", "my-game", r"Game.key must be the game's package name under friday13_env, got 'my-game'"),
+        ("env_id", "", r"Game.env_id must be a non-empty str, got ''"),
+        ("engine", types.SimpleNamespace(new_game=print), r"Game.engine .* lacks \['legal_actions', 'action_mask'\]"),
+        ("evaluate", None, r"Game.evaluate must be callable"),
+    ],
+)
+def test_a_declaration_that_cannot_serve_the_tools_is_refused_when_made(
+    field: str, value: object, message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        dataclasses.replace(GAMES[0], **{field: value})
+
+
+def test_a_game_module_whose_declaration_is_not_a_game_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(games, "import_module", lambda name: types.SimpleNamespace(GAME={"key": "friday"}))
+    with pytest.raises(TypeError, match=r"friday13_env.friday.game.GAME is a dict, not a friday13_env.core.game.Game"):
+        game("friday")
+    monkeypatch.setattr(games, "import_module", lambda name: types.SimpleNamespace(GAME=GAMES[0]))
+    with pytest.raises(ValueError, match=r"declares the key 'friday13'; a game's key is its package, 'friday'"):
+        game("friday")

@@ -32,6 +32,7 @@ def no_games(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def error_of(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """``friday13 evaluate ARGV``: it must exit 2; what it printed on stderr."""
     with pytest.raises(SystemExit) as exited:
         command.main(argv)
     assert exited.value.code == 2

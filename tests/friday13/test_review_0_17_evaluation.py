@@ -22,32 +22,15 @@ from friday13_env.friday import agents as solo_agents
 from friday13_env.friday.evaluation import format_markdown as solo_markdown
 from friday13_env.friday.evaluation.games import LevelResult
 from friday13_env.friday13.agents.heuristics import CautiousAgent
-from friday13_env.friday13.evaluation import command, focus_matchups, matrix_matchups
 from friday13_env.friday13.evaluation import evaluate as play_matchups
+from friday13_env.friday13.evaluation import focus_matchups, matrix_matchups
 from friday13_env.friday13.evaluation.command import overwritten_agent
 from friday13_env.friday13.evaluation.report import format_markdown
+from tests.friday13.test_cli_evaluate import error_of, no_games  # noqa: F401  (no_games: a fixture)
 from tests.scripts import load_training_script
 
 CARD_POLICY = agents.REGISTRY.policy_path("ppo-v1")
 SOLO_POLICY = solo_agents.REGISTRY.policy_path("dagger-v1")
-
-
-@pytest.fixture
-def no_games(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fail the test if a game is played: every check must come first."""
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("a game was played before the arguments were checked")
-
-    monkeypatch.setattr(command, "evaluate", refuse)
-
-
-def evaluate_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    """``friday13 evaluate ARGV``: it must exit 2; what it printed on stderr."""
-    with pytest.raises(SystemExit) as exited:
-        command.main(argv)
-    assert exited.value.code == 2
-    return capsys.readouterr().err
 
 
 def friday13(argv: list[str]) -> int:
@@ -82,7 +65,7 @@ def test_evaluate_refuses_a_json_on_the_checkpoint_an_option_names(
     shutil.copy(CARD_POLICY, "mine2.npz")
     before = Path("mine2.npz").read_bytes()
     spec = "endgame:policy=mine2.npz,budget=50"
-    error = evaluate_error(
+    error = error_of(
         ["--focus", spec, "--vs", "random", "--games", "4", "--no-progress", "--json", "mine2.npz"], capsys
     )
     assert f"{spec} is an agent evaluated here and an output it would overwrite (its option policy names" in error
@@ -151,9 +134,9 @@ def test_the_solo_evaluation_refuses_an_agent_or_level_listed_twice(
 
 @pytest.mark.usefixtures("no_games")
 def test_a_matrix_refuses_an_agent_listed_twice(capsys: pytest.CaptureFixture[str]) -> None:
-    error = evaluate_error(["--matrix", "--agents", "cautious", "cautious", "random", "--games", "4"], capsys)
+    error = error_of(["--matrix", "--agents", "cautious", "cautious", "random", "--games", "4"], capsys)
     assert "argument --agents: 'cautious' and 'cautious' are one agent (cautious): it is listed twice" in error
-    error = evaluate_error(["--matrix", "--agents", "search:budget=016", "random", "search:budget=16"], capsys)
+    error = error_of(["--matrix", "--agents", "search:budget=016", "random", "search:budget=16"], capsys)
     assert "'search:budget=16' and 'search:budget=016' are one agent (search:budget=16): it is listed twice" in error
     assert len(matrix_matchups(["cautious", "random"])) == 2  # one of each: no error
     with pytest.raises(ValueError, match=r"agent 'cautious' is listed twice, in \['cautious', 'cautious', 'random'\]"):
@@ -196,7 +179,7 @@ def test_an_output_inside_the_replays_folder_is_refused(
     monkeypatch.chdir(tmp_path)
     flag = "--markdown" if name.endswith(".md") else "--json"
     argv = ["--agents", "cautious", "random", "--games", "4", "--no-progress", "--replays", "rp2", flag, f"rp2/{name}"]
-    error = evaluate_error(argv, capsys)
+    error = error_of(argv, capsys)
     assert f"{flag} rp2/{name} is inside rp2, the folder --replays saves its files in" in error
     assert list(tmp_path.iterdir()) == []
 

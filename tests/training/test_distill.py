@@ -279,7 +279,10 @@ def test_a_run_records_the_ensembles_moves_fits_exports_and_reuses_its_data(
         (["--teacher", "search", "--validation", "1"], "argument --validation: must be above 0 and below 1, got 1"),
         (["--teacher", "search", "--soft-weight", "2"], "argument --soft-weight: must be at least 0 and at most 1"),
         (["--teacher", "search", "--soft-temperature", "0"], "argument --soft-temperature: must be above 0, got 0"),
-        (["--teacher", "search", "--learning-rate", "-1"], "argument --learning-rate: must be above 0, got -1"),
+        (
+            ["--teacher", "search", "--learning-rate", "-1"],
+            "argument --learning-rate: must be above 0 and at most 1, got -1",
+        ),
         (["--teacher", "search", "--hidden-sizes", "0"], "argument --hidden-sizes: must be at least 1, got 0"),
         (["--teacher", "search", "--dagger-opponents", "search:budget=x"], "--dagger-opponents: search option budget"),
         (["--teacher", "search", "--eval-opponents", "cautious", "cautious"], "cautious is listed twice"),

@@ -36,7 +36,7 @@ def test_an_export_in_the_run_directory_is_refused(capsys, tmp_path: Path, name:
     problem = runs.export_problem(run_dir / name, {"--run-dir": run_dir})
     assert problem == (
         f"--export {run_dir / name} is inside the run directory {run_dir} (--run-dir), where the run writes its "
-        "files: a copy there could replace one of them; export outside it"
+        "files: a file there could replace one of them or be replaced; write --export outside it"
     )
     relative = os.path.relpath(run_dir / name)  # however the two are written
     assert runs.export_problem(relative, {"--run-dir": run_dir}) is not None

@@ -196,7 +196,7 @@ def test_an_init_policy_may_be_a_zoo_name(tmp_path: Path) -> None:
         (["--n-steps", "0"], "argument --n-steps: must be at least 1, got 0"),
         (["--hidden-sizes", "0"], "argument --hidden-sizes: must be at least 1, got 0"),
         (["--gamma", "5"], "argument --gamma: must be at least 0 and at most 1, got 5"),
-        (["--learning-rate", "-1"], "argument --learning-rate: must be above 0, got -1"),
+        (["--learning-rate", "-1"], "argument --learning-rate: must be above 0 and at most 1, got -1"),
         (["--learning-rate", "nan"], "argument --learning-rate: must be a finite number, got nan"),
         (["--max-snapshots", "0"], "argument --max-snapshots: must be at least 1, got 0"),
         (["--num-envs", "0"], "argument --num-envs: must be at least 1, got 0"),

@@ -522,15 +522,20 @@ def test_plot_curve_draws_runs_against_their_seconds_and_names_a_run_without_the
         legends.append(self.axes[0].get_legend_handles_labels()[1])
         save(self, *args, **kwargs)
 
+    five = copy_of(finished_run, tmp_path, "five")  # a run evaluated at 5 players: its record says so
+    progress = progress_of(five)
+    progress["args"]["eval_players"] = 5
+    (five / "progress.json").write_text(json.dumps(progress))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Figure, "savefig", save_and_record)
-        plot.main([str(finished_run), "--players", "5", "--out", str(tmp_path / "five.png")])
+        plot.main([str(five), "--out", str(tmp_path / "five.png")])
         plot.main([str(finished_run), str(older), "--labels", "new", "old", "--out", str(tmp_path / "two.png")])
     assert legends[0] == ["vs 4 x cautious", "vs 4 x majority", "equal seat (1/5)"]
     assert legends[1][:2] == ["new: vs 3 x cautious", "new: vs 3 x majority"] and legends[1][-1] == "equal seat (1/4)"
     for flags, message in [
         ([str(older), "--x", "seconds"], "the evaluations at [0, 256, 512] timesteps have no seconds"),
         ([str(finished_run), "--labels", "a", "b"], "--labels: 2 given for 1 run directories"),
+        ([str(finished_run), "--players", "5"], f"--players 5: {finished_run} was evaluated at 4 players"),
     ]:
         with pytest.raises(SystemExit):
             plot.main([*flags, "--out", str(tmp_path / "refused.png")])
@@ -829,13 +834,13 @@ def test_resume_blames_a_bad_export_on_the_command_line_not_on_the_run(finished_
         (["--gamma", "2"], "argument --gamma: must be at least 0 and at most 1, got 2"),
         (["--gae-lambda", "-0.5"], "argument --gae-lambda: must be at least 0 and at most 1, got -0.5"),
         (["--pool-share", "1.5"], "argument --pool-share: must be at least 0 and at most 1, got 1.5"),
-        (["--learning-rate", "0"], "argument --learning-rate: must be above 0, got 0"),
+        (["--learning-rate", "0"], "argument --learning-rate: must be above 0 and at most 1, got 0"),
         (["--learning-rate", "nan"], "argument --learning-rate: must be a finite number, got nan"),
         (["--clip-coef", "0"], "argument --clip-coef: must be above 0, got 0"),
         (["--init-sharpness", "0"], "argument --init-sharpness: must be at least 0.000976562 and at most 1024, got 0"),
         (["--init-sharpness", "2048"], "argument --init-sharpness: must be at least 0.000976562 and at most 1024, got"),
         (["--init-sharpness", "4"], "--init-sharpness 4 sharpens the start of --init-policy: give one"),
-        (["--critic-learning-rate", "-1"], "argument --critic-learning-rate: must be at least 0, got -1"),
+        (["--critic-learning-rate", "-1"], "argument --critic-learning-rate: must be at least 0 and at most 1, got -1"),
         (["--max-snapshots", "0"], "argument --max-snapshots: must be at least 1, got 0"),
         (
             ["--total-timesteps", "0"],

@@ -423,3 +423,15 @@ def test_the_tables_refuse_bad_options_before_anything_is_built(
         env.reset(options={"junk": 1})
     with pytest.raises(ValueError, match="num_envs"):
         rllib.BatchedTables(GOOD_TABLES, num_envs=0)
+
+
+def test_a_folder_that_holds_another_scripts_run_is_refused_and_left_whole(train: ModuleType, tmp_path: Path) -> None:
+    """A ``train_ppo.py`` run's folder (its ``progress.json``, no RLlib checkpoint) is not written over by a new run."""
+    run = tmp_path / "ppo-run"
+    run.mkdir()
+    (run / "progress.json").write_text('{"args": {}, "timesteps": 7}', encoding="utf-8")
+    with pytest.raises(SystemExit, match=r"already holds a run \(progress.json\)"):
+        train.main(["--run-dir", str(run), *TINY, "--iterations", "1"])
+    assert (run / "progress.json").read_text(encoding="utf-8") == '{"args": {}, "timesteps": 7}'
+    assert sorted(path.name for path in run.iterdir()) == ["progress.json"]
+    assert not train.ray.is_initialized()

@@ -25,6 +25,7 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
 from friday13_training.actor_critic import ACTIVATIONS
+from friday13_training.reporting import tensorboard_dir
 from friday13_training.runs import (
     RunError,
     changed_hyperparameters,
@@ -79,7 +80,8 @@ def close_vec_env(vec_env: VecEnv) -> None:
 
 
 def new_maskable_ppo(args: PPOHyperparameters, vec_env: VecEnv, run_dir: Path) -> MaskablePPO:
-    """A fresh CPU MaskablePPO with separate actor and critic MLPs, logging to ``run_dir/tb``."""
+    """A fresh CPU MaskablePPO with separate actor and critic MLPs, logging to ``run_dir/tb`` where tensorboard is
+    installed (``tensorboard_dir``)."""
     if args.activation not in ACTIVATIONS:
         raise ValueError(f"unknown activation {args.activation!r}; allowed values: {sorted(ACTIVATIONS)}")
     return MaskablePPO(
@@ -98,7 +100,7 @@ def new_maskable_ppo(args: PPOHyperparameters, vec_env: VecEnv, run_dir: Path) -
             "net_arch": {"pi": list(args.hidden_sizes), "vf": list(args.hidden_sizes)},
             "activation_fn": ACTIVATIONS[args.activation],
         },
-        tensorboard_log=str(run_dir / "tb"),
+        tensorboard_log=tensorboard_dir(run_dir),
         seed=args.seed,
         device="cpu",
         verbose=0,
@@ -153,6 +155,8 @@ def resume_model(run_dir: Path, vec_env: VecEnv, progress: dict[str, Any], *, ch
             f"--resume: {path} is damaged or not this run's MaskablePPO checkpoint ({type(error).__name__}: {error});"
             " restore it or start a new run"
         ) from error
+    model.tensorboard_log = tensorboard_dir(run_dir)  # not the checkpoint's: the run folder may have moved since, or
+    # be resumed where tensorboard is not installed
     print(f"resuming {run_dir} at {progress['timesteps']:,} timesteps", flush=True)
     return model
 

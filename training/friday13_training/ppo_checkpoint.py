@@ -33,8 +33,16 @@ from friday13_training.script_args import atomic_write_text
 
 CHECKPOINT, NEXT_CHECKPOINT = "last.pt", "next.pt"
 """The run's checkpoint, and the new one while a checkpoint is being written (``save_run``)."""
-PROGRESS_EXTRA_KEYS = ("clock",)
-"""Keys of ``progress.json`` beyond a fresh run's: a checkpoint adds the seconds each part took."""
+PROGRESS_EXTRA_KEYS = ("clock", "script")
+"""Keys of ``progress.json`` beyond a fresh run's: a checkpoint adds the seconds each part took; a run started by
+0.17.0 or later names the script that started it (``started_by``)."""
+SCRIPT, BEST_RESPONSE = "train_ppo.py", "best_response.py"
+"""The scripts whose runs these are: ``best_response.py`` trains with ``train_ppo.py``'s loop, in a run folder of the
+same files, and adds its result (``BEST_RESPONSE_RESULT``)."""
+BEST_RESPONSE_RESULT = "best_response.json"
+OTHER_RUN_FILES = ("progress.json", "last.zip")
+"""What another run leaves in a folder without ``last.pt``: any run script's record, ``finetune_ppo.py``'s
+checkpoint. A new run there is refused (``open_run``): it would write over them."""
 
 
 class RunArgs(NetworkArgs, Protocol):
@@ -42,6 +50,37 @@ class RunArgs(NetworkArgs, Protocol):
 
     __dataclass_fields__: ClassVar[dict[str, Any]]
     init_policy: str
+
+
+def started_by(run_dir: Path, progress: dict[str, Any]) -> str | None:
+    """The script that started the run, ``SCRIPT`` or ``BEST_RESPONSE``: its record's ``script`` (a run started by
+    0.17.0 or later), else ``BEST_RESPONSE`` where a best response's result is in the folder, else None (a run of an
+    earlier release: ``train_ppo.py``'s, or a best response stopped before its first result). A ``RunError`` for a
+    record naming another script."""
+    script = progress.get("script")
+    if script is None:
+        return BEST_RESPONSE if (run_dir / BEST_RESPONSE_RESULT).exists() else None
+    if script not in (SCRIPT, BEST_RESPONSE):
+        raise RunError(
+            f"--resume: {run_dir / 'progress.json'} is damaged: script {shown(script)} (allowed: {SCRIPT!r} or "
+            f"{BEST_RESPONSE!r}); restore it or start a new run"
+        )
+    return script
+
+
+def check_started_by(run_dir: Path, progress: dict[str, Any], script: str) -> None:
+    """Refuse to resume with ``script`` a run that the other script started (``started_by``): ``train_ppo.py`` would
+    train a best response on without its final evaluation, leaving its result stale, and ``best_response.py`` would
+    take a ``train_ppo.py`` run for a best response."""
+    started = started_by(run_dir, progress)
+    if started is None or started == script:
+        return
+    stale = (
+        f" ({script} would train it on without its final evaluation, leaving {BEST_RESPONSE_RESULT} stale)"
+        if started == BEST_RESPONSE
+        else ""
+    )
+    raise RunError(f"--resume: {run_dir} is a {started} run: resume it with {started} --resume{stale}")
 
 
 def read_snapshot(run_dir: Path, name: str) -> MLPPolicy:

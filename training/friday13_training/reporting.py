@@ -16,11 +16,22 @@ from friday13_training.script_args import atomic_write_text
 
 def tensorboard(run_dir: Path) -> Any:
     """A TensorBoard writer in ``run_dir/tb``, or None when tensorboard is not installed."""
+    folder = tensorboard_dir(run_dir)
+    if folder is None:
+        return None
+    from torch.utils.tensorboard import SummaryWriter
+
+    return SummaryWriter(folder)
+
+
+def tensorboard_dir(run_dir: Path) -> str | None:
+    """``run_dir/tb``, where a run's TensorBoard logs go, or None when tensorboard is not installed: a run then goes
+    on without them (Stable-Baselines3 given a folder without tensorboard raises an ``ImportError``)."""
     try:
-        from torch.utils.tensorboard import SummaryWriter
+        import torch.utils.tensorboard  # noqa: F401 - it imports tensorboard, or fails
     except ImportError:
         return None
-    return SummaryWriter(str(run_dir / "tb"))
+    return str(run_dir / "tb")
 
 
 def progress_bar(show: bool, total: int, done: int) -> Any:

@@ -17,7 +17,14 @@ from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.rewards import REWARD_MODES
 from friday13_training.friday13_agents import evaluation_opponent_errors, spec_files
 from friday13_training.runs import MAX_SEED, export_problem
-from friday13_training.script_args import field_errors, network_errors, option, output_errors
+from friday13_training.script_args import (
+    MAX_LEARNING_RATE,
+    MAX_TORCH_THREADS,
+    field_errors,
+    network_errors,
+    option,
+    output_errors,
+)
 
 
 # -- hyperparameters -------------------------------------------------------------------------------
@@ -57,7 +64,7 @@ class Args:
     train_batch_size: int = option(16_384, "card plays sampled per iteration (every seat's)", minimum=1)
     minibatch_size: int = option(4096, "samples per gradient step", minimum=1)
     num_epochs: int = option(4, "passes over each batch", minimum=1)
-    learning_rate: float = option(1e-3, "Adam learning rate", above=0)
+    learning_rate: float = option(1e-3, "Adam learning rate", above=0, maximum=MAX_LEARNING_RATE)
     gamma: float = option(0.995, "discount per move of the same seat", minimum=0, maximum=1)
     gae_lambda: float = option(0.95, "GAE lambda", minimum=0, maximum=1)
     clip_coef: float = option(0.2, "PPO clip range", above=0)
@@ -74,7 +81,9 @@ class Args:
     checkpoint_every: int = option(10, "iterations between checkpoints (0 = only at the end)", minimum=0)
     export: str = option("", "also copy the final numpy policy here, e.g. my_policy.npz")
     resume: bool = option(False, "continue the run in the run directory from its last checkpoint")
-    torch_threads: int = option(1, "torch CPU threads of the driver, where the learner runs", minimum=1)
+    torch_threads: int = option(
+        1, "torch CPU threads of the driver, where the learner runs", minimum=1, maximum=MAX_TORCH_THREADS
+    )
 
 
 RUN_SETTINGS = (

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import re
 import sys
@@ -99,39 +100,47 @@ def open_run(
 
 
 def read_progress(path: Path, template: dict[str, Any], extra_keys: Iterable[str] | None = None) -> dict[str, Any]:
-    """``progress.json``, checked against a schema: the keys and types of a fresh run's record (``template``), and
+    """``progress.json``, checked against a schema (``load_progress``); a missing file, or any damage, is a
+    ``RunError`` ``--resume: <path> is damaged: <what>``."""
+    try:
+        return load_progress(path, template, extra_keys)
+    except FileNotFoundError:
+        raise RunError(f"--resume: {path} is missing; the run directory is incomplete") from None
+    except ValueError as error:
+        raise RunError(f"--resume: {path} is damaged: {error}; restore it or start a new run") from None
+
+
+def load_progress(path: Path, template: dict[str, Any], extra_keys: Iterable[str] | None = None) -> dict[str, Any]:
+    """A run's record, checked against a schema: the keys and types of a fresh run's record (``template``), and
     the range of every field the scripts share (``progress_problems``); with ``extra_keys`` no key outside the
-    template and those. Its size is bounded before it is parsed, its nesting after; any damage is a ``RunError``
-    ``--resume: <path> is damaged: <what>``."""
-
-    def damaged(what: str) -> RunError:
-        return RunError(f"--resume: {path} is damaged: {what}; restore it or start a new run")
-
+    template and those. Its size is bounded before it is parsed, its nesting after, and NaN or an infinity (which
+    ``json`` takes by default) is refused. A ``FileNotFoundError`` when it is missing, a ``ValueError`` saying what
+    is damaged for any other problem (without the path: ``read_progress`` and ``plot_curve.py`` name it)."""
     try:
         size = path.stat().st_size
         if size > MAX_PROGRESS_BYTES:
-            raise damaged(f"{size:,} bytes (a run's record holds at most {MAX_PROGRESS_BYTES:,})")
+            raise ValueError(f"{size:,} bytes (a run's record holds at most {MAX_PROGRESS_BYTES:,})")
         progress = json.loads(path.read_bytes(), parse_constant=_no_constant)
     except FileNotFoundError:
-        raise RunError(f"--resume: {path} is missing; the run directory is incomplete") from None
+        raise
     except RecursionError:
-        raise damaged(f"nested deeper than {MAX_PROGRESS_DEPTH} levels") from None
+        raise ValueError(f"nested deeper than {MAX_PROGRESS_DEPTH} levels") from None
     except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise damaged(_short(str(error))) from error
+        raise ValueError(_short(str(error))) from error
     if not isinstance(progress, dict):
-        raise damaged("not a JSON object")
+        raise ValueError("not a JSON object")
     if _depth(progress) > MAX_PROGRESS_DEPTH:
-        raise damaged(f"nested deeper than {MAX_PROGRESS_DEPTH} levels")
+        raise ValueError(f"nested deeper than {MAX_PROGRESS_DEPTH} levels")
     for key, fresh in template.items():
         if key not in progress:
-            raise damaged(f"it has no {key!r}")
+            raise ValueError(f"it has no {key!r}")
         if fresh is not None and not _same_kind(progress[key], fresh):
-            raise damaged(f"{key!r} should be a {type(fresh).__name__}, found {_short(repr(progress[key]))}")
+            raise ValueError(f"{key!r} should be a {type(fresh).__name__}, found {_short(repr(progress[key]))}")
     if extra_keys is not None and (unknown := sorted(set(progress) - set(template) - set(extra_keys))):
-        raise damaged(f"unknown fields {_short(repr(unknown))}")
+        raise ValueError(f"unknown fields {_short(repr(unknown))}")
     problems = progress_problems(progress)
     if problems:
-        raise damaged("; ".join(problems))
+        raise ValueError("; ".join(problems))
     return progress
 
 
@@ -172,28 +181,40 @@ def progress_problems(progress: dict[str, Any]) -> list[str]:
 
 
 def check_win_rate_curve(path: Path, progress: dict[str, Any], opponents: Sequence[str]) -> None:
-    """A run's learning curve of win rates against ``opponents`` (its evaluation baselines): each point their rates,
-    between 0 and 1, at timesteps and seconds that never go back and are not past the record's; else a ``RunError``.
-    A point's seconds may be missing (points written before 0.11.0 recorded them)."""
+    """A run's learning curve of win rates against ``opponents`` (``win_rate_curve_problem``), or a ``RunError``
+    ``--resume: <path> is damaged: <what>``."""
+    problem = win_rate_curve_problem(progress, opponents)
+    if problem:
+        raise RunError(f"--resume: {path} is damaged: {problem}")
+
+
+def win_rate_curve_problem(progress: dict[str, Any], opponents: Sequence[str]) -> str | None:
+    """What is wrong with a run's learning curve of win rates against ``opponents`` (its evaluation baselines), or
+    None: each point must hold their rates, between 0 and 1, at timesteps and seconds that never go back and are not
+    past the record's. A point's seconds may be missing (points written before 0.11.0 recorded them; a record
+    without ``seconds`` of its own, as ``finetune_ppo.py``'s, bounds none). The types were checked already
+    (``load_progress``)."""
     expected = {"timesteps", *opponents}
+    latest_seconds = progress.get("seconds", math.inf)
     earlier, earlier_seconds = 0, 0.0
-    for index, point in enumerate(progress["curve"]):  # read_progress checked the types
+    for index, point in enumerate(progress["curve"]):
         if set(point) - {"seconds"} != expected or not all(0 <= point[name] <= 1 for name in opponents):
-            raise RunError(
-                f"--resume: {path} is damaged: curve point {index} {_short(repr(point))} (allowed: timesteps, "
-                f"seconds and a win rate from 0 to 1 against each of {list(opponents)})"
+            return (
+                f"curve point {index} {_short(repr(point))} (allowed: timesteps, seconds and a win rate from 0 to 1 "
+                f"against each of {list(opponents)})"
             )
         if not earlier <= point["timesteps"] <= progress["timesteps"]:
-            raise RunError(
-                f"--resume: {path} is damaged: curve point {index} at {point['timesteps']:,} timesteps (allowed: "
-                f"from {earlier:,}, the point before, to {progress['timesteps']:,}, the record's)"
+            return (
+                f"curve point {index} at {point['timesteps']:,} timesteps (allowed: from {earlier:,}, the point "
+                f"before, to {progress['timesteps']:,}, the record's)"
             )
-        if "seconds" in point and not earlier_seconds <= point["seconds"] <= progress["seconds"]:
-            raise RunError(
-                f"--resume: {path} is damaged: curve point {index} at {point['seconds']!r} seconds (allowed: from "
-                f"{earlier_seconds!r}, the point before, to {progress['seconds']!r}, the record's)"
+        if "seconds" in point and not earlier_seconds <= point["seconds"] <= latest_seconds:
+            return (
+                f"curve point {index} at {point['seconds']!r} seconds (allowed: from {earlier_seconds!r}, the point "
+                f"before, to {latest_seconds!r}, the record's)"
             )
         earlier, earlier_seconds = point["timesteps"], point.get("seconds", earlier_seconds)
+    return None
 
 
 def _no_constant(name: str) -> None:
@@ -290,28 +311,33 @@ def export_problem(
     inputs: Mapping[str, Iterable[str | Path]] | None = None,
     outputs: Mapping[str, str | Path] | None = None,
 ) -> str | None:
-    """Why ``--export`` would overwrite what the run writes or reads, or None (also for no ``--export``): checked
-    before any work, by every training script.
+    """Why ``--export``, or another output file of the run, would overwrite what the run writes or reads, or None:
+    checked before any work, by every training script.
 
     ``folders``: the run's folders by flag (``--run-dir``; distill.py's ``--out-dir`` and ``--data-dir``), where it
     writes its checkpoint, its record and its own ``policy.npz``: an export on, around or anywhere inside one could
-    replace one of them (``--resume`` would then read the copy). ``inputs``: the files the run reads, by flag (its
-    starting policy, ensemble members, opponents, a target; a text that names no file, such as ``cautious``, is
-    skipped): an export that is one of them (by any path, a link included) would replace it. ``outputs``: the run's
-    other output files by flag, which must not be the export either (``clashing_outputs``)."""
-    if not str(export):
+    replace one of them (``--resume`` would then read the copy). ``outputs``: the run's other output files by flag
+    (best_response.py's ``--record``), which must not be the export either (``clashing_outputs``), and are held to
+    the same rule about the folders whether or not there is an export: one inside the run folder would read or
+    replace the run's files (``--record progress.json`` read the run's record as a table, after all the training).
+    ``inputs``: the files the run reads, by flag (its starting policy, ensemble members, opponents, a target; a text
+    that names no file, such as ``cautious``, is skipped): an export that is one of them (by any path, a link
+    included) would replace it."""
+    files = {flag: Path(path) for flag, path in [("--export", export), *(outputs or {}).items()] if str(path)}
+    if not files:  # (the folders may share a path: distill.py's --data-dir may be its --out-dir)
         return None
-    clash = clashing_outputs({"--export": Path(export), **{f: Path(p) for f, p in (outputs or {}).items()}},
-                             {flag: Path(folder) for flag, folder in folders.items()})  # fmt: skip
+    clash = clashing_outputs(files, {flag: Path(folder) for flag, folder in folders.items()})
     if clash:
         return clash
-    where = Path(export).resolve()
-    for flag, folder in folders.items():
-        if Path(folder).resolve() in where.parents:
-            return (
-                f"--export {export} is inside the run directory {folder} ({flag}), where the run writes its files: a "
-                "copy there could replace one of them; export outside it"
-            )
+    for flag, file in files.items():
+        for folder_flag, folder in folders.items():
+            if Path(folder).resolve() in file.resolve().parents:
+                return (
+                    f"{flag} {file} is inside the run directory {folder} ({folder_flag}), where the run writes its "
+                    f"files: a file there could replace one of them or be replaced; write {flag} outside it"
+                )
+    if not str(export):
+        return None
     for flag, paths in (inputs or {}).items():
         for path in paths:
             if _same_file(export, path):

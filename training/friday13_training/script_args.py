@@ -24,6 +24,14 @@ from friday13_env.core.files import output_problem
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 """The checkout the training scripts run from: where the shipped teacher checkpoints live."""
+MAX_LEARNING_RATE = 1.0
+"""The largest learning rate a training script takes: Adam moves every weight by about the rate at each step, so a
+rate above 1 throws the networks away at the first update (every recipe here is at most 2.5e-3); one past float32's
+range (``1e300``) crashed torch's optimizer after the run folder was made."""
+MAX_TORCH_THREADS = 1024
+"""The most CPU threads ``--torch-threads`` gives torch: more than any machine the scripts run on has cores (more
+threads than cores only wait on each other), and far inside the C int torch takes (``99999999999`` crashed it after
+the run folder was made)."""
 
 
 def option(
