@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Hashable, Sequence
 
+from friday13_training.runs import MAX_SEED
 from friday13_training.script_args import bounded
 
 from friday13_env.core.specs import first_repeat
@@ -25,6 +26,8 @@ POSITIVE = bounded(float, {"above": 0})
 """A finite number above 0: a time in seconds, a temperature."""
 NON_NEGATIVE = bounded(float, {"minimum": 0})
 """A finite number of at least 0: a pause in seconds (0: none)."""
+SEED = bounded(int, {"minimum": 0, "maximum": MAX_SEED})
+"""A seed, as the training scripts take one: 0 to 2**32 - 1 (numpy refuses a negative one, deep inside a run)."""
 TABLES = bounded(int, {"minimum": 1, "maximum": MAX_GAMES})
 """A number of tables played at once (a batch, ``num_envs``): 1 to the batched engine's ``MAX_GAMES``."""
 PLAYER_COUNTS = range(MIN_PLAYERS, MAX_PLAYERS + 1)

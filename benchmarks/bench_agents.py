@@ -15,7 +15,7 @@ import argparse
 import time
 from collections.abc import Callable
 
-from benchmarks.arguments import COUNT
+from benchmarks.arguments import COUNT, SEED
 from friday13_env import agents, raw_env
 from friday13_env.core.agent import Agent, Observation
 from friday13_env.core.specs import parse_spec, repeated_agent
@@ -102,7 +102,7 @@ def main() -> None:
         help="agent specs of the game's registry: a name, a zoo name, a checkpoint path, or name:key=value,...",
     )
     parser.add_argument("--positions", type=COUNT, default=200, help="decisions timed per agent (default 200)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=SEED, default=0)
     args = parser.parse_args()
     find_positions, make, what = GAMES[args.game]
     players = built_agents(parser, make, args.agents, args.seed)

@@ -24,7 +24,7 @@ import gymnasium as gym
 import numpy as np
 
 import friday13_env  # noqa: F401  (registers the Gymnasium ids)
-from benchmarks.arguments import COUNT, DECK_NAMES, PLAYER_COUNTS, POSITIVE, TABLES, check_distinct
+from benchmarks.arguments import COUNT, DECK_NAMES, PLAYER_COUNTS, POSITIVE, SEED, TABLES, check_distinct
 from benchmarks.bench_env import engine_steps
 from friday13_env.friday13.batched.agents import nth_legal
 from friday13_env.friday13.batched.engine import GameBatch
@@ -153,7 +153,7 @@ def main() -> None:
     parser.add_argument("--batch-sizes", type=TABLES, nargs="+", default=[1, 64, 1024, 16384])
     parser.add_argument("--num-envs", type=TABLES, nargs="+", default=[64, 1024, 16384])
     parser.add_argument("--opponents", nargs="+", default=["cautious", "majority"], help="the vector env's pool")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=SEED, default=0)
     args = parser.parse_args()
     check_distinct(parser, "--batch-sizes", args.batch_sizes)
     check_distinct(parser, "--num-envs", args.num_envs)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.arguments import COUNT, DECK_NAMES, PLAYER_COUNTS, POSITIVE
+from benchmarks.arguments import COUNT, DECK_NAMES, PLAYER_COUNTS, POSITIVE, SEED
 from friday13_env import friday13_v0
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.engine import Rules, legal_actions, new_game, next_round, play
@@ -76,7 +76,7 @@ def main() -> None:
     parser.add_argument(
         "--deck", choices=DECK_NAMES, default="standard", help="the card game's deck (default standard)"
     )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=SEED, default=0)
     args = parser.parse_args()
 
     options = {"num_players": args.players, "deck": args.deck}

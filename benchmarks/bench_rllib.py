@@ -30,7 +30,7 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.tune.registry import register_env
 
 import friday13_env
-from benchmarks.arguments import COUNT, PLAYER_COUNTS, POSITIVE, TABLES
+from benchmarks.arguments import COUNT, PLAYER_COUNTS, POSITIVE, SEED, TABLES
 from benchmarks.bench_batched import Rate, interleaved, table
 from friday13_env.friday13.batched.rllib import use_batched_tables
 
@@ -76,7 +76,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=COUNT, default=5, help="interleaved slices per candidate (default 5)")
     parser.add_argument("--tables", type=TABLES, default=128, help="tables per BatchedTables runner (default 128)")
     parser.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=4, help="table size (default 4)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=SEED, default=0)
     args = parser.parse_args()
 
     settings: dict[str, Any] = {"players": [args.players], "opponents": [], "opponent_share": 0.0}

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from benchmarks.arguments import COUNT
+from benchmarks.arguments import COUNT, SEED
 from benchmarks.bench_agents import positions
 from friday13_env.friday13.agents.search import DEFAULT_BUDGET, MAX_WORLDS, WorldSampler, play_out
 from friday13_env.friday13.agents.table import Table
@@ -47,7 +47,7 @@ def main() -> None:
     parser.add_argument("--positions", type=COUNT, default=60, help="decisions per slice")
     parser.add_argument("--slices", type=COUNT, default=5, help="alternating slices per method")
     parser.add_argument("--budget", type=COUNT, default=DEFAULT_BUDGET, help="simulated card plays per decision")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=SEED, default=0)
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     work = []

@@ -15,7 +15,7 @@ import argparse
 
 import numpy as np
 
-from benchmarks.arguments import COUNT, POSITIVE
+from benchmarks.arguments import COUNT, POSITIVE, SEED
 from benchmarks.bench_agents import positions
 from friday13_env.friday13.agents.base import legal_actions
 from friday13_env.friday13.agents.policy import read_friday13_policy
@@ -38,7 +38,7 @@ def main() -> None:
     parser.add_argument("checkpoint", help="a Friday the 13th policy checkpoint (.npz)")
     parser.add_argument("--temperatures", nargs="+", type=POSITIVE, default=[1.0, 0.1], help="logit divisors (> 0)")
     parser.add_argument("--positions", type=COUNT, default=2000, help="positions to measure on")
-    parser.add_argument("--seed", type=int, default=0, help="seeds the games the positions come from")
+    parser.add_argument("--seed", type=SEED, default=0, help="seeds the games the positions come from")
     args = parser.parse_args()
     policy = read_friday13_policy(args.checkpoint)
     legal_logits = [

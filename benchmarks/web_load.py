@@ -51,7 +51,7 @@ from typing import IO, Any
 import httpx
 import numpy as np
 
-from benchmarks.arguments import NON_NEGATIVE, POSITIVE
+from benchmarks.arguments import NON_NEGATIVE, POSITIVE, SEED
 from friday13_env.core.files import atomic_write_text
 from friday13_env.friday13.evaluation.report import check_output_path
 
@@ -483,7 +483,7 @@ def main() -> int:
         help="seconds a player thinks before a move, drawn from 0.5 to 1.5 times this (default 1.0, a person's pace; "
         "0: flat out, every player sends its next move as soon as the last is answered)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the players' generators and deals (default 0)")
+    parser.add_argument("--seed", type=SEED, default=0, help="seed of the players' generators and deals (default 0)")
     parser.add_argument(
         "--max-sessions", type=int, default=100, help="the server's --max-sessions (default 100, as the server)"
     )

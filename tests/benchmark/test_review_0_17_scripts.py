@@ -402,3 +402,15 @@ def test_web_load_writes_its_json_into_a_new_folder(tmp_path: Path, monkeypatch:
     finally:
         signal.signal(signal.SIGTERM, handler)
     assert json.loads(out.read_text())["settings"]["seconds"] == 1.0
+
+
+@pytest.mark.parametrize("seed", ["-1", "4294967296", "1.5"])
+@pytest.mark.parametrize(
+    "module", [bench_env, bench_batched, bench_agents, bench_rollouts, policy_confidence, web_load]
+)
+def test_every_script_refuses_a_seed_numpy_would_refuse_before_measuring(
+    module: ModuleType, seed: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A negative seed passed the checks and crashed inside numpy once the measuring had started."""
+    argv = ["ppo-v4"] if module is policy_confidence else []
+    assert "error: argument --seed: " in refused(module, [*argv, "--seed", seed], monkeypatch, capsys)
