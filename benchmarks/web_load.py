@@ -54,6 +54,7 @@ import numpy as np
 from benchmarks.arguments import NON_NEGATIVE, POSITIVE, SEED
 from friday13_env.core.files import atomic_write_text
 from friday13_env.friday13.evaluation.report import check_output_path
+from friday13_env.web.sessions import card_agent_names
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
@@ -501,6 +502,9 @@ def main() -> int:
     problem = None if args.json is None else check_output_path(Path(args.json))
     if problem is not None:  # found now, not once the load has run for --seconds
         parser.error(f"argument --json: {problem}")
+    standard = card_agent_names()["standard"]  # the names the server offers (it is asked again once it answers)
+    if args.opponents not in standard:
+        parser.error(f"argument --opponents: {args.opponents!r} cannot sit at a standard table; choose from {standard}")
     port = args.port or free_port()
     command = server_command(port, args.max_sessions)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # outside the event loop: as Ctrl-C

@@ -415,3 +415,10 @@ def test_every_script_refuses_a_seed_numpy_would_refuse_before_measuring(
     """A negative seed passed the checks and crashed inside numpy once the measuring had started."""
     argv = ["ppo-v4"] if module is policy_confidence else []
     assert "error: argument --seed: " in refused(module, [*argv, "--seed", seed], monkeypatch, capsys)
+
+
+def test_web_load_refuses_an_opponent_the_page_cannot_seat_before_starting_the_server(
+    no_server: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    error = refused(web_load, ["--opponents", "nope"], monkeypatch, capsys)
+    assert "argument --opponents: 'nope' cannot sit at a standard table; choose from [" in error
