@@ -435,3 +435,48 @@ def test_a_folder_that_holds_another_scripts_run_is_refused_and_left_whole(train
     assert (run / "progress.json").read_text(encoding="utf-8") == '{"args": {}, "timesteps": 7}'
     assert sorted(path.name for path in run.iterdir()) == ["progress.json"]
     assert not train.ray.is_initialized()
+
+
+def test_the_tables_refuse_a_malformed_list_of_actions_and_step_before_reset(train: ModuleType) -> None:
+    """An empty dict, a second agent's entry, a list of the wrong length and a step before ``reset`` were a bare
+    unpacking error, an ``IndexError``, silently ignored, or a bare ``AssertionError``; every reward is keyed by a
+    Python ``int``, as the observations are."""
+    env = rllib.BatchedTables(GOOD_TABLES, num_envs=2)
+    with pytest.raises(RuntimeError, match=r"step\(\) before reset\(\): call reset\(\) first"):
+        env.step([{}, {}])
+    observations, _ = env.reset(seed=3)
+    movers = [next(iter(table)) for table in observations]
+    legal = [int(np.flatnonzero(observations[t][movers[t]]["action_mask"])[0]) for t in range(2)]
+    good = [{movers[t]: legal[t]} for t in range(2)]
+    for bad, message in [
+        ([{}, good[1]], rf"table 0: the mover's action alone, \{{{movers[0]}: card\}}, got \{{\}}"),
+        ([{**good[0], 12345: 0}, good[1]], r"table 0: the mover's action alone"),
+        (good[:1], r"a list of one action dict per table \(2\), got 1 entries"),
+        ([*good, {99: 0}], r"a list of one action dict per table \(2\), got 3 entries"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            env.step(bad)
+    for _ in range(60):
+        observations, rewards, *_ = env.step(good)
+        assert all(type(agent) is int for table in rewards for agent in table), rewards
+        movers = [next(iter(table), None) for table in observations]
+        good = [
+            {} if mover is None else {mover: int(np.flatnonzero(table[mover]["action_mask"])[0])}
+            for table, mover in zip(observations, movers, strict=True)
+        ]
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--num-envs-per-env-runner", "1048577"], "--num-envs-per-env-runner: must be at least 1 and at most"),
+        (["--num-env-runners", "1000000000"], "--num-env-runners: must be at least 0 and at most 1,024"),
+    ],
+)
+def test_runner_counts_past_any_machine_are_refused_before_ray_starts(
+    train: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], message: str
+) -> None:
+    with pytest.raises(SystemExit):
+        train.main(["--run-dir", str(tmp_path / "run"), *flags])
+    assert message in capsys.readouterr().err
+    assert not train.ray.is_initialized()

@@ -12,6 +12,7 @@ from pathlib import Path
 from friday13_env.core.mlp import MLPPolicy
 from friday13_env.friday13.agents.policy import observation_scale, read_friday13_policy
 from friday13_env.friday13.batched import make_batched
+from friday13_env.friday13.batched.engine import MAX_GAMES
 from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.rewards import REWARD_MODES
@@ -26,6 +27,9 @@ from friday13_training.script_args import (
     output_errors,
 )
 
+MAX_ENV_RUNNERS = 1024
+"""The most Ray actors a run may ask for (``--num-env-runners``): each is a process, and Ray reserves a CPU for each."""
+
 
 # -- hyperparameters -------------------------------------------------------------------------------
 @dataclass
@@ -37,8 +41,12 @@ class Args:
     address: str = option(
         "", "join the Ray cluster at this address ('auto': the one `ray start` runs here); empty: start a local Ray"
     )
-    num_env_runners: int = option(1, "Ray actors sampling in parallel (0: sample in the driver)", minimum=0)
-    num_envs_per_env_runner: int = option(128, "tables each runner plays in lockstep on the batched engine", minimum=1)
+    num_env_runners: int = option(
+        1, "Ray actors sampling in parallel (0: sample in the driver)", minimum=0, maximum=MAX_ENV_RUNNERS
+    )
+    num_envs_per_env_runner: int = option(
+        128, "tables each runner plays in lockstep on the batched engine", minimum=1, maximum=MAX_GAMES
+    )
     iterations: int = option(
         100, "training iterations (each samples --train-batch-size card plays, then learns)", minimum=1
     )

@@ -249,16 +249,26 @@ class BatchedTables(VectorMultiAgentEnv):
         ]
 
     def step(self, actions: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], ...]:
-        """Play the mover's action at every table whose game goes on; start the next game where one ended."""
-        assert self.batch is not None
+        """Play the mover's action at every table whose game goes on; start the next game where one ended.
+
+        ``actions`` holds one dict per table: ``{mover: card}`` where a game goes on (the mover's action alone,
+        checked, never coerced), anything where a table starts its next game (nothing is played there)."""
+        if self.batch is None:
+            raise RuntimeError("step() before reset(): call reset() first")
         self.latch.check()
+        if not isinstance(actions, Sequence) or len(actions) != self.num_envs:
+            got = f"{len(actions)} entries" if isinstance(actions, Sequence) else repr(type(actions).__name__)
+            raise ValueError(f"step() takes a list of one action dict per table ({self.num_envs}), got {got}")
         playing = np.flatnonzero(~self.restarting)
         movers = self.batch.current[playing]
         names = self.names[self.roles[playing], np.arange(MAX_SEATS)]  # this game's IDs, before any re-seating
         chosen = np.empty(playing.size, dtype=np.int64)
         for row, table in enumerate(playing.tolist()):
-            ((agent, action),) = actions[table].items()  # exactly the mover's action: checked, never coerced
-            mover = names[row, movers[row]]
+            mover = int(names[row, movers[row]])
+            entry = actions[table]
+            if not isinstance(entry, Mapping) or len(entry) != 1:
+                raise ValueError(f"table {table}: the mover's action alone, {{{mover}: card}}, got {entry!r}")
+            ((agent, action),) = entry.items()
             if agent != mover:
                 raise ValueError(f"table {table}: an action of agent {agent!r}, but agent {mover} moves")
             chosen[row] = _card_action(action, table)
@@ -282,7 +292,7 @@ class BatchedTables(VectorMultiAgentEnv):
             seats = np.flatnonzero(seat_reward[row])
             rewards[playing[row]] = dict(zip(names[row, seats].tolist(), seat_reward[row, seats].tolist(), strict=True))
         for row, table in enumerate(playing.tolist()):  # RLlib wants the player's reward, also when it is 0 and the
-            rewards[table].setdefault(names[row, movers[row]], 0.0)  # same player leads the next round
+            rewards[table].setdefault(int(names[row, movers[row]]), 0.0)  # same player leads the next round
         ended = np.flatnonzero(result.game_over)
         for row in ended.tolist():
             players = int(result.num_players[row])
