@@ -325,7 +325,8 @@ def test_text_render_modes(capsys):
     human = FridayEnv(render_mode="human")
     human.reset(seed=0)
     assert human.render() is None and "Friday level 1" in capsys.readouterr().out
-    assert FridayEnv().render() is None
+    with pytest.warns(UserWarning, match="render_mode=None, so nothing is rendered"):
+        assert FridayEnv().render() is None
 
 
 def test_render_after_an_illegal_action_lists_no_legal_actions():
