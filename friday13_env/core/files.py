@@ -14,7 +14,7 @@ import os
 import stat
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO
 
@@ -25,6 +25,7 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
     "output_in_folder",
+    "output_inside",
     "output_problem",
     "run_writing",
 ]
@@ -134,19 +135,29 @@ def clashing_outputs(outputs: dict[str, Path], folders: dict[str, Path] | None =
     return None
 
 
+def output_inside(outputs: Mapping[str, Path], folders: Mapping[str, Path]) -> tuple[str, str] | None:
+    """The first output file that lies inside one of ``folders``, at any depth, as ``(its flag, the folder's flag)``, or
+    None. A folder that a run fills with files of its own (``--replays``, a run directory) takes no output: which
+    names its files take is decided as the run goes, and a file written there could replace an output or be replaced
+    by one. Checked before any work, after ``clashing_outputs``; each caller says why in its own words."""
+    for flag, path in outputs.items():
+        where = Path(path).resolve().parents
+        for folder_flag, folder in folders.items():
+            if Path(folder).resolve() in where:
+                return flag, folder_flag
+    return None
+
+
 def output_in_folder(outputs: dict[str, Path], folder_flag: str, folder: Path) -> str | None:
     """Why an output file (by flag) would sit in ``folder``, the folder ``folder_flag`` fills with files of its own
-    (``--replays``), or None. Any path inside it is refused, at any depth: the simplest rule that is always right,
-    since which names the folder's files take is decided as the run goes, and a file written there could replace an
-    output or be replaced by one. Checked before any work, after ``clashing_outputs``."""
-    where = Path(folder).resolve()
-    for flag, path in outputs.items():
-        if where in Path(path).resolve().parents:
-            return (
-                f"{flag} {path} is inside {folder}, the folder {folder_flag} saves its files in (a file there of the "
-                "same name is replaced); write it outside that folder"
-            )
-    return None
+    (``--replays``), or None (``output_inside``)."""
+    inside = output_inside(outputs, {folder_flag: folder})
+    if inside is None:
+        return None
+    return (
+        f"{inside[0]} {outputs[inside[0]]} is inside {folder}, the folder {folder_flag} saves its files in (a file "
+        "there of the same name is replaced); write it outside that folder"
+    )
 
 
 def run_writing(body: Callable[[list[str]], object]) -> int:

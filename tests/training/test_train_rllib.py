@@ -345,6 +345,8 @@ def peeked(stats: Any) -> Any:
         (["--opponents"], "--opponent-share needs --opponents"),
         (["--eval-opponents", "cautious", "cautious"], "must not repeat"),
         (["--num-env-runners", "-1"], "--num-env-runners"),
+        (["--num-envs-per-env-runner", "1048577"], "--num-envs-per-env-runner: must be at least 1 and at most"),
+        (["--num-env-runners", "1000000000"], "--num-env-runners: must be at least 0 and at most 1,024"),
     ],
 )
 def test_bad_flags_are_refused_before_ray_starts(
@@ -464,19 +466,3 @@ def test_the_tables_refuse_a_malformed_list_of_actions_and_step_before_reset(tra
             {} if mover is None else {mover: int(np.flatnonzero(table[mover]["action_mask"])[0])}
             for table, mover in zip(observations, movers, strict=True)
         ]
-
-
-@pytest.mark.parametrize(
-    ("flags", "message"),
-    [
-        (["--num-envs-per-env-runner", "1048577"], "--num-envs-per-env-runner: must be at least 1 and at most"),
-        (["--num-env-runners", "1000000000"], "--num-env-runners: must be at least 0 and at most 1,024"),
-    ],
-)
-def test_runner_counts_past_any_machine_are_refused_before_ray_starts(
-    train: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], message: str
-) -> None:
-    with pytest.raises(SystemExit):
-        train.main(["--run-dir", str(tmp_path / "run"), *flags])
-    assert message in capsys.readouterr().err
-    assert not train.ray.is_initialized()

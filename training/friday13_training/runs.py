@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from friday13_env.core.checks import finite_number, is_duration
-from friday13_env.core.files import clashing_outputs
+from friday13_env.core.files import clashing_outputs, output_inside
 from friday13_env.core.signals import Interrupted as Interrupted  # re-exported for the scripts
 from friday13_env.core.signals import signals_interrupt as signals_interrupt
 from friday13_training.script_args import atomic_write_bytes, dataclass_parser, field_errors, flag_name, given_flags
@@ -329,13 +329,13 @@ def export_problem(
     clash = clashing_outputs(files, {flag: Path(folder) for flag, folder in folders.items()})
     if clash:
         return clash
-    for flag, file in files.items():
-        for folder_flag, folder in folders.items():
-            if Path(folder).resolve() in file.resolve().parents:
-                return (
-                    f"{flag} {file} is inside the run directory {folder} ({folder_flag}), where the run writes its "
-                    f"files: a file there could replace one of them or be replaced; write {flag} outside it"
-                )
+    inside = output_inside(files, {flag: Path(folder) for flag, folder in folders.items()})
+    if inside is not None:
+        flag, folder_flag = inside
+        return (
+            f"{flag} {files[flag]} is inside the run directory {folders[folder_flag]} ({folder_flag}), where the run "
+            f"writes its files: a file there could replace one of them or be replaced; write {flag} outside it"
+        )
     if not str(export):
         return None
     for flag, paths in (inputs or {}).items():
