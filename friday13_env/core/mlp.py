@@ -173,7 +173,7 @@ class PolicyAgent:
     """
 
     def __init__(self, policy: MLPPolicy, name: str, seed: int | None = None, greedy: bool = True) -> None:
-        check_greedy(greedy)
+        greedy = check_greedy(greedy)  # a bool, as the registry's door makes it (np.True_ included)
         check_seed(seed)
         self.policy = policy
         self.name = name

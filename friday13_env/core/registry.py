@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -70,13 +70,23 @@ class Registry:
         ``batched`` may be given as its entry point ``"package.module:name"``, imported on first use (as
         Gymnasium's entry points are): a game's batched code resolves specs through its registry, so the
         registry cannot import that code when it is built.
+
+        Checked here, not at the first ``make``: the name, a ``factory`` that can be called (a class or a function;
+        ``make`` calls it with ``seed=`` only if it takes one, as a ``"module:factory"`` spec), and ``batched``.
         """
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"an agent name must be an identifier such as 'my_agent', got {name!r}")
         if name in self._factories or name in self.zoo():
             raise ValueError(f"an agent named {name!r} is already registered")
+        if not callable(factory):
+            raise ValueError(f"agent {name!r} needs a callable factory (a class or function), got {shown(factory)}")
         if isinstance(batched, str) and not FACTORY.match(batched):
             raise ValueError(f"a batched entry point must read 'package.module:name', got {batched!r}")
+        if batched is not None and not isinstance(batched, str) and not callable(batched):
+            raise ValueError(
+                f"agent {name!r}: batched must be None, an entry point 'package.module:name' or a callable (a class "
+                f"or function), got {shown(batched)}"
+            )
         self._factories[name] = factory
         if batched is not None:
             self._batched[name] = batched
@@ -143,10 +153,10 @@ class Registry:
             raise ValueError(f"option(s) {repeated} given both in the spec {parsed.label!r} and as arguments")
         merged.update(options)
         _check_option_names(parsed, options, allowed)
-        if parsed.name in self._factories:
-            return self._factories[parsed.name](seed=seed, **merged)
+        if parsed.name in self._factories:  # called as a user's factory is: with seed= only if it takes one
+            return agent_from_factory(self._factories[parsed.name], seed, repr(parsed.name), merged)
         if "greedy" in merged:
-            check_greedy(merged["greedy"])  # before a checkpoint is read
+            merged["greedy"] = check_greedy(merged["greedy"])  # before a checkpoint is read
         path = self.zoo().get(parsed.name)
         if path is not None:
             return self._load_policy(path, seed=seed, name=parsed.name, **merged)
@@ -178,8 +188,7 @@ class Registry:
         file is read."""
         text = checkpoint_path(path)
         check_seed(seed)
-        check_greedy(greedy)
-        return self._load_policy(text, seed=seed, greedy=greedy)
+        return self._load_policy(text, seed=seed, greedy=check_greedy(greedy))
 
     def policy_path(self, name: str | Path) -> Path:
         """The checkpoint a zoo name of this game or a path stands for (:func:`friday13_env.core.zoo.policy_path`)."""
@@ -210,16 +219,23 @@ def make_from_factory(entry_point: str, seed: int | None) -> Agent:
     return agent_from_factory(factory, seed, shown(entry_point))
 
 
-def agent_from_factory(factory: Callable[..., object], seed: int | None, label: str) -> Agent:
-    """What a user's factory (a class or a function) returns, called with ``seed=`` if it takes one: the one way a
-    factory is called, whether a spec string names it or it is passed as an object. A factory that raises, or returns
-    something that is not an agent, is a ``ValueError`` naming it (``label``)."""
+def agent_from_factory(
+    factory: Callable[..., object], seed: int | None, label: str, options: Mapping[str, Any] | None = None
+) -> Agent:
+    """What a factory (a class or a function) returns, called with ``seed=`` if it takes one and with the keyword
+    ``options``: the one way a factory is called, whether a spec string names it, it is registered, or it is passed
+    as an object. A factory that raises, or returns something that is not an agent, is a ``ValueError`` naming it
+    (``label``); a ``ValueError`` it raises itself (an option's value it refuses) is passed on as it is, since it
+    already says what was wrong."""
     try:
         takes_seed = "seed" in inspect.signature(factory).parameters
     except (TypeError, ValueError):
         takes_seed = False
+    keywords = dict(options or {})
     try:
-        agent = factory(seed=seed) if takes_seed else factory()
+        agent = factory(seed=seed, **keywords) if takes_seed else factory(**keywords)
+    except ValueError:
+        raise
     except Exception as error:
         raise ValueError(f"agent factory {label} raised {type(error).__name__}: {error}") from error
     if not isinstance(agent, Agent):
@@ -252,10 +268,12 @@ def _check_option_names(parsed: AgentSpec, names: Iterable[str], allowed: list[s
         raise UnknownOptionError(f"agent {parsed.name!r} has no option(s) {unknown}; its options: {allowed}")
 
 
-def check_greedy(greedy: object) -> None:
-    """A policy agent's ``greedy`` option: True or False, nothing that merely tests true."""
-    if not isinstance(greedy, bool):
+def check_greedy(greedy: object) -> bool:
+    """A policy agent's ``greedy`` option as a ``bool``: True or False, a numpy bool included (as numpy ints count as
+    ints wherever an int is taken), nothing that merely tests true (no int, not even 0 or 1)."""
+    if not isinstance(greedy, bool | np.bool_):
         raise ValueError(f"greedy must be True or False, got {shown(greedy)}")
+    return bool(greedy)
 
 
 def check_seed(seed: object) -> None:

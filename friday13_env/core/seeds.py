@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.vector import VectorEnv
 
 ACTION_SAMPLER_KEY = 1
 """An environment's ``reset(seed=s)`` seeds its action space with ``derived_seed(s, ACTION_SAMPLER_KEY)``: rollouts of
@@ -26,9 +27,15 @@ def derived_seed(seed: int, *key: int) -> int:
     return int(np.random.SeedSequence(seed, spawn_key=key).generate_state(1, np.uint64)[0])
 
 
-def seed_reset(env: gym.Env, seed: int | None) -> None:
-    """What a Gymnasium environment's ``reset(seed=seed)`` seeds (``seed`` already checked: ``None`` or a non-negative
-    int): its ``np_random``, as ``gym.Env.reset`` does, and for an int its action space from ``ACTION_SAMPLER_KEY``."""
-    gym.Env.reset(env, seed=None if seed is None else int(seed))
+def seed_reset(env: gym.Env | VectorEnv, seed: int | None) -> None:
+    """What an environment's ``reset(seed=seed)`` seeds (``seed`` already checked: ``None`` or a non-negative int):
+    its ``np_random``, as its Gymnasium base class's ``reset`` (``gym.Env`` or ``gym.vector.VectorEnv``) does, and for
+    an int its action space from ``ACTION_SAMPLER_KEY``. The one seeding of the scalar and the vector environments,
+    so a seed means the same in both."""
+    seed = None if seed is None else int(seed)
+    if isinstance(env, VectorEnv):
+        VectorEnv.reset(env, seed=seed)
+    else:
+        gym.Env.reset(env, seed=seed)
     if seed is not None:
-        env.action_space.seed(derived_seed(int(seed), ACTION_SAMPLER_KEY))
+        env.action_space.seed(derived_seed(seed, ACTION_SAMPLER_KEY))

@@ -12,7 +12,14 @@ actions and the first ``3*V`` hand counts line up one to one, which keeps masks 
 
 from __future__ import annotations
 
+import functools
+import itertools
+import reprlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
+
+import numpy as np
 
 OMEN_TYPES: tuple[str, ...] = ("cat", "mirror", "ladder")
 """Short names of the three omen types, in type order (also the pile order)."""
@@ -26,6 +33,17 @@ CAPTURE_LIMIT = 13
 """A pile whose total exceeds this after a play is captured (a total of exactly 13 is safe)."""
 FRIDAY_POINTS = 2
 OMEN_POINTS = 1
+CARD_COUNT_DTYPE = np.int8
+"""The dtype of the batched engine's card counts (hands, cards played, piles' cards, captured stacks): small, so a
+step moves little memory. Its largest value bounds a deck (``MAX_CARDS_OF_A_TYPE``)."""
+MAX_CARDS_OF_A_TYPE = int(np.iinfo(CARD_COUNT_DTYPE).max)
+"""Most cards of one type (an omen type's, or Friday the 13th's) a deck may hold: one pile may hold them all, and one
+seat capture them all in a round, so each count the batched engine keeps is at most this (more would wrap around)."""
+
+
+def _int_in(value: object, least: int, most: float = float("inf")) -> bool:
+    """Whether ``value`` is an int (not a bool, which Python counts as one) in ``least..most``."""
+    return isinstance(value, int) and not isinstance(value, bool) and least <= value <= most
 
 
 @dataclass(frozen=True)
@@ -56,6 +74,10 @@ class Deck:
     size: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        """Refuse fields the rules cannot play (a ``ValueError`` naming the field and what it takes), then fill in
+        the derived tables. Every card's value lies in ``0..CAPTURE_LIMIT``, so the card that restarts a captured
+        pile is always a legal total (CONVENTIONS rule 5); the kinds are numbered by increasing value."""
+        self._check()
         num_values = len(self.omen_values)
         derived = {
             "kind_values": (*self.omen_values * NUM_PILES, self.friday_value),
@@ -69,6 +91,46 @@ class Deck:
         }
         for name, value in derived.items():
             object.__setattr__(self, name, value)
+
+    def _check(self) -> None:
+        """The ``__post_init__`` checks, field by field in their order (a tuple's entries are checked one by one, so a
+        bool or a float among ints is refused, and a list is refused for the tuple that keeps a deck hashable), then
+        the cards of each type against ``MAX_CARDS_OF_A_TYPE``, past which the batched engine's counts would wrap."""
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"a deck's name must be a non-empty str, got {reprlib.repr(self.name)}")
+        values, copies = self.omen_values, self.omen_copies
+        increasing = (
+            isinstance(values, tuple)
+            and len(values) > 0
+            and all(_int_in(value, 0, CAPTURE_LIMIT) for value in values)
+            and all(low < high for low, high in itertools.pairwise(values))
+        )
+        if not increasing:
+            raise ValueError(
+                f"deck {self.name!r}: omen_values must be a non-empty tuple of increasing ints in "
+                f"0..{CAPTURE_LIMIT}, got {reprlib.repr(values)}"
+            )
+        if not (
+            isinstance(copies, tuple) and len(copies) == len(values) and all(_int_in(count, 1) for count in copies)
+        ):
+            raise ValueError(
+                f"deck {self.name!r}: omen_copies must be a tuple of ints >= 1, one per omen value ({len(values)}), "
+                f"got {reprlib.repr(copies)}"
+            )
+        if not _int_in(self.friday_value, 0, CAPTURE_LIMIT):
+            raise ValueError(
+                f"deck {self.name!r}: friday_value must be an int in 0..{CAPTURE_LIMIT}, got {self.friday_value!r}"
+            )
+        if not _int_in(self.friday_count, 0):
+            raise ValueError(f"deck {self.name!r}: friday_count must be an int >= 0, got {self.friday_count!r}")
+        limit = (
+            f"at most {MAX_CARDS_OF_A_TYPE} cards of a type are allowed (the batched engine counts them as "
+            f"{np.dtype(CARD_COUNT_DTYPE).name})"
+        )
+        if sum(copies) > MAX_CARDS_OF_A_TYPE:
+            raise ValueError(f"deck {self.name!r}: omen_copies sum to {sum(copies)} cards per omen type; {limit}")
+        if self.friday_count > MAX_CARDS_OF_A_TYPE:
+            raise ValueError(f"deck {self.name!r}: friday_count is {self.friday_count} cards; {limit}")
 
     def kind_name(self, kind: int) -> str:
         """Human-readable card name, e.g. ``"cat 7"`` or ``"f13"``."""
@@ -101,8 +163,41 @@ DECKS: dict[str, Deck] = {deck.name: deck for deck in (STANDARD_DECK, GERMAN_DEC
 
 
 def get_deck(name: str) -> Deck:
-    """Look a deck up by name, with an error that lists the allowed names."""
-    try:
+    """Look a deck up by name; anything else (an unknown name, ``None``, bytes, a list) is a ``ValueError`` that
+    lists the names, never a ``TypeError`` from the lookup."""
+    if isinstance(name, str) and name in DECKS:
         return DECKS[name]
-    except KeyError:
-        raise ValueError(f"unknown deck {name!r}; allowed values: {sorted(DECKS)}") from None
+    raise ValueError(_unknown_deck(name))
+
+
+def as_deck(deck: Deck | str, whose: str | None = None) -> Deck:
+    """A deck given either way the package takes one: a ``Deck`` as it is, or a deck's name (as every environment
+    takes it). Anything else is a ``ValueError`` listing the names, prefixed with ``whose`` deck it was
+    (``"batched agent 'x'"``) when given. The one reading of such an argument, wherever a deck may come either way."""
+    if isinstance(deck, Deck):
+        return deck
+    if isinstance(deck, str) and deck in DECKS:
+        return DECKS[deck]
+    prefix = "" if whose is None else f"{whose}: "
+    raise ValueError(f"{prefix}{_unknown_deck(deck)} (or a Deck)")
+
+
+Result = TypeVar("Result")
+
+
+def deck_cache(function: Callable[[Deck], Result]) -> Callable[[Deck | str], Result]:
+    """``functools.cache`` for a function of one deck, taking the deck either way (``as_deck``). The deck is read
+    before the cache sees it: ``"standard"`` and ``STANDARD_DECK`` share one entry (one object back, built once), and
+    what is no deck is ``as_deck``'s ``ValueError`` listing the names, not a ``TypeError`` from hashing a list or an
+    ``AttributeError`` from a name's missing fields. The one way the encoding's layouts and features take a deck."""
+    cached = functools.cache(function)
+
+    @functools.wraps(function)
+    def by_deck(deck: Deck | str) -> Result:
+        return cached(as_deck(deck))
+
+    return by_deck
+
+
+def _unknown_deck(deck: object) -> str:
+    return f"unknown deck {reprlib.repr(deck)}; allowed values: {sorted(DECKS)}"

@@ -13,12 +13,19 @@ vector has the same size at every table size and one policy can play them all.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
 from friday13_env.core.layout import Block, Layout
-from friday13_env.friday13.cards import CAPTURE_LIMIT, FRIDAY_POINTS, NUM_PILES, NUM_TYPES, OMEN_POINTS, Deck, get_deck
+from friday13_env.friday13.cards import (
+    CAPTURE_LIMIT,
+    FRIDAY_POINTS,
+    NUM_PILES,
+    NUM_TYPES,
+    OMEN_POINTS,
+    Deck,
+    deck_cache,
+)
 from friday13_env.friday13.engine import MAX_PLAYERS, GameState, Rules, action_mask, deal_sizes
 
 MAX_SEATS = MAX_PLAYERS
@@ -49,12 +56,12 @@ def _public_blocks(num_kinds: int) -> list[Block]:
     ]
 
 
-@cache
+@deck_cache
 def observation_layout(deck: Deck) -> Layout:
     """The observation vector: the observer's hand first (a public contract), then public blocks.
 
     ``hand`` is deliberately first so that ``obs[:3*V+1]`` is always the raw hand, whatever later
-    blocks are added in future versions.
+    blocks are added in future versions. ``deck``: a deck name or a ``cards.Deck`` (``cards.deck_cache``).
     """
     kinds = deck.num_kinds
     return Layout(
@@ -92,9 +99,10 @@ class OmenTypeGroups:
     actions: np.ndarray
 
 
-@cache
+@deck_cache
 def omen_type_groups(deck: Deck) -> OmenTypeGroups:
-    """The omen types' entries and actions of ``observation_layout(deck)``; every index is in one group."""
+    """The omen types' entries and actions of ``observation_layout(deck)``; every index is in one group. ``deck``: a
+    deck name or a ``cards.Deck`` (``cards.deck_cache``)."""
     layout = observation_layout(deck)
     start = {name: layout.slices[name].start for name in layout.slices}
     values, kinds, friday = deck.num_values, deck.num_kinds, deck.friday_kind
@@ -127,9 +135,10 @@ def omen_type_groups(deck: Deck) -> OmenTypeGroups:
     )
 
 
-@cache
+@deck_cache
 def state_layout(deck: Deck) -> Layout:
-    """The global state for centralised critics: every hand (absolute seats), then public blocks."""
+    """The global state for centralised critics: every hand (absolute seats), then public blocks. ``deck``: a deck
+    name or a ``cards.Deck`` (``cards.deck_cache``)."""
     kinds = deck.num_kinds
     return Layout(
         [
@@ -258,5 +267,5 @@ def encode_state(state: GameState) -> np.ndarray:
 
 def decode_observation(observation: np.ndarray, deck: Deck | str) -> dict[str, np.ndarray]:
     """Named views of an observation vector, e.g. ``decode_observation(obs, "standard")["captured"]``; the deck by
-    name (as the environments take it) or as a ``Deck``."""
-    return observation_layout(get_deck(deck) if isinstance(deck, str) else deck).views(observation)
+    name (as the environments take it) or as a ``Deck`` (anything else is a ``ValueError`` listing the names)."""
+    return observation_layout(deck).views(observation)

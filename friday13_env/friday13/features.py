@@ -13,8 +13,6 @@ out), and they decide whether a capture costs points or breaks a rival's majorit
 
 from __future__ import annotations
 
-from functools import cache
-
 import numpy as np
 
 from friday13_env.core.mlp import RAW_INPUT, PolicyMetadata
@@ -27,6 +25,8 @@ from friday13_env.friday13.cards import (
     NUM_TYPES,
     OMEN_POINTS,
     Deck,
+    as_deck,
+    deck_cache,
     get_deck,
 )
 from friday13_env.friday13.encoding import MAX_SEATS, observation_layout
@@ -41,12 +41,13 @@ class MajorityPreview:
     (legal or not), how every seat's points would change if the observer played it and the round ended.
 
     Seats are the observation's (0 = the observer, then clockwise; padding seats read 0). An action that
-    captures nothing changes nobody's points.
+    captures nothing changes nobody's points. ``deck``: a deck name or a ``cards.Deck`` (``cards.as_deck``).
     """
 
     name = "majority_preview"
 
-    def __init__(self, deck: Deck) -> None:
+    def __init__(self, deck: Deck | str) -> None:
+        deck = as_deck(deck)
         layout = observation_layout(deck)
         kinds, piles = zip(*(deck.action_kind_and_pile(action) for action in range(deck.num_actions)), strict=True)
         self.deck = deck
@@ -95,8 +96,10 @@ class MajorityPreview:
         return out.reshape(*vectors.shape[:-1], self.size)
 
 
-@cache
+@deck_cache
 def majority_preview(deck: Deck) -> MajorityPreview:
+    """The ``MajorityPreview`` of ``deck`` (a deck name or a ``cards.Deck``), built once per deck: its tables are
+    shared by every policy that reads it."""
     return MajorityPreview(deck)
 
 
@@ -104,8 +107,10 @@ INPUT_FEATURES = (RAW_INPUT, MajorityPreview.name)
 """Allowed ``input_features`` of a Friday the 13th policy."""
 
 
-def input_features(name: str, deck: Deck) -> MajorityPreview | None:
-    """The derived inputs named ``name`` for ``deck`` (None for the observation alone), or a ``ValueError``."""
+def input_features(name: str, deck: Deck | str) -> MajorityPreview | None:
+    """The derived inputs named ``name`` for ``deck`` (a deck name or a ``cards.Deck``; None for the observation
+    alone), or a ``ValueError`` naming what is wrong: the deck is checked first, even for the observation alone."""
+    deck = as_deck(deck)
     if name == RAW_INPUT:
         return None
     if name == MajorityPreview.name:

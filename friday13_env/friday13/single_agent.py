@@ -44,6 +44,7 @@ from friday13_env.core.failures import FailureLatch
 from friday13_env.core.registry import agent_from_factory, check_seed
 from friday13_env.core.seeds import seed_reset
 from friday13_env.core.spaces import LegalDiscrete
+from friday13_env.core.specs import AgentSpec
 from friday13_env.friday13 import agents
 from friday13_env.friday13.aec import NEUTRAL_INFO, as_action, raw_env
 from friday13_env.friday13.agents import Agent
@@ -66,9 +67,10 @@ from friday13_env.friday13.options import (
 from friday13_env.friday13.render import RENDER_MODES, check_render_mode, render_state
 from friday13_env.friday13.render_image import TableCanvas, render_rgb
 
-OpponentSpec: TypeAlias = "str | os.PathLike[str] | Agent | Callable[..., Agent]"
+OpponentSpec: TypeAlias = "str | os.PathLike[str] | AgentSpec | Agent | Callable[..., Agent]"
 """An opponent: an agent spec for ``agents.make`` (a registered name, with options as in
-``"search:budget=600"``, a zoo name such as ``"ensemble-v1"``, or a checkpoint path), an ``Agent``
+``"search:budget=600"``, a zoo name such as ``"ensemble-v1"``, or a checkpoint path; as text or as the
+``AgentSpec`` that ``parse_spec`` makes of it, as ``agents.make`` and the vector environment take it), an ``Agent``
 object (used as it is, in every episode it is drawn for) or a factory called as
 ``factory(seed=...)`` once per episode."""
 _SEED_BOUND = 2**32
@@ -363,19 +365,22 @@ class Friday13Env(gym.Env[np.ndarray, np.int64]):
 def _check_specs(specs: tuple[OpponentSpec, ...], option: str, deck: Deck) -> None:
     """Validate opponent specs up front, so a typo or a wrong deck fails at construction and not mid-training."""
     for spec in specs:
-        if isinstance(spec, str | os.PathLike) or (not isinstance(spec, type) and isinstance(spec, Agent)):
+        if isinstance(spec, str | os.PathLike | AgentSpec) or (not isinstance(spec, type) and isinstance(spec, Agent)):
             # Builds a named agent once: unknown names and options list what is allowed, and a policy shows its deck.
             make_seated(spec, 0, deck)
             check_reset_hook(spec)
         elif not callable(spec):
             raise ValueError(
-                f"{option} entries must be agent specs {agents.names()} (with options as 'search:budget=600'), "
+                f"{option} entries must be agent specs {agents.names()} (with options as 'search:budget=600'; "
+                "text or AgentSpec), "
                 f"checkpoint paths, Agent objects or factories factory(seed=...) -> Agent; got {spec!r}"
             )
 
 
 def _instantiate(spec: OpponentSpec, seed: int, deck: Deck) -> tuple[Agent, str]:
     """The agent for one seat and one episode, with the label reported in ``info["opponents"]``."""
+    if isinstance(spec, AgentSpec):
+        return make_seated(spec, seed, deck), spec.label
     if isinstance(spec, str | os.PathLike):
         return make_seated(spec, seed, deck), os.fspath(spec)
     if isinstance(spec, type) or not isinstance(spec, Agent):

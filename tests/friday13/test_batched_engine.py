@@ -548,7 +548,8 @@ def test_stepping_a_finished_game_is_refused_before_anything_changes() -> None:
         ({"num_rounds": "4"}, "num_rounds must be a positive int"),
         ({"num_rounds": 1.5}, "num_rounds must be a positive int"),
         ({"num_rounds": False}, "num_rounds must be a positive int"),
-        ({"deck": "standard"}, "deck must be a Deck"),
+        ({"deck": "french"}, r"unknown deck 'french'; allowed values: \['german', 'standard'\] \(or a Deck\)"),
+        ({"deck": None}, r"unknown deck None; allowed values"),
     ],
 )
 def test_bad_constructor_input_is_a_value_error(kwargs: dict[str, object], pattern: str) -> None:

@@ -20,12 +20,16 @@ from pathlib import Path
 
 import numpy as np
 
+from friday13_env.core.files import read_capped
 from friday13_env.core.specs import shown
 from friday13_env.friday import engine
 from friday13_env.friday.cards import PIRATES, Ability, card_type
 from friday13_env.friday.state import State
 
 WEIGHTS_FILE = Path(__file__).with_name("value_weights.json")
+MAX_MODEL_BYTES = 1 << 20
+"""The largest win model file ``WinModel.load`` reads (the shipped one is under 3 kB): a guard against reading a
+device such as /dev/zero, or a huge file, into memory."""
 
 _ABILITY_GROUPS: tuple[tuple[Ability, ...], ...] = (
     (Ability.LIFE_1, Ability.LIFE_2),
@@ -117,11 +121,15 @@ class WinModel:
         """A model file written by ``value_fit`` (by default the shipped ``value_weights.json``).
 
         Anything but a JSON object with the ``features`` this version computes and 4 rows of ``NUM_FEATURES``
-        finite ``coefficients`` is a ``ValueError`` naming the file and the problem."""
+        finite ``coefficients`` is a ``ValueError`` naming the file and the problem. Only a regular file of at most
+        ``MAX_MODEL_BYTES`` is read (``read_capped``), and JSON nested too deeply to parse is refused, not a
+        ``RecursionError``."""
+        raw = read_capped(path, MAX_MODEL_BYTES, "win model")
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{path}: not a JSON file: {error}") from None
+            data = json.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError) as error:  # ValueError: a JSONDecodeError or a UnicodeDecodeError
+            reason = "nested too deeply" if isinstance(error, RecursionError) else error
+            raise ValueError(f"{path}: not a JSON file: {reason}") from None
         if not isinstance(data, dict):
             raise ValueError(
                 f"{path}: expected a JSON object with 'features' and 'coefficients', got {type(data).__name__}"

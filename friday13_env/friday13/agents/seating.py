@@ -22,7 +22,7 @@ from typing import Any
 from friday13_env.core.agent import Agent
 from friday13_env.core.specs import AgentSpec
 from friday13_env.friday13.agents.registry import REGISTRY
-from friday13_env.friday13.cards import DECKS, Deck, get_deck
+from friday13_env.friday13.cards import Deck, as_deck
 
 __all__ = ["DeckMismatchError", "check_seated", "deck_of_agent", "make_seated"]
 
@@ -54,14 +54,14 @@ def deck_of_agent(agent: Any) -> Deck | None:
         for holder in (current, getattr(current, "metadata", None)):
             deck = getattr(holder, "deck", None)
             if deck is not None:
-                return _as_deck(deck, f"agent {_label(agent)}")
+                return as_deck(deck, f"agent {_label(agent)}")
         current = getattr(current, "policy", None)
     return None
 
 
 def check_seated(agent: Any, deck: Deck | str) -> None:
     """A ``ValueError`` naming both decks if ``agent`` was made for another deck than the table's ``deck``."""
-    table = _as_deck(deck, "the table")
+    table = as_deck(deck, "the table")
     own = deck_of_agent(agent)
     if own is not None and own != table:
         raise DeckMismatchError(
@@ -70,14 +70,6 @@ def check_seated(agent: Any, deck: Deck | str) -> None:
             own,
             table,
         )
-
-
-def _as_deck(deck: object, whose: str) -> Deck:
-    if isinstance(deck, Deck):
-        return deck
-    if isinstance(deck, str) and deck in DECKS:
-        return get_deck(deck)
-    raise ValueError(f"{whose} names the deck {deck!r}, which is none of {sorted(DECKS)}")
 
 
 def _label(agent: Any) -> str:

@@ -26,7 +26,15 @@ import numpy as np
 
 from friday13_env.core.checks import counted
 from friday13_env.core.registry import check_seed
-from friday13_env.friday13.cards import CAPTURE_LIMIT, NUM_PILES, NUM_TYPES, STANDARD_DECK, Deck
+from friday13_env.friday13.cards import (
+    CAPTURE_LIMIT,
+    CARD_COUNT_DTYPE,
+    NUM_PILES,
+    NUM_TYPES,
+    STANDARD_DECK,
+    Deck,
+    as_deck,
+)
 from friday13_env.friday13.engine import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -170,7 +178,7 @@ class GameBatch:
     Args:
         num_games: B, from 1 to ``MAX_GAMES``.
         num_players: the table size of every game, or a list to draw each new game's size from.
-        deck: the deck of every game.
+        deck: the deck of every game, a ``Deck`` or a deck's name (as the environments take it).
         num_rounds: rounds per game, 1 to ``MAX_ROUNDS``.
         seed: seeds the one Generator behind every deal and every drawn table size: ``None`` or a
             non-negative int.
@@ -186,14 +194,15 @@ class GameBatch:
         self,
         num_games: int,
         num_players: int | Sequence[int] = 4,
-        deck: Deck = STANDARD_DECK,
+        deck: Deck | str = STANDARD_DECK,
         num_rounds: int = 4,
         seed: int | None = None,
         autoreset: bool = True,
     ) -> None:
         self.num_games = check_num_games(num_games)
         self.player_counts = check_player_counts(num_players)
-        Rules(num_players=self.player_counts[0], deck=deck, num_rounds=num_rounds)  # validates deck and rounds
+        deck = as_deck(deck)
+        Rules(num_players=self.player_counts[0], deck=deck, num_rounds=num_rounds)  # validates the rounds
         check_seed(seed)
         self.deck = deck
         self.num_rounds = int(num_rounds)
@@ -204,14 +213,14 @@ class GameBatch:
         self.rng = np.random.default_rng(seed)
         b, kinds = self.num_games, deck.num_kinds
         self.num_players = np.zeros(b, dtype=np.int64)
-        self.hands = np.zeros((b, HAND_SLOTS, kinds), dtype=np.int8)
+        self.hands = np.zeros((b, HAND_SLOTS, kinds), dtype=CARD_COUNT_DTYPE)
         self.hand_sizes = np.zeros((b, HAND_SLOTS), dtype=np.int64)
-        self.played = np.zeros((b, kinds), dtype=np.int8)
+        self.played = np.zeros((b, kinds), dtype=CARD_COUNT_DTYPE)
         """Cards of each kind played this round (as the scalar engine's ``played``)."""
         self.pile_totals = np.zeros((b, NUM_PILES), dtype=np.int64)
         self.pile_sizes = np.zeros((b, NUM_PILES), dtype=np.int64)
-        self.pile_cards = np.zeros((b, NUM_PILES, deck.num_values + 1), dtype=np.int8)
-        self.captured = np.zeros((b, MAX_SEATS, NUM_TYPES), dtype=np.int8)
+        self.pile_cards = np.zeros((b, NUM_PILES, deck.num_values + 1), dtype=CARD_COUNT_DTYPE)
+        self.captured = np.zeros((b, MAX_SEATS, NUM_TYPES), dtype=CARD_COUNT_DTYPE)
         self.scores = np.zeros((b, MAX_SEATS), dtype=np.int64)
         self.round = np.zeros(b, dtype=np.int64)
         self.current = np.zeros(b, dtype=np.int64)
@@ -256,7 +265,12 @@ class GameBatch:
 
     def random_actions(self, rng: np.random.Generator, games: np.ndarray | None = None) -> np.ndarray:
         """A uniformly drawn legal action for the player to move in each game (none may be over):
-        ``nth_legal_actions`` of uniforms drawn from ``rng``."""
+        ``nth_legal_actions`` of uniforms drawn from ``rng``, a ``numpy.random.Generator`` (anything else is a
+        ``ValueError``, before any draw: a seed is not a Generator, nor is a legacy ``RandomState``)."""
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError(
+                f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), got {type(rng).__name__}"
+            )
         games = self.game_indices(games)
         return self.nth_legal_actions(rng.random(games.size), games)
 
@@ -327,7 +341,7 @@ class GameBatch:
             taken[which] = size.take(which)
             stack = (games.take(which) * MAX_SEATS + current.take(which)) * NUM_TYPES
             captured = self.captured.reshape(-1)
-            captured[stack + pile.take(which)] += (size.take(which) - fridays).astype(np.int8)
+            captured[stack + pile.take(which)] += (size.take(which) - fridays).astype(CARD_COUNT_DTYPE)
             captured[stack + NUM_PILES] += fridays
             self.pile_cards.reshape(-1, columns)[rows] = 0
             total[which] = value.take(which)
@@ -465,9 +479,15 @@ class GameBatch:
     def load_states(self, states: Sequence[GameState], games: np.ndarray | None = None) -> None:
         """Copy scalar engine states into slots ``games`` (the first ``len(states)`` when ``None``).
 
-        For tests, and for starting batched rollouts from given positions. The states must use this
-        batch's deck and number of rounds, and be in play (a state whose round is over has nothing to play).
+        For tests, and for starting batched rollouts from given positions. ``states`` is a list (or tuple) of
+        ``GameState`` objects, which must use this batch's deck and number of rounds, and be in play (a state whose
+        round is over has nothing to play); anything else is a ``ValueError`` before any slot changes.
         """
+        if not isinstance(states, list | tuple):
+            raise ValueError(f"states must be a list (or tuple) of GameState objects, got {type(states).__name__}")
+        for index, state in enumerate(states):
+            if not isinstance(state, GameState):
+                raise ValueError(f"states[{index}] is of type {type(state).__name__}, not a GameState")
         games = self.game_indices(np.arange(len(states)) if games is None else games, distinct=True)
         if games.shape != (len(states),):
             raise ValueError(f"expected one game slot per state ({len(states)}), got shape {games.shape}")

@@ -23,13 +23,14 @@ itself never needs it.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from friday13_env.core.checks import as_action
 from friday13_env.friday13.batched.vector_env import Friday13VectorEnv, check_actions
 
 MASKS_METHOD = "action_masks"
@@ -118,11 +119,29 @@ def _adapter_class() -> type:
             return [False] * len(self._indices(indices))
 
         def _indices(self, indices: Any) -> Sequence[int]:
-            if indices is None:
-                return range(self.num_envs)
-            return [indices] if isinstance(indices, int) else list(indices)
+            return table_indices(indices, self.num_envs)
 
     return Friday13SB3VecEnv
+
+
+INDICES = "indices must be table indices (ints in 0..{last}) or an iterable of them, got {action!r}"
+OUTSIDE = "table index {action} is outside 0..{last}"
+
+
+def table_indices(indices: object, num_envs: int) -> Sequence[int]:
+    """SB3's ``indices`` argument (``None`` for every table, one index, or an iterable of them) as a list of ints, or
+    a ``ValueError`` naming the allowed values before anything is read: Python and numpy integers only (no bool, no
+    float), each in ``0..num_envs - 1`` (``-1`` is not the last table, and an index past the last one names no
+    table). Each index is read as ``checks.as_action`` reads an action."""
+    if indices is None:
+        return range(num_envs)
+    if isinstance(indices, int | np.integer) or (isinstance(indices, np.ndarray) and indices.ndim == 0):
+        given: Iterable[object] = [indices]
+    elif isinstance(indices, Iterable) and not isinstance(indices, str | bytes):
+        given = indices
+    else:
+        raise ValueError(INDICES.format(last=num_envs - 1, action=indices))
+    return [as_action(index, num_envs, INDICES, OUTSIDE) for index in given]
 
 
 def _info_list(infos: dict[str, Any], num_envs: int) -> list[dict[str, Any]]:

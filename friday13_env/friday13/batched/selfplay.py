@@ -92,6 +92,9 @@ class SelfPlayTables:
         }
         self.batch = GameBatch(**self._options, seed=seed)  # type: ignore[arg-type]
         self._latch = FailureLatch("the tables may be left mid-turn, so their games cannot go on: call reset()")
+        self._reset = False
+        """Whether ``reset`` has dealt the tables: ``step`` refuses before it, as the RLlib tables do (the deal made
+        here is not the one the first ``reset`` gives, so a step would play a game no ``Turn`` showed)."""
 
     @property
     def num_tables(self) -> int:
@@ -101,6 +104,7 @@ class SelfPlayTables:
         """Deal a new game at every table (re-seeded when ``seed`` is given); unlocks tables an exception left
         mid-turn."""
         fresh = None if seed is None else GameBatch(**self._options, seed=seed)  # type: ignore[arg-type]
+        self._reset = True
         self._latch.clear()
         with self._latch.guard("reset()"):
             if fresh is not None:
@@ -113,7 +117,10 @@ class SelfPlayTables:
 
     def step(self, actions: np.ndarray) -> Turn:
         """Play one card at every table for the player to move (``IllegalActionError`` and nothing played
-        if any is illegal). ``RuntimeError`` after an exception left the tables mid-turn, until ``reset``."""
+        if any is illegal). ``RuntimeError`` before the first ``reset``, and after an exception left the tables
+        mid-turn, until ``reset``."""
+        if not self._reset:
+            raise RuntimeError("step() before reset(): call reset() first")
         self._latch.check()
         with self._latch.guard("step()", refusals=(ValueError,)):  # GameBatch.step refuses before it plays
             result = self.batch.step(np.asarray(actions))

@@ -29,10 +29,11 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from friday13_env.core.checks import counted
+from friday13_env.core.checks import counted, no_render_mode
 from friday13_env.core.failures import FailureLatch
 from friday13_env.core.mlp import MLPPolicy
 from friday13_env.core.registry import check_seed
+from friday13_env.core.seeds import seed_reset
 from friday13_env.friday13.batched.agents import BatchedAgent, act_seated, make_batched
 from friday13_env.friday13.batched.encoding import encode_observations
 from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, StepResult, check_num_games
@@ -125,7 +126,6 @@ class Friday13VectorEnv(VectorEnv):
         self.observation_space = spaces.Box(0.0, np.broadcast_to(high, (self.num_envs, high.size)), dtype=np.float32)
         self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.deck.num_actions))
         n = self.num_envs
-        self._rng = np.random.default_rng()
         self._batch: GameBatch | None = None
         self._seats = np.zeros(n, dtype=np.int64)
         self._ended = np.zeros(n, dtype=bool)
@@ -165,7 +165,9 @@ class Friday13VectorEnv(VectorEnv):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a game at every table (or, with ``options={"reset_mask": mask}``, at the masked tables only).
 
-        ``seed`` (an int) seeds the one Generator behind deals, table sizes, seats and opponents. After an
+        ``seed`` (an int) seeds ``np_random``, the one Generator behind deals, table sizes, seats and opponents
+        (``np_random_seed`` is then ``seed``), and, from a key of its own (``seeds.ACTION_SAMPLER_KEY``), the action
+        space, as the scalar ``Friday13-v0`` does: rollouts of ``action_space.sample()`` are reproducible. After an
         exception left tables mid-turn only a full reset (no ``reset_mask``) is accepted; if this reset raises
         (an opponent failing before a learner's first move), the environment refuses to go on likewise.
         """
@@ -177,12 +179,11 @@ class Friday13VectorEnv(VectorEnv):
             self._latch.check()
         self._latch.clear()
         with self._latch.guard("reset()"):
-            if seed is not None:
-                self._rng = np.random.default_rng(int(seed))
+            seed_reset(self, seed)  # seeded as the scalar env seeds its own
             if self._batch is None or seed is not None:
                 self._batch = GameBatch(
                     self.num_envs, self.table.player_counts, self.deck, self.num_rounds,
-                    seed=int(self._rng.integers(2**63)), autoreset=False,
+                    seed=int(self.np_random.integers(2**63)), autoreset=False,
                 )  # fmt: skip
             games = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
             self._start(games)
@@ -256,6 +257,11 @@ class Friday13VectorEnv(VectorEnv):
         observations, infos = self._observe(terminated)
         return observations, rewards, terminated, truncated, infos
 
+    def render(self) -> None:
+        """Nothing to render (the vector environment takes only ``render_mode=None``): ``None`` with a warning, as the
+        other environments' ``render()`` without a render mode, so a loop that always calls it runs on."""
+        no_render_mode()
+
     def action_masks(self) -> np.ndarray:
         """``(N, A)`` booleans: each learner's legal actions (none once its game is over)."""
         self._require_batch()
@@ -279,7 +285,7 @@ class Friday13VectorEnv(VectorEnv):
         if games.size == 0:
             return
         batch = self._require_batch()
-        rng = self._rng
+        rng = self.np_random
         batch.reset_games(games)
         n = batch.num_players[games]
         fixed = self.table.opponents is not None
@@ -310,7 +316,7 @@ class Friday13VectorEnv(VectorEnv):
             games = games[waiting]
             if games.size == 0:
                 return rewards
-            actions = act_seated(self._agents, self._opponents, batch, games, self._rng)
+            actions = act_seated(self._agents, self._opponents, batch, games, self.np_random)
             try:
                 result = batch.step(actions, games)
             except IllegalActionError as error:  # nothing was played: name the opponent, as Friday13-v0 does
