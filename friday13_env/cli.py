@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from friday13_env.benchmark import command as benchmark_command
+from friday13_env.core.specs import working_folder_importable
 from friday13_env.friday13 import play
 from friday13_env.friday13.evaluation import command as evaluate_command
 from friday13_env.web import command as web_command
@@ -106,11 +107,10 @@ def main(
 ) -> int:
     """Entry point of ``friday13``; bad options exit with code 2 (argparse's convention).
 
-    The working folder is importable, as under ``python -m``: ``--agent my_agents:MyAgent`` finds
-    ``my_agents.py`` there (a console script's own ``sys.path`` starts at its ``bin`` folder).
+    The working folder is importable (``specs.working_folder_importable``): ``--agent my_agents:MyAgent`` finds
+    ``my_agents.py`` there.
     """
-    if "" not in sys.path and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    working_folder_importable()
     args = build_parser().parse_args(argv)
     if output_stream is not None:
         return int(args.run(args, args.parser, sys.stdin if input_stream is None else input_stream, output_stream))

@@ -11,10 +11,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from friday13_env.core.specs import working_folder_importable
 from friday13_env.friday13.evaluation import command
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    working_folder_importable()  # an agent spec may name a module:factory of the working folder
     return command.main(argv, prog="evaluate.py")
 
 

@@ -39,6 +39,7 @@ from friday13_env.core.specs import (
     parse_spec,
     positive_argument,
     repeated_agent,
+    working_folder_importable,
 )
 from friday13_env.friday.agents import REGISTRY, make, names
 from friday13_env.friday.evaluation import LevelUnit, format_markdown, format_table, play_level, results_to_json
@@ -113,6 +114,7 @@ def with_search_budget(spec: AgentSpec, budget: int | None) -> AgentSpec:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the evaluation, print the table, optionally save JSON and Markdown."""
+    working_folder_importable()  # an agent spec may name a module:factory of the working folder
     args = parse_args(argv)
     return run_writing(lambda written: evaluate_and_write(args, written))
 

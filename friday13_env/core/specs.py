@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
+import sys
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +73,16 @@ class AgentSpec:
 
 Entrant = AgentSpec | Agent
 """One participant of a table or a benchmark: a spec (buildable in any process) or an agent object (in-process only)."""
+
+
+def working_folder_importable() -> None:
+    """Let a ``module:factory`` spec name a module in the working folder, as under ``python -m``. A script's own
+    ``sys.path`` starts at the script's folder (a console script's at its ``bin``), so the training scripts and the
+    ``friday13`` command call this first. The folder joins last: a module installed under the same name still wins,
+    so a file there called ``tqdm.py`` is never what ``import tqdm`` loads."""
+    folder = os.getcwd()
+    if "" not in sys.path and folder not in sys.path:
+        sys.path.append(folder)
 
 
 def entrant_label(entrant: Entrant) -> str:
