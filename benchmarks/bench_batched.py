@@ -25,7 +25,7 @@ import numpy as np
 
 import friday13_env  # noqa: F401  (registers the Gymnasium ids)
 from benchmarks.arguments import COUNT, DECK_NAMES, PLAYER_COUNTS, POSITIVE, SEED, TABLES, check_distinct
-from benchmarks.bench_env import engine_steps
+from benchmarks.bench_env import engine_steps, ratio
 from friday13_env.friday13.batched.agents import nth_legal
 from friday13_env.friday13.batched.engine import GameBatch
 from friday13_env.friday13.cards import get_deck
@@ -100,16 +100,17 @@ def interleaved(candidates: dict[str, Rate], seconds: float, repeats: int) -> di
     for _ in range(repeats):
         for name, run in candidates.items():
             count, elapsed = run(seconds / repeats)
-            rates[name].append(count / elapsed)
+            rates[name].append(count / elapsed if elapsed > 0 else 0.0)  # a slice too short for the clock: none
     return {name: float(np.median(values)) for name, values in rates.items()}
 
 
 def table(title: str, unit: str, results: dict[str, float], reference: str) -> None:
+    """The rates as a Markdown table, each also as a multiple of ``reference``'s (n/a where that one is 0)."""
     print(f"\n{title}")
     print(f"| {'':<28} | {unit:>14} | {'vs ' + reference:>22} |")
     print(f"|{'-' * 30}|{'-' * 16}|{'-' * 24}|")
     for name, rate in results.items():
-        print(f"| {name:<28} | {rate:>14,.0f} | {rate / results[reference]:>21.1f}x |")
+        print(f"| {name:<28} | {rate:>14,.0f} | {ratio(rate, results[reference], 1):>22} |")
 
 
 def memory(num_games: int, num_players: int, deck: str, options: dict) -> None:

@@ -66,6 +66,12 @@ def engine_steps(num_players: int, deck: str, seconds: float, seed: int) -> tupl
     return steps, time.perf_counter() - start
 
 
+def ratio(rate: float, reference: float, digits: int) -> str:
+    """``rate`` as a multiple of ``reference`` (``"1.25x"``), or ``"n/a"`` where the reference measured nothing (a
+    slice too short for one step): a table row, never a division by zero after the measuring."""
+    return f"{rate / reference:.{digits}f}x" if reference else "n/a"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=POSITIVE, default=5.0, help="time per environment in all (default 5)")
@@ -105,8 +111,7 @@ def main() -> None:
     print(f"| {'environment':<24} | {'steps/s':>10} | {'vs tictactoe_v3':>15} |")
     print(f"|{'-' * 26}|{'-' * 12}|{'-' * 17}|")
     for name, rate in results.items():
-        ratio = f"{rate / reference:.2f}x" if reference else "n/a"
-        print(f"| {name:<24} | {rate:>10,.0f} | {ratio:>15} |")
+        print(f"| {name:<24} | {rate:>10,.0f} | {ratio(rate, reference or 0.0, 2):>15} |")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ Three candidates, measured side by side in one run (interleaved slices, median r
 A slice asks every runner of a candidate to sample for ``seconds / repeats`` in whole ``sample()`` calls (of
 ``train_rllib.py``'s batch, 16,384 card plays, on the batched tables; of 1,000 on ``PettingZooEnv``, five games)
 and counts card plays (env steps: one card played at one table) over the driver's wall time. Needs the ``rllib``
-extra. Run: ``python -m benchmarks.bench_rllib`` (figures in docs/other-libraries.md).
+extra, imported once the arguments are read (``--help`` works without it; a run without it is argparse's error
+naming the extra). Run: ``python -m benchmarks.bench_rllib`` (figures in docs/other-libraries.md).
 """
 
 from __future__ import annotations
@@ -21,29 +22,35 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
-
-import ray
-from ray.rllib.algorithms.algorithm import Algorithm
-from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
-from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
-from ray.tune.registry import register_env
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import friday13_env
 from benchmarks.arguments import COUNT, PLAYER_COUNTS, POSITIVE, SEED, TABLES
 from benchmarks.bench_batched import Rate, interleaved, table
-from friday13_env.friday13.batched.rllib import use_batched_tables
+from friday13_env.core.extras import RLLIB_EXTRA, missing_extra
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
-import train_rllib  # a script in training/, not a package
+if TYPE_CHECKING:  # Ray is the rllib extra: imported when a run starts, so that --help works without it
+    from ray.rllib.algorithms.algorithm import Algorithm
+    from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
 
+TRAINING = Path(__file__).resolve().parents[1] / "training"
 PETTINGZOO = "friday13_pettingzoo"
-LEARNER = train_rllib.LEARNER
+
+
+def train_rllib() -> ModuleType:
+    """``training/train_rllib.py`` (a script, not a package), imported on first use: it needs Ray."""
+    if str(TRAINING) not in sys.path:
+        sys.path.insert(0, str(TRAINING))
+    import train_rllib as script
+
+    return script
 
 
 def every_seat_learns(agent: str, episode: Any = None, **kwargs: Any) -> str:
     """The policy mapping of the PettingZoo path: every seat (``player_0``, ...) plays the learner."""
-    return LEARNER
+    learner: str = train_rllib().LEARNER
+    return learner
 
 
 def sample_for(runner: MultiAgentEnvRunner, seconds: float, steps_per_call: int) -> int:
@@ -78,20 +85,30 @@ def main() -> None:
     parser.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=4, help="table size (default 4)")
     parser.add_argument("--seed", type=SEED, default=0)
     args = parser.parse_args()
+    try:  # after the arguments: --help, and a bad argument, need no Ray
+        import ray
+        from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+        from ray.tune.registry import register_env
+
+        from friday13_env.friday13.batched.rllib import use_batched_tables
+
+        script = train_rllib()
+    except ModuleNotFoundError as error:
+        if missing_extra(error, "benchmarks/bench_rllib.py", RLLIB_EXTRA):
+            parser.error(str(error))
+        raise
 
     settings: dict[str, Any] = {"players": [args.players], "opponents": [], "opponent_share": 0.0}
-    train_rllib.start_ray("", num_env_runners=3)  # three runners wait beside the driver; one candidate samples
+    script.start_ray("", num_env_runners=3)  # three runners wait beside the driver; one candidate samples
     register_env(PETTINGZOO, lambda _: PettingZooEnv(friday13_env.env(num_players=args.players)))
-    naive = train_rllib.Args(**settings, num_env_runners=1, num_envs_per_env_runner=1)
+    naive = script.Args(**settings, num_env_runners=1, num_envs_per_env_runner=1)
     pettingzoo = (
-        train_rllib.ppo_config(naive, args.seed)
-        .environment(env=PETTINGZOO)
-        .multi_agent(policy_mapping_fn=every_seat_learns)
+        script.ppo_config(naive, args.seed).environment(env=PETTINGZOO).multi_agent(policy_mapping_fn=every_seat_learns)
     )
     candidates: dict[str, Rate] = {"PettingZooEnv, 1 runner": sampling(pettingzoo.build_algo(), 1_000)}
     for runners in (1, 2):
-        batched = train_rllib.Args(**settings, num_env_runners=runners, num_envs_per_env_runner=args.tables)
-        config = use_batched_tables(train_rllib.ppo_config(batched, args.seed), train_rllib.table_options(batched))
+        batched = script.Args(**settings, num_env_runners=runners, num_envs_per_env_runner=args.tables)
+        config = use_batched_tables(script.ppo_config(batched, args.seed), script.table_options(batched))
         algo = config.build_algo()
         name = f"BatchedTables, {runners} runner{'s' if runners > 1 else ''}"
         candidates[name] = sampling(algo, batched.train_batch_size)

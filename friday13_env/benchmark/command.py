@@ -4,7 +4,9 @@ Every check runs before the first game (the suite, the agent built once and its 
 positions, the frozen deals and anchors, the output path, a partial file of another run); a run stopped by Ctrl-C
 keeps its finished units in ``OUT.partial``, says so, and the same command continues it. ``friday13 ratings`` and
 ``friday13 leaderboard`` are here too: neither writes over an agent's checkpoint or (without ``--overwrite``) an
-existing ratings file, and ``leaderboard --check`` reads its page capped, a regular file only.
+existing ratings file, the leaderboard's page is never inside its ``--results`` folder (it would replace a result
+file), and ``leaderboard --check`` reads its page capped, a regular file only. An output whose name (``OUT.partial``'s
+included) is too long for the file system is refused before any work.
 """
 
 from __future__ import annotations
@@ -25,11 +27,27 @@ from friday13_env.benchmark.leaderboard import (
 )
 from friday13_env.benchmark.play import against_itself
 from friday13_env.benchmark.ratings import MAX_TABLES, check_ratings, check_tables, processes_for, run_ratings
-from friday13_env.benchmark.runner import MAX_RESULT_BYTES, Plan, execute, partial_path, prepare, registry_of
+from friday13_env.benchmark.runner import (
+    MAX_RESULT_BYTES,
+    PARTIAL_SUFFIX,
+    Plan,
+    execute,
+    partial_path,
+    prepare,
+    registry_of,
+)
 from friday13_env.benchmark.suite import SPLITS, Suite, suites
 from friday13_env.core.agent import IllegalMoveError
 from friday13_env.core.checks import counted
-from friday13_env.core.files import atomic_write_text, clashing_outputs, output_in_folder, read_capped, run_writing
+from friday13_env.core.files import (
+    atomic_write_text,
+    clashing_outputs,
+    name_problem,
+    output_in_folder,
+    output_inside,
+    read_capped,
+    run_writing,
+)
 from friday13_env.core.signals import Interrupted
 from friday13_env.core.specs import entrant_label, non_negative_argument, positive_argument
 from friday13_env.friday13.evaluation.command import STDOUT, add_replay_arguments, checked_replays, overwritten_agent
@@ -135,9 +153,10 @@ def run(
     return run_writing(lambda written: _run(args, parser, out, written))
 
 
-def check_out(path: Path, parser: argparse.ArgumentParser) -> None:
-    """``--out`` can be written (its folders created), or argparse's error (exit 2) saying why, before any work."""
-    problem = check_output_path(path)
+def check_out(path: Path, parser: argparse.ArgumentParser, suffix: str = "") -> None:
+    """``--out`` can be written (its folders created, its name with ``suffix``, the longest the command adds, fits
+    the file system), or argparse's error (exit 2) saying why, before any work."""
+    problem = check_output_path(path, suffix=suffix)
     if problem is not None:
         parser.error(f"argument --out: {problem}")
 
@@ -171,7 +190,7 @@ def _play(
         if args.out == STDOUT:
             parser.error("argument --out: a benchmark writes a file (and OUT.partial as it plays), not stdout (-)")
         path = args.out if args.out is not None else default_out(suite, args.agent, split)
-        check_out(path, parser)
+        check_out(path, parser, PARTIAL_SUFFIX)  # OUT.partial is written beside it as the run goes
         partial.append(partial_path(path))
         overwritten = overwritten_agent([args.agent], [path, partial_path(path)])
         if overwritten is not None:
@@ -366,6 +385,20 @@ def add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--check", action="store_true", help="exit 1 if the page differs from what the files give")
 
 
+def page_among_results(page: Path, results: Path) -> str | None:
+    """Why the leaderboard's ``page`` would take the place of one of the files it is made from, or None: a ``.json``
+    file inside ``results`` (``SUITE/AGENT.json``, ``ratings.json``, ``exploitability.json``, or a name such a file
+    could take; the case of the name aside, as some file systems ignore it). Writing the page there replaced a result
+    with Markdown, which the next run could not read. A page of another name inside the folder is never read."""
+    if page.suffix.lower() != ".json" or output_inside({"--out": page}, {"--results": results}) is None:
+        return None
+    return (
+        f"--out {page} is inside {results}, the folder --results reads the result files from, and a .json file "
+        "there is a result file or could be read as one; give the page a name of its own (such as leaderboard.md) "
+        "or write it outside that folder"
+    )
+
+
 def run_leaderboard_command(
     args: argparse.Namespace,
     parser: argparse.ArgumentParser,
@@ -373,8 +406,14 @@ def run_leaderboard_command(
     output: TextIO | None = None,
 ) -> int:
     out = sys.stdout if output is None else output
+    clash = page_among_results(args.out, args.results)
+    if clash is not None:
+        parser.error(clash)
     current = ""
     if args.check:  # the page is only read: it must be a file, if it is there
+        too_long = name_problem(args.out)  # a name the system cannot look up would make is_dir() raise
+        if too_long is not None:
+            parser.error(f"argument --out: cannot read {args.out}: {too_long.strerror}")
         if args.out.is_dir():
             parser.error(f"argument --out: {args.out} is a folder; give a file name")
         try:  # capped, a regular file only: a pipe would hang the check, /dev/zero fill the memory
@@ -388,7 +427,7 @@ def run_leaderboard_command(
     else:
         check_out(args.out, parser)
     try:
-        page = generate(args.results)
+        page = generate(args.results, args.out)
     except (ValueError, ModuleNotFoundError) as error:
         parser.error(str(error))
     if args.check:

@@ -34,6 +34,9 @@ MAX_COMMAND = 2_000
 MAX_TABLES = 10_000
 """The most tables of a run, and of a ratings file: reading one fits its games again (at most 6 a table, about
 0.1 ms each), so a file of more, or of tables with more games than their seat rotations, is refused unread."""
+MAX_AGENTS = 1_000
+"""The most agents of a run's pool, and of a ratings file: every agent of a file is checked and rated, so a file of
+more (hundreds of thousands of names fit in the size cap) is refused before any of them is."""
 MAX_POINTS = 10_000
 """The most bad-luck points of one seat in one game a ratings file may hold, far above any real game's (the shipped
 file's most is 88): a larger integer could not even be converted to a float for the fit."""
@@ -115,13 +118,18 @@ def _model() -> Any:
 
 
 def check_ratings(agents: Sequence[str | AgentSpec], workers: int | None = None) -> tuple[AgentSpec, ...]:
-    """The pool as specs, each built once; an error before any game for a bad spec, a short or repeated pool,
-    a bad worker count, or a missing openskill."""
+    """The pool as specs, each built once; an error before any game for a bad spec, a short, repeated or too large
+    pool (over ``MAX_AGENTS``: a run never writes a file it would refuse to read), a bad worker count, or a missing
+    openskill."""
     from friday13_env.friday13.agents import REGISTRY
     from friday13_env.friday13.agents.seating import make_seated
 
     if workers is not None:
         count_option("workers", workers, takes="a positive int")
+    if len(agents) > MAX_AGENTS:
+        raise ValueError(
+            f"ratings take at most {MAX_AGENTS:,} agents (a ratings file holds no more), got {len(agents):,}"
+        )
     specs = tuple(REGISTRY.check(agent) for agent in agents)
     labels = [spec.label for spec in specs]
     repeated = next((label for index, label in enumerate(labels) if label in labels[:index]), None)
@@ -203,17 +211,21 @@ def _ratings_problem(data: dict[str, Any]) -> str | None:
     from friday13_env.benchmark.exploitability import spec_problem
 
     agents, games = data["agents"], data["games"]
-    if not isinstance(agents, list) or len(set(agents)) != len(agents) or len(agents) < MIN_PLAYERS:
-        return f"its agents must be at least {MIN_PLAYERS} different specs"
+    if not isinstance(agents, list) or len(agents) > MAX_AGENTS:
+        count = f", not {len(agents):,}" if isinstance(agents, list) else ""
+        return f"its agents must be a list of at most {MAX_AGENTS:,} agents{count}"
     for agent in agents:
         if not isinstance(agent, str) or spec_problem(agent):
             return f"its agent {agent!r:.100}: {spec_problem(agent) if isinstance(agent, str) else 'not a text'}"
+    known = set(agents)
+    if len(known) != len(agents) or len(agents) < MIN_PLAYERS:
+        return f"its agents must be at least {MIN_PLAYERS} different specs"
     if not isinstance(games, list):
         return "its games must be a list of tables"
     if len(games) > MAX_TABLES:
         return f"it holds {len(games):,} tables, over the {MAX_TABLES:,} a ratings run plays"
     for index, table in enumerate(games):
-        problem = _table_problem(index, table, agents)
+        problem = _table_problem(index, table, known)
         if problem is not None:
             return problem
     tables, seed = data["tables"], data["seed"]
@@ -238,10 +250,10 @@ def _ratings_problem(data: dict[str, Any]) -> str | None:
     return None
 
 
-def _table_problem(index: int, table: object, agents: list[str]) -> str | None:
+def _table_problem(index: int, table: object, agents: set[str]) -> str | None:
     """What is wrong in table ``index`` of a ratings file, or None: its lineup must be 3-6 different agents of the
-    file, and it must hold one game per seat rotation of that lineup (how ``play_tables`` plays a deal), each one
-    count of points (an int, 0 to ``MAX_POINTS``) per seat."""
+    file (``agents``, the set made once for every table), and it must hold one game per seat rotation of that lineup
+    (how ``play_tables`` plays a deal), each one count of points (an int, 0 to ``MAX_POINTS``) per seat."""
     from friday13_env.friday13.evaluation.duplicate import seatings
 
     shape = f"its games must be tables of {MIN_PLAYERS}-{MAX_PLAYERS} of its agents, with their points per game"
@@ -252,7 +264,7 @@ def _table_problem(index: int, table: object, agents: list[str]) -> str | None:
         not MIN_PLAYERS <= len(lineup) <= MAX_PLAYERS
         or not all(isinstance(agent, str) for agent in lineup)
         or len(set(lineup)) != len(lineup)
-        or not set(lineup) <= set(agents)
+        or not set(lineup) <= agents
         or not isinstance(points, list)
     ):
         return shape

@@ -147,9 +147,13 @@ class Plan:
         return None if self.out is None else partial_path(self.out)
 
 
+PARTIAL_SUFFIX = ".partial"
+"""What ``partial_path`` adds to the result's name: the longest name a run writes is its result's with this."""
+
+
 def partial_path(out: str | Path) -> Path:
     """Where a run writing ``out`` keeps its finished units until it is complete."""
-    return Path(str(out) + ".partial")
+    return Path(str(out) + PARTIAL_SUFFIX)
 
 
 def prepare(
@@ -204,12 +208,14 @@ def checked_out(out: object) -> Path:
         raise ValueError(f"out must be a path (a str or a pathlib.Path) of the result file, not {shown(out)}")
     path = Path(out)
     partial = partial_path(path)
+    problem = check_output_path(path, suffix=PARTIAL_SUFFIX)  # the words of `friday13 benchmark --out`'s own check
+    if problem is not None:  # first: a name too long to look up would make the checks below raise
+        raise ValueError(f"out {problem}")
     if partial.exists() and not partial.is_file():
         raise ValueError(f"partial benchmark file {partial} is not a regular file; not read")
-    for target in (path, partial):
-        problem = check_output_path(target)  # the words of `friday13 benchmark --out`'s own check
-        if problem is not None:
-            raise ValueError(f"out {problem}")
+    problem = check_output_path(partial)
+    if problem is not None:
+        raise ValueError(f"out {problem}")
     return path
 
 

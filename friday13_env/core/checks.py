@@ -103,13 +103,23 @@ def is_duration(value: object) -> bool:
     return number is not None and number >= 0
 
 
-PLAIN_TEXT = re.compile(r"[^|`\x00-\x1f\x7f]*")
+CONTROL_CHARACTERS = r"\x00-\x1f\x7f-\x9f"
+"""The C0 and C1 control characters and DEL, as a regular-expression range: a terminal acts on them (``ESC [2J``
+clears the screen, ``\x9b`` is an 8-bit ``ESC [``), so a text from a file that holds one is never printed."""
+PLAIN_TEXT = re.compile(f"[^|`{CONTROL_CHARACTERS}]*")
 """Text a Markdown table cell shows as written: no ``|``, no backtick, no control character."""
+_CONTROL = re.compile(f"[{CONTROL_CHARACTERS}]")
 
 
 def plain_text(text: str, limit: int) -> bool:
     """Whether a table cell can show ``text``: 1 to ``limit`` characters, none that would break the page."""
     return 0 < len(text) <= limit and PLAIN_TEXT.fullmatch(text) is not None
+
+
+def has_control_character(text: str) -> bool:
+    """Whether ``text`` holds a control character (``CONTROL_CHARACTERS``): text read from a file that a command
+    prints (a replay's seat labels) must not, or the file could drive the terminal."""
+    return _CONTROL.search(text) is not None
 
 
 def no_render_mode() -> None:

@@ -1,8 +1,10 @@
 """Output files: atomic writes, and the check that an output path can be written before a long run.
 
 ``atomic_write`` writes through a temporary file in the target's folder and one rename, so a reader
-never sees half a file and a failed write leaves an older file as it was. ``output_problem`` finds, without
-creating anything, why a path could not be written; each tool words the answer its own way.
+never sees half a file and a failed write leaves an older file as it was; the temporary file's name is short
+(``.XXXXXXXX.tmp``), so that any name the file system takes can be written. ``output_problem`` finds, without
+creating anything, why a path could not be written (a name too long for the file system included, which a
+check would otherwise meet as an exception); each tool words the answer its own way.
 ``run_writing`` runs a command that writes outputs so that Ctrl-C or SIGTERM ends it with one line
 saying what was written, not a traceback.
 """
@@ -24,6 +26,7 @@ __all__ = [
     "atomic_write",
     "atomic_write_bytes",
     "atomic_write_text",
+    "name_problem",
     "output_in_folder",
     "output_inside",
     "output_problem",
@@ -36,15 +39,15 @@ def atomic_write(path: str | Path, write: Callable[[IO[bytes]], object], *, fsyn
 
     The result is world-readable (0o644: temporary files are private, outputs are meant to be shared);
     with ``fsync`` the data reaches the disk before the rename. If anything fails, even an interrupt,
-    the temporary file is removed and ``path`` is left as it was.
+    the temporary file is removed and ``path`` is left as it was. The temporary file's name does not hold
+    ``path``'s (``.XXXXXXXX.tmp``, 13 characters): a name within a few bytes of the file system's limit is
+    written too, not refused after the work that made it.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary: Path | None = None
     try:
-        with tempfile.NamedTemporaryFile(
-            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
-        ) as handle:
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".", suffix=".tmp", delete=False) as handle:
             temporary = Path(handle.name)
             write(handle)
             if fsync:
@@ -88,15 +91,77 @@ def read_capped(path: str | Path, limit: int, what: str, error: type[Exception] 
     return raw
 
 
-def output_problem(path: str | Path, *, directory: bool = False) -> OSError | None:
+DEFAULT_NAME_MAX = 255
+"""The longest file name, in bytes, where the file system does not say (``PC_NAME_MAX``): POSIX file systems'."""
+
+
+def name_max(folder: Path) -> int:
+    """The longest file name (in bytes) the file system of ``folder``, an existing folder, takes."""
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):  # no such setting here, or no pathconf at all (Windows)
+        return DEFAULT_NAME_MAX
+
+
+def _exists(path: Path) -> bool:
+    """``path.exists()``, where a path the system cannot even look up (a name too long) does not exist."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
+def name_problem(path: str | Path, *, suffix: str = "") -> OSError | None:
+    """An ``OSError`` (``ENAMETOOLONG``, ``filename`` ``path``) when a name on ``path`` is longer than its file
+    system takes, or None; nothing is created. The names checked are those of the folders still to be created and
+    ``path``'s own, with ``suffix`` added: the longest a writer adds to it (``OUT.partial``). The limit is that of the
+    nearest existing folder (``PC_NAME_MAX``, else ``DEFAULT_NAME_MAX``). Checked before a long run: such a name made
+    the checks themselves raise (``is_dir()``), or the run fail when it wrote its results."""
+    path = Path(path)
+    folder = path.parent
+    while not _exists(folder) and folder != folder.parent:
+        folder = folder.parent
+    limit = name_max(folder if folder.is_dir() else Path("."))
+    missing = [part for part in path.parent.parts[len(folder.parts) :] if part not in ("", ".", "..")]
+    for part in missing:
+        size = len(os.fsencode(part))
+        if size > limit:
+            return _too_long(path, f"a folder name on its path is {size} bytes", limit)
+    size = len(os.fsencode(path.name))
+    if size > limit:
+        return _too_long(path, f"its name is {size} bytes", limit)
+    if suffix and size + len(os.fsencode(suffix)) > limit:
+        added = size + len(os.fsencode(suffix))
+        return _too_long(path, f"its name is {added} bytes with the {suffix} written beside it", limit)
+    return None
+
+
+def _too_long(path: Path, what: str, limit: int) -> OSError:
+    reason = f"{what}, over the {limit} bytes a file name may have there; give a shorter name"
+    return OSError(errno.ENAMETOOLONG, reason, str(path))
+
+
+def output_problem(path: str | Path, *, directory: bool = False, suffix: str = "") -> OSError | None:
     """Why ``path`` (a file, or with ``directory`` a folder) cannot be written, or None. Nothing is created.
 
-    The error says which check failed, for the caller to word: ``IsADirectoryError`` (a file was wanted
-    and ``path`` is a folder), ``NotADirectoryError`` whose ``filename`` is the nearest existing path on
-    the way that is a file where a folder is needed, or the ``OSError`` of writing in the nearest existing
-    folder (``filename`` is that folder) or in an existing ``path`` (``filename`` is ``path``).
+    The error says which check failed, for the caller to word: ``name_problem``'s (a name too long for the file
+    system, ``suffix`` the longest the writer adds to ``path``'s name), ``IsADirectoryError`` (a file was wanted
+    and ``path`` is a folder), ``NotADirectoryError`` whose ``filename`` is the nearest existing path on the way
+    that is a file where a folder is needed, or the ``OSError`` of writing in the nearest existing folder
+    (``filename`` is that folder) or in an existing ``path`` (``filename`` is ``path``), or of looking ``path`` up.
     """
     path = Path(path)
+    too_long = name_problem(path, suffix=suffix)
+    if too_long is not None:
+        return too_long
+    try:
+        return _write_problem(path, directory)
+    except OSError as error:  # a path the system cannot look up (too long as a whole, ...): named after ``path``
+        return type(error)(error.errno, error.strerror, str(path))
+
+
+def _write_problem(path: Path, directory: bool) -> OSError | None:
+    """``output_problem`` past the names' lengths; an ``OSError`` of looking a path up propagates."""
     if not directory and path.is_dir():
         return IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     folder = path if directory else path.parent

@@ -51,6 +51,11 @@ BOARD_WORDS = frozenset({"board", "b", "show", "table"})
 QUIT_WORDS = frozenset({"quit", "q", "exit"})
 SHOWN_DIGITS = 6
 """A card value longer than this is echoed as its first digits and its length."""
+TYPE_HELP = "Type 'help' for your legal moves."
+MAX_LINE = 1_000
+"""The longest line (characters, without its newline) read as a command: a longer one is answered "line too long",
+and no more than this is held in memory however long it is (``friday13 play < /dev/zero`` reads on in bounded
+memory)."""
 INSTRUCTIONS = (
     "Type a card to play it: 'cat 7', 'mirror 2', 'ladder 1' (or 'c7', 'm2', 'l1'); a Friday the 13th card "
     "needs its pile: 'f13 cat', 'f13 mirror', 'f13 ladder'.\n"
@@ -93,7 +98,30 @@ def line_reader(input_stream: TextIO, output_stream: TextIO) -> Callable[[], str
         input_stream.reconfigure(errors="replace")  # bytes that are not text become U+FFFD, answered as a bad move
     if input_stream is sys.stdin and output_stream is sys.stdout and _is_terminal(input_stream):
         return TerminalInput()
-    return input_stream.readline
+    return BoundedLines(input_stream)
+
+
+class LineTooLong(Exception):
+    """A line longer than ``MAX_LINE`` characters was read (and the rest of it skipped)."""
+
+
+class BoundedLines:
+    """The lines of a stream, each read with a limit: a line of at most ``MAX_LINE`` characters is returned with its
+    newline (``""`` at the end of input, like ``TextIO.readline``); a longer one is read on to its end in pieces of
+    at most ``MAX_LINE + 1`` characters and dropped, and ``LineTooLong`` says so, so the game answers it and reads
+    the next line. A stream without newlines (``/dev/zero``) never fills the memory."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def __call__(self) -> str:
+        line = self.stream.readline(MAX_LINE + 1)
+        if len(line) <= MAX_LINE or line.endswith("\n"):
+            return line
+        while True:  # the rest of the line, up to its newline or the end of input, goes unread into memory
+            rest = self.stream.readline(MAX_LINE + 1)
+            if not rest or rest.endswith("\n"):
+                raise LineTooLong
 
 
 def _is_terminal(stream: TextIO) -> bool:
@@ -223,7 +251,11 @@ class Game:
             else:
                 self.output.write(prompt)
                 self.output.flush()
-                line = read_line()
+                try:
+                    line = read_line()
+                except LineTooLong:
+                    self.say(f"Sorry, line too long: a move is at most {MAX_LINE} characters. {TYPE_HELP}")
+                    continue
             if not line:
                 raise InputClosed
             text = line.strip().lower()
@@ -238,7 +270,7 @@ class Game:
             try:
                 action = parse_move(text, deck)
             except ValueError as error:
-                self.say(f"Sorry, {error}. Type 'help' for your legal moves.")
+                self.say(f"Sorry, {error}. {TYPE_HELP}")
                 continue
             if engine.action_mask(state)[action]:
                 return action

@@ -15,7 +15,8 @@ agent names from the list ``/api/options`` sends, and every request is checked b
 ``DELETE /api/games/{id}``             leave the game
 =====================================  ===================================================================
 
-A refused request is a 4xx with ``{"error": message}`` (an illegal move also lists the legal moves); a bot
+Every answer, the page's files under ``/static/`` included, carries ``SECURITY_HEADERS``. A refused request is a
+4xx with ``{"error": message}`` (an illegal move also lists the legal moves); a bot
 that fails ends its own game (the status says why) and the server goes on.
 """
 
@@ -33,14 +34,14 @@ from friday13_env.core.extras import WEB_EXTRA, missing_extra
 try:
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
-    from starlette.datastructures import Headers
+    from starlette.datastructures import Headers, MutableHeaders
     from starlette.exceptions import HTTPException
     from starlette.middleware import Middleware
     from starlette.requests import Request
     from starlette.responses import HTMLResponse, JSONResponse, Response
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
-    from starlette.types import ASGIApp, Receive, Scope, Send
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 except ModuleNotFoundError as missing:
     if not missing_extra(missing, __name__, WEB_EXTRA):
         raise
@@ -90,22 +91,25 @@ def create_app(
     page = resources.files("friday13_env.web").joinpath("static").joinpath("index.html").read_text(encoding="utf-8")
 
     async def index(request: Request) -> Response:
-        return HTMLResponse(page, headers=SECURITY_HEADERS)
+        return HTMLResponse(page)  # SecurityHeaders adds the headers, to this page and every other answer
 
     async def get_options(request: Request) -> Response:
         return JSONResponse(options.to_dict())
 
     async def create(request: Request) -> Response:
         body = await _json_body(request)
-        store.check_room()  # before any work: a full server builds no game
-        game = body.get("game")
-        if game == "friday13":
-            session: Session = await run_in_threadpool(CardSession.from_request, body, options.card_agents)
-        elif game == "friday":
-            session = await run_in_threadpool(SoloSession.from_request, body)
-        else:
-            raise RequestError(f"game must be 'friday13' or 'friday', got {game!r}")
-        key = store.add(session)
+        # The place is taken before any work and held while the game is built (seconds, for a network's agents), so
+        # requests that come together cannot all pass a check of the room and all build a game on a full server; a
+        # build that fails gives the place back.
+        with store.reserved() as keep:
+            game = body.get("game")
+            if game == "friday13":
+                session: Session = await run_in_threadpool(CardSession.from_request, body, options.card_agents)
+            elif game == "friday":
+                session = await run_in_threadpool(SoloSession.from_request, body)
+            else:
+                raise RequestError(f"game must be 'friday13' or 'friday', got {game!r}")
+            key = keep(session)
         return JSONResponse({"id": key, **session.state(0)}, status_code=201)
 
     async def get_game(request: Request) -> Response:
@@ -171,11 +175,36 @@ def create_app(
         Mount("/static", StaticFiles(packages=[("friday13_env.web", "static")]), name="static"),
     ]
     handlers = {Exception: _server_error, HTTPException: _http_error}
-    checked = [] if hosts is None else [Middleware(HostCheck, hosts=hosts)]
+    checked = [Middleware(SecurityHeaders)] + ([] if hosts is None else [Middleware(HostCheck, hosts=hosts)])
     app = Starlette(routes=routes, middleware=checked, exception_handlers=handlers)  # type: ignore[arg-type]
     app.state.store = store
     app.state.hosts = hosts
     return app
+
+
+class SecurityHeaders:
+    """ASGI middleware that adds ``SECURITY_HEADERS`` to every HTTP answer that does not set them itself: the page at
+    ``/`` and the same page as ``/static/index.html``, its files, the API and every refusal alike, so that no answer
+    of this server can be framed by another site or run a script from elsewhere. (A 500 comes from outside the
+    middleware; ``_server_error`` sets them itself.)"""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in SECURITY_HEADERS.items():
+                    if name not in headers:
+                        headers[name] = value
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
 
 
 class HostCheck:
@@ -254,7 +283,11 @@ async def _http_error(request: Request, error: HTTPException) -> Response:
 
 async def _server_error(request: Request, error: Exception) -> Response:
     """Whatever escaped the checks: a JSON 500 that says so, never a page of HTML or a closed connection."""
-    return JSONResponse({"error": f"the server failed ({type(error).__name__}); the game may need restarting"}, 500)
+    return JSONResponse(
+        {"error": f"the server failed ({type(error).__name__}); the game may need restarting"},
+        500,
+        headers=SECURITY_HEADERS,  # answered outside the middleware that adds them to every other answer
+    )
 
 
 def _finished(session: Session) -> Record:

@@ -25,6 +25,7 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
+from friday13_env.core.checks import has_control_character
 from friday13_env.core.files import atomic_write_text, read_capped
 from friday13_env.core.specs import shown
 from friday13_env.friday import engine as solo_engine
@@ -40,6 +41,8 @@ MAX_REPLAY_BYTES = 2_000_000
 """A replay of the longest game is a few tens of kilobytes; anything over this is refused unread."""
 MAX_LABEL = 80
 """Seat labels and source values longer than this are refused (they are shown on a page)."""
+LABEL = f"a text of at most {MAX_LABEL} characters (valid Unicode, no control character)"
+"""What a label (a seat, the solo player, a source key or value) must be, as the errors say."""
 MAX_SOLO_MOVES = 5_000
 """No solo game needs more decisions than this (a long one takes a few hundred)."""
 MAX_SEED = 2**64 - 1
@@ -135,10 +138,12 @@ Record = CardRecord | SoloRecord
 
 def new_card_record(rules: Rules, seats: Sequence[str], source: Mapping[str, object] | None = None) -> CardRecord:
     """An empty record of a game at ``rules`` with these seat labels (labels longer than ``MAX_LABEL`` are cut; a
-    label that is not valid Unicode text, which no replay can hold, is a ``ValueError``)."""
+    label that is not valid Unicode text or holds a control character, which no replay can hold, is a
+    ``ValueError``)."""
     for text in [*map(str, seats), *(str(item) for pair in (source or {}).items() for item in pair)]:
         if not _label(text[:MAX_LABEL]):
-            raise ValueError(f"a replay's labels must be valid Unicode text, got {text[:MAX_LABEL]!r}")
+            kind = "hold no control character" if has_control_character(text) else "be valid Unicode text"
+            raise ValueError(f"a replay's labels must {kind}, got {text[:MAX_LABEL]!r}")
     return CardRecord(
         rules.num_players,
         rules.deck.name,
@@ -150,14 +155,14 @@ def new_card_record(rules: Rules, seats: Sequence[str], source: Mapping[str, obj
 
 def check_labels(record: Record) -> None:
     """A ``ValueError`` naming the field when one of ``record``'s labels (seats, player, source) is one that
-    :func:`load` would refuse (longer than ``MAX_LABEL``, or not valid Unicode text): checked when a record is built
-    and again when it is saved, so that no file is written that cannot be read back."""
+    :func:`load` would refuse (longer than ``MAX_LABEL``, not valid Unicode text, or holding a control character):
+    checked when a record is built and again when it is saved, so that no file is written that cannot be read
+    back."""
     labels = ("seats", record.seats) if isinstance(record, CardRecord) else ("player", [record.player])
     for name, texts in (labels, ("source", [item for pair in record.source.items() for item in pair])):
         bad = next((text for text in texts if not _label(text)), None)
         if bad is not None:
-            limit = f"a label is a text of at most {MAX_LABEL} characters (valid Unicode)"
-            raise ValueError(f"a replay's {name!r}: {limit}, got {shown(bad)}")
+            raise ValueError(f"a replay's {name!r}: a label is {LABEL}, got {shown(bad)}")
 
 
 def save(record: Record, path: str | Path) -> Path:
@@ -188,8 +193,9 @@ def load(path: str | Path) -> Record:
 
 def _label(value: object) -> TypeGuard[str]:
     """Whether ``value`` is a label a replay may hold: a text of at most ``MAX_LABEL`` characters that is valid
-    Unicode (JSON's escapes can write a lone surrogate, which no page or file can hold)."""
-    if not isinstance(value, str) or len(value) > MAX_LABEL:
+    Unicode (JSON's escapes can write a lone surrogate, which no page or file can hold) and holds no control
+    character (``friday13 replay`` prints the seat labels: an escape sequence in a file would drive the terminal)."""
+    if not isinstance(value, str) or len(value) > MAX_LABEL or has_control_character(value):
         return False
     try:
         value.encode("utf-8")
@@ -209,7 +215,7 @@ def from_dict(data: object) -> Record:
         raise ReplayError(f"'game' must be one of {list(GAMES)}, got {shown(game)}")
     source = data.get("source", {})
     if not isinstance(source, dict) or not all(_label(k) and _label(v) for k, v in source.items()):
-        raise ReplayError(f"'source' must map short texts to short texts (at most {MAX_LABEL} characters)")
+        raise ReplayError(f"'source' must map labels to labels, each {LABEL}")
     record: Record = _card_record(data, source) if game == "friday13" else _solo_record(data, source)
     replay(record)
     return record
@@ -223,7 +229,7 @@ def _card_record(data: dict[str, Any], source: dict[str, str]) -> CardRecord:
     rounds = _integer(data, "rounds", 1, MAX_ROUNDS)
     seats = data.get("seats")
     if not isinstance(seats, list) or len(seats) != players or not all(_label(seat) for seat in seats):
-        raise ReplayError(f"'seats' must list {players} texts of at most {MAX_LABEL} characters")
+        raise ReplayError(f"'seats' must list {players} labels, each {LABEL}")
     deals, moves = data.get("deals"), data.get("moves")
     if not isinstance(deals, list) or not isinstance(moves, list) or len(deals) != len(moves):
         raise ReplayError("'deals' and 'moves' must be lists with one entry per round played")
@@ -239,7 +245,7 @@ def _solo_record(data: dict[str, Any], source: dict[str, str]) -> SoloRecord:
     seed = _integer(data, "seed", 0, MAX_SEED)
     player = data.get("player")
     if not _label(player):
-        raise ReplayError(f"'player' must be a text of at most {MAX_LABEL} characters")
+        raise ReplayError(f"'player' must be {LABEL}")
     moves = data.get("moves")
     if not isinstance(moves, list) or len(moves) > MAX_SOLO_MOVES:
         raise ReplayError(f"'moves' must be a list of at most {MAX_SOLO_MOVES} actions")

@@ -16,7 +16,8 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -376,6 +377,8 @@ class SessionStore:
         self.idle_seconds = float(idle_seconds)
         self.clock = clock
         self._sessions: OrderedDict[str, Session] = OrderedDict()
+        self._reserved = 0
+        """Places held for games being built (``reserved``): counted as games by the room check."""
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -388,14 +391,36 @@ class SessionStore:
                 break
             del self._sessions[key]
 
-    def check_room(self) -> None:
-        """A ``StoreFull`` (503) when ``max_sessions`` games are in progress, so that a full server builds no game."""
+    @contextmanager
+    def reserved(self) -> Iterator[Callable[[Session], str]]:
+        """A place for one game, taken now (a ``StoreFull``, 503, when ``max_sessions`` games are in progress or being
+        built), before the game is built: a full server builds no game, even for requests that come together. The
+        block gets ``keep(session)``, which stores the built game in that place and returns its id, once; a block
+        that ends without it (the build failed) gives the place back."""
         with self._lock:
             self._make_room()
+            self._reserved += 1
+        kept = False
+
+        def keep(session: Session) -> str:
+            nonlocal kept
+            if kept:
+                raise RuntimeError("a reserved place keeps one game, once")
+            with self._lock:
+                kept = True
+                self._reserved -= 1
+                return self._store(session)
+
+        try:
+            yield keep
+        finally:
+            if not kept:
+                with self._lock:
+                    self._reserved -= 1
 
     def _make_room(self) -> None:
         self._expire(self.clock())
-        if len(self._sessions) >= self.max_sessions:
+        if len(self._sessions) + self._reserved >= self.max_sessions:
             games = "game" if self.max_sessions == 1 else "games"
             raise StoreFull(
                 f"the server holds {self.max_sessions} {games} already; try again when one has been left or has "
@@ -407,11 +432,14 @@ class SessionStore:
         """Keep ``session`` under a new id; a ``StoreFull`` (503) when ``max_sessions`` games are in progress."""
         with self._lock:
             self._make_room()
-            now = self.clock()
-            key = secrets.token_urlsafe(18)
-            session.last_used = now
-            self._sessions[key] = session
-            return key
+            return self._store(session)
+
+    def _store(self, session: Session) -> str:
+        """Keep ``session`` under a new id (the lock held, its place made or reserved)."""
+        key = secrets.token_urlsafe(18)
+        session.last_used = self.clock()
+        self._sessions[key] = session
+        return key
 
     def get(self, key: str) -> Session:
         """The session ``key`` (now counted as used), or a 404 ``RequestError``."""

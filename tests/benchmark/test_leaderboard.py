@@ -32,13 +32,16 @@ PAGE = REPO / "docs" / "leaderboard.md"
 COMMITTED = sorted(RESULTS.glob("*/*.json")) if RESULTS.is_dir() else []
 
 
-def test_the_page_is_what_the_result_files_give() -> None:
-    """``docs/leaderboard.md`` equals ``generate(results/benchmark)`` to the byte (``friday13 leaderboard``)."""
+def test_the_page_is_what_the_result_files_give(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``docs/leaderboard.md`` equals ``generate(results/benchmark)`` to the byte (``friday13 leaderboard``, from the
+    repository: the page names the folder as given and links to it from the page's own folder)."""
     if not RESULTS.is_dir():
         pytest.skip("results/benchmark/ does not exist yet: no benchmark results have been committed")
     if not PAGE.exists():
         pytest.skip("docs/leaderboard.md is not generated yet: run `friday13 leaderboard` once the results are in")
-    assert leaderboard.generate(RESULTS) == PAGE.read_text(encoding="utf-8"), "run `friday13 leaderboard`"
+    monkeypatch.chdir(REPO)
+    page = leaderboard.generate(leaderboard.RESULTS_FOLDER, leaderboard.LEADERBOARD)
+    assert page == PAGE.read_text(encoding="utf-8"), "run `friday13 leaderboard`"
 
 
 def expected_normalised(result: dict[str, Any], suite: Suite) -> tuple[list[Any], Any]:
@@ -334,7 +337,7 @@ def test_the_command_writes_and_checks_the_page(results: Path, tmp_path: Path) -
     assert leaderboard_command(check)[0] == 1  # no page yet
     assert not page.exists()
     assert leaderboard_command(["--results", str(results), "--out", str(page)]) == (0, f"wrote {page}\n")
-    assert page.read_text() == leaderboard.generate(results)
+    assert page.read_text() == leaderboard.generate(results, page)
     code, printed = leaderboard_command(check)
     assert code == 0 and "matches" in printed
     page.write_text(page.read_text().replace("random", "rand0m", 1))

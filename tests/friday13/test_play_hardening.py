@@ -88,7 +88,7 @@ def test_ctrl_c_leaves_with_status_130() -> None:
         raise KeyboardInterrupt
 
     output = io.StringIO()
-    reader: Any = type("Keys", (io.StringIO,), {"readline": lambda self: interrupted()})()
+    reader: Any = type("Keys", (io.StringIO,), {"readline": lambda self, size=-1: interrupted()})()
     assert play.main(["--seed", "0"], reader, output) == 130
     assert output.getvalue().endswith("Interrupted; leaving the game.\n")
 

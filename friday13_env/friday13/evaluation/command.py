@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from friday13_env.core.checks import counted
 from friday13_env.core.files import clashing_outputs, output_in_folder, output_problem, run_writing
-from friday13_env.core.options import available_cpus
 from friday13_env.core.specs import (
     AgentSpec,
     first_repeat,
@@ -44,7 +44,14 @@ from friday13_env.friday13.evaluation.report import (
     write_markdown,
 )
 from friday13_env.friday13.evaluation.specs import Matchup, focus_matchups, matrix_matchups
-from friday13_env.friday13.evaluation.tournament import check_config, evaluate
+from friday13_env.friday13.evaluation.tournament import (
+    DEFAULT_CHUNK_DEALS,
+    MAX_GAMES,
+    check_config,
+    evaluate,
+    pool_size,
+    unit_count,
+)
 
 DESCRIPTION = "Play agents against each other on duplicate deals and report win rates with 95% intervals."
 EXAMPLES = """\
@@ -73,6 +80,15 @@ STDOUT = Path("-")
 """``--json -`` or ``--markdown -``: that output alone goes to stdout; the tables and notes go to stderr."""
 
 
+def games_argument(text: str) -> int:
+    """``--games``: a positive integer (``positive_argument``, whose words a bad one gets) of at most ``MAX_GAMES``,
+    so that a run no machine could finish is refused before it starts."""
+    games = positive_argument(text)
+    if games > MAX_GAMES:
+        raise argparse.ArgumentTypeError(f"must be a positive integer of at most {MAX_GAMES:,}, got {games}")
+    return games
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of the evaluation command, shared by ``friday13 evaluate`` and ``training/evaluate.py``."""
     who = parser.add_mutually_exclusive_group(required=True)
@@ -90,7 +106,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"table sizes, {MIN_PLAYERS} to {MAX_PLAYERS} (default 4)",
     )
     parser.add_argument(
-        "--games", type=positive_argument, default=400, help="at least this many games per matchup and table size"
+        "--games",
+        type=games_argument,
+        default=400,
+        help=f"at least this many games per matchup and table size (default 400, at most {MAX_GAMES:,})",
     )
     parser.add_argument(
         "--seed", type=non_negative_argument, default=0, help="master seed: deals and agent seeds derive from it"
@@ -99,7 +118,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--workers",
         type=positive_argument,
         default=1,
-        help="processes to play on, at most the CPUs this process may use (results do not depend on it)",
+        help="processes to play on, at most the CPUs this process may use and the run's units of work (4 deals "
+        "each); a note says what was used (results do not depend on it)",
     )
     parser.add_argument(
         "--seatings",
@@ -239,6 +259,21 @@ def check_outputs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
             parser.error(f"argument --{flag}: {problem}")
 
 
+def capped_workers(asked: int, units: int) -> int:
+    """The processes a run of ``units`` chunks plays on (``tournament.pool_size``), with a note on stderr when that is
+    fewer than ``--workers`` asked for, naming what capped it: the CPUs this process may use, or the run's units of
+    work. The command reports the pool it really uses, not the one asked for."""
+    used = pool_size(asked, units)
+    if used < asked:
+        why = (
+            f"as this run has {counted(units, 'unit')} of work (whole deals, up to {DEFAULT_CHUNK_DEALS} a unit)"
+            if used == units
+            else "the CPUs this process may use"
+        )
+        print(f"--workers {asked}: capped at {used}, {why}", file=sys.stderr)
+    return used
+
+
 def run(
     args: argparse.Namespace,
     parser: argparse.ArgumentParser,
@@ -281,9 +316,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
     if overwritten is not None:
         parser.error(overwritten)
     notes = sys.stderr if STDOUT in paths.values() else out  # stdout holds that output alone
-    workers = min(args.workers, available_cpus())
-    if workers < args.workers:
-        print(f"--workers {args.workers}: capped at {workers}, the CPUs this process may use", file=sys.stderr)
+    workers = capped_workers(args.workers, unit_count(matchups, args.games, args.players, seating_mode=args.seatings))
     for path in paths.values():
         if path != STDOUT:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -43,13 +43,15 @@ def format_json(result: EvaluationResult) -> str:
     return json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n"
 
 
-def check_output_path(path: Path, plot: bool = False) -> str | None:
+def check_output_path(path: Path, plot: bool = False, suffix: str = "") -> str | None:
     """Why ``path`` cannot be written (``None`` if it can), found before any game is played.
 
     Nothing is created: missing folders are only checked to be creatable (the nearest existing one
-    is a folder we may write in). ``plot`` also checks that matplotlib can write the file's format.
+    is a folder we may write in), and every name to be made to fit the file system, ``path``'s with
+    ``suffix`` added too (the longest a writer adds: ``OUT.partial``). ``plot`` also checks that
+    matplotlib can write the file's format.
     """
-    problem = output_problem(path)
+    problem = output_problem(path, suffix=suffix)
     if isinstance(problem, IsADirectoryError):
         return f"{path} is a folder; give a file name"
     if plot:

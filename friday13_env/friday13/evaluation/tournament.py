@@ -7,8 +7,9 @@ order. So a seed fixes the results, whatever ``workers`` is.
 
 Chunks are made one at a time as they are played (``work_units`` is a generator) and at most
 ``CHUNKS_AHEAD`` per process are in flight, so the memory a run needs does not depend on the games
-asked for: ``--games 10**20`` starts at once. What grows is the samples of the games played, 8 bytes
-per number (3 numbers per agent and deal), which the intervals are computed from.
+asked for: any run starts at once. What grows is the samples of the games played, 8 bytes per number
+(3 numbers per agent and deal), which the intervals are computed from; ``MAX_GAMES`` bounds them, and
+a run no machine could finish is refused rather than started.
 """
 
 from __future__ import annotations
@@ -53,6 +54,10 @@ DEFAULT_CHUNK_DEALS = 4
 """Deals per unit of work: small enough for a lively progress bar with slow (search) agents."""
 CHUNKS_AHEAD = 2
 """Chunks sent to the pool per process before the oldest one's samples are awaited."""
+MAX_GAMES = 1_000_000
+"""The most games a run plays per matchup and table size (``--games``): days of play for the slower agents, and
+about 24 MB of samples per matchup and table size (a deal has at least as many games as agents, each 3 numbers of 8
+bytes). More is refused before any game, as ``ratings --tables`` is over its cap."""
 
 
 def evaluate(
@@ -78,7 +83,8 @@ def evaluate(
     when tqdm is installed. Agent objects (rather than specs) in a matchup require ``workers=1``. ``checked`` says the
     caller has already run ``check_config`` on these arguments (as the evaluate command does), so its
     agents are not built again before the first game. At most ``available_cpus()`` processes play, and
-    never more than there are chunks; one plays in this process. ``replays`` saves the games of each
+    never more than there are chunks (``pool_size``); one plays in this process. At most ``MAX_GAMES``
+    games are played per matchup and table size. ``replays`` saves the games of each
     matchup's first deals as replay files (written by the processes that play them); the results are the
     same with or without it.
     """
@@ -95,7 +101,7 @@ def evaluate(
     units = work_units(groups, num_games, chunk_deals, deck, num_rounds, seed, replays, seating_mode)
     start = time.perf_counter()
     results = []
-    with closing(_run_chunks(units, min(workers, available_cpus(), sum(chunks)), progress, sum(games))) as samples:
+    with closing(_run_chunks(units, pool_size(workers, sum(chunks)), progress, sum(games))) as samples:
         for (_, matchup, lineup), group_chunks, group_games in zip(plan, chunks, games, strict=True):
             results.append(_summarise(matchup, lineup, _gather(samples, group_chunks), group_games))
     elapsed = time.perf_counter() - start
@@ -120,6 +126,25 @@ def evaluate_agent(
         focus_matchups(agent, opponents), num_games, num_players, seed=seed, deck=deck, num_rounds=num_rounds
     )
     return {matchup.opponents[0]: matchup.stats(agent.name).win_rate for matchup in result.matchups}
+
+
+def pool_size(workers: int, units: int) -> int:
+    """The processes a run of ``units`` chunks plays on: ``workers``, at most the CPUs this process may use and no
+    more than there are chunks (one process more would have nothing to play)."""
+    return min(workers, available_cpus(), units)
+
+
+def unit_count(
+    matchups: Sequence[Matchup],
+    num_games: int,
+    counts: Sequence[int],
+    chunk_deals: int = DEFAULT_CHUNK_DEALS,
+    seating_mode: str = "rotations",
+) -> int:
+    """The chunks (units of work) of a run: every matchup and table size's whole deals, ``chunk_deals`` a chunk, as
+    ``evaluate`` cuts them (for ``pool_size`` before the run, as the evaluate command reports it)."""
+    deals = (deal_count(matchup.lineup(n), num_games, seating_mode) for n in counts for matchup in matchups)
+    return sum(-(-count // chunk_deals) for count in deals)
 
 
 def deal_count(lineup: tuple[Entrant, ...], num_games: int, seating_mode: str = "rotations") -> int:
@@ -179,7 +204,8 @@ def check_config(
         raise ValueError("no matchups to play")
     if not counts:
         raise ValueError("no player counts given")
-    for name, value in (("num_games", num_games), ("workers", workers), ("chunk_deals", chunk_deals)):
+    count_option("num_games", num_games, maximum=MAX_GAMES, takes=f"a positive int, at most {MAX_GAMES:,}")
+    for name, value in (("workers", workers), ("chunk_deals", chunk_deals)):
         count_option(name, value, takes="a positive int")
     count_option("seed", seed, minimum=0, takes="a non-negative int")
     check_choice("seatings", seating_mode, SEATINGS)
