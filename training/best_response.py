@@ -19,14 +19,17 @@ they would replace the run's files or be read from them); ``--help`` lists them.
 in ``--run-dir`` (default ``runs/<run-name>``): its checkpoints, ``--resume``, its learning curve (win rate against
 the target every ``--eval-every`` card plays) and its export ``policy.npz``; this script adds ``best_response.json``
 (the gap, its interval, the curve, the cost), written atomically once the final evaluation is done. A resumed run
-keeps its target, table size, start and hyperparameters (a changed one is refused, listed). The same seed gives the
-same run and the same figures.
+keeps its target (the same file: its fingerprint, recorded when the run started, is compared on every resume; a
+``module:factory`` target is built only when ``--target`` gives it again), table size, start and hyperparameters (a
+changed one is refused, listed), and never a ``--total-timesteps`` below the card plays done (its result's command
+would not make it). The same seed gives the same run and the same figures.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shlex
 import time
 from collections.abc import Sequence
@@ -36,21 +39,31 @@ from typing import Any
 
 import train_ppo
 from friday13_training.friday13_agents import spec_files
-from friday13_training.ppo_checkpoint import BEST_RESPONSE, BEST_RESPONSE_RESULT, CHECKPOINT, started_by
+from friday13_training.ppo_checkpoint import (
+    BEST_RESPONSE,
+    BEST_RESPONSE_RESULT,
+    CHECKPOINT,
+    TARGET_FINGERPRINT,
+    started_by,
+)
 from friday13_training.runs import (
     MAX_SEED,
     MAX_TIMESTEPS,
     Interrupted,
     RunError,
     actor_warmup,
+    check_recorded_factories,
+    checked_policy,
     export_problem,
     parse_run_args,
+    read_progress,
     run_directory,
     run_main,
     warmup_problem,
 )
 from friday13_training.script_args import (
     MAX_LEARNING_RATE,
+    MAX_LOSS_WEIGHT,
     MAX_TORCH_THREADS,
     atomic_write_text,
     field_errors,
@@ -60,7 +73,7 @@ from friday13_training.script_args import (
 
 from friday13_env import __version__
 from friday13_env.benchmark.exploitability import STARTS, read_table, record, spec_problem
-from friday13_env.core.specs import parse_spec
+from friday13_env.core.specs import parse_spec, shown
 from friday13_env.friday13.agents import REGISTRY
 from friday13_env.friday13.agents import make as make_agent
 from friday13_env.friday13.agents.policy import Friday13PolicyAgent, read_friday13_policy
@@ -189,6 +202,8 @@ def checked_args(args: Args) -> Args:
     problems = field_errors(Args, asdict(args))
     if args.ent_coef < 0 and args.ent_coef != -1:
         problems.append(f"--ent-coef must be -1 (the start's) or at least 0, got {args.ent_coef:g}")
+    if args.ent_coef > MAX_LOSS_WEIGHT:
+        problems.append(f"--ent-coef must be at most {MAX_LOSS_WEIGHT:g} (or -1, the start's), got {args.ent_coef:g}")
     if not args.target:
         problems.append("--target is required: a batched agent spec (random, cautious, majority, a zoo name, an .npz)")
     else:
@@ -323,27 +338,48 @@ def ppo_args(args: Args) -> train_ppo.Args:
     )
 
 
+def recorded_progress(run_dir: Path) -> dict[str, Any] | None:
+    """The run's ``progress.json``, read and checked as the run scripts read a record (``read_progress``: its size,
+    its nesting, the arguments and timesteps this script reads, the fields all runs share; ``train_ppo`` checks the
+    rest before it trains) and its arguments checked as ``train_ppo.py``'s flags are (``field_errors``, with the
+    values of the arguments added since), or a ``RunError`` ``--resume: <path> is damaged: ...``; None where there
+    is no record (``train_ppo`` names what the folder lacks)."""
+    path = run_dir / "progress.json"
+    if not path.is_file():
+        return None
+    progress = read_progress(path, {"args": {}, "timesteps": 0})
+    problems = field_errors(train_ppo.Args, {**train_ppo.ADDED_LATER, **progress["args"]})
+    if problems:
+        raise RunError(f"--resume: {path} is damaged: " + "; ".join(problems))
+    return progress
+
+
 def resumed_args(args: Args, given: set[str]) -> Args:
     """The best response a ``--resume`` goes on with: the run's recorded one (its hyperparameters, and its budget,
     periods and device unless this command line gives them), with this command line's run settings. A
-    hyperparameter given with another value than the run's is refused, each one listed, and so is a run that is not
-    a best response (``is_best_response``). A run directory without a readable record is left to ``train_ppo``,
-    which names what is missing or damaged."""
-    try:
-        progress = json.loads((run_directory(args) / "progress.json").read_text())
-        stored, done = progress["args"], int(progress["timesteps"])
-        if not is_best_response(run_directory(args), progress):
-            raise RunError(f"--resume: {run_directory(args)} is a train_ppo.py run, not a best response")
-        recorded = Args(
-            target=stored["opponents"][0], players=stored["players"][0],
-            start="target" if stored.get("init_policy") else "scratch", deck=stored["deck"], seed=stored["seed"],
-            learning_rate=stored["learning_rate"], ent_coef=stored["ent_coef"],
-            critic_warmup=stored.get("critic_warmup", 0), num_tables=stored["num_tables"],
-            num_steps=stored["num_steps"], minibatch_size=stored["minibatch_size"], eval_games=stored["eval_games"],
-            **{name: stored[name] for name in RUN_LENGTH}, device=stored.get("device", "cpu"),
-        )  # fmt: skip
-    except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError):
+    hyperparameter given with another value than the run's is refused, each one listed, and so are a damaged
+    record (``recorded_progress``), a run that is not a best response (``is_best_response``), a target factory that
+    only the record names (``check_recorded_factories``: nothing is imported), and a ``--total-timesteps`` below the
+    card plays done (the result's command would not make it). A run directory without a record is left to
+    ``train_ppo``, which names what is missing."""
+    run_dir = run_directory(args)
+    progress = recorded_progress(run_dir)
+    if progress is None:
         return args
+    stored, done = progress["args"], progress["timesteps"]
+    if not is_best_response(run_dir, progress):
+        raise RunError(f"--resume: {run_dir} is a train_ppo.py run, not a best response")
+    check_recorded_factories(
+        run_dir / "progress.json", {"target": stored["opponents"][0]}, {"target": args.target}, given, ["target"]
+    )
+    recorded = Args(
+        target=stored["opponents"][0], players=stored["players"][0],
+        start="target" if stored.get("init_policy") else "scratch", deck=stored["deck"], seed=stored["seed"],
+        learning_rate=stored["learning_rate"], ent_coef=stored["ent_coef"],
+        critic_warmup=stored.get("critic_warmup", 0), num_tables=stored["num_tables"],
+        num_steps=stored["num_steps"], minibatch_size=stored["minibatch_size"], eval_games=stored["eval_games"],
+        **{name: stored[name] for name in RUN_LENGTH}, device=stored.get("device", "cpu"),
+    )  # fmt: skip
     with contextlib.suppress(ValueError):  # not a spec: it differs from the run's, and the comparison says so
         args = replace(args, target=parse_spec(args.target).label)  # "majority: open_min=2" is "majority:open_min=2"
     trained_with = {name: stored.get(name, train_ppo.ADDED_LATER.get(name)) for name in TARGET_RECIPE}
@@ -365,6 +401,12 @@ def resumed_args(args: Args, given: set[str]) -> Args:
         raise RunError("--resume keeps the run's target and hyperparameters; these differ: " + "; ".join(changed))
     kept = [*HYPERPARAMETERS, *(name for name in KEPT_SETTINGS if name not in given)]
     resumed = replace(args, **{name: getattr(recorded, name) for name in kept})
+    if resumed.total_timesteps < done:
+        raise RunError(
+            f"--resume --total-timesteps {resumed.total_timesteps:,} is fewer than the {done:,} card plays the run has "
+            f"done: its result's command would not make it; give at least {done:,} (that number evaluates the run as "
+            "it is)"
+        )
     if resumed.device != recorded.device and done < resumed.total_timesteps:
         raise RunError(
             f"--resume --device {resumed.device}: the run trained on {recorded.device} and has "
@@ -398,6 +440,32 @@ def target_fingerprint(target: str) -> str | None:
     return agent.policy.fingerprint() if isinstance(agent, Friday13PolicyAgent) else None
 
 
+FINGERPRINT = re.compile(r"[0-9a-f]{64}")
+"""A network's fingerprint as ``MLPPolicy.fingerprint`` writes it (SHA-256, in hex)."""
+
+
+def check_same_target(run_dir: Path, target: str, fingerprint: str | None) -> None:
+    """Refuse to resume a run whose target is not the one it started with: the fingerprint its record took at the
+    start (``TARGET_FINGERPRINT``; a run recorded before 0.18.0 has none, and gets this one) against the target's now
+    (``fingerprint``). A target file replaced between two sessions would be trained on, and the result would record
+    one fingerprint for a learner trained against two targets. A ``RunError`` naming both."""
+    path = run_dir / "progress.json"
+    progress = recorded_progress(run_dir)
+    if progress is None or TARGET_FINGERPRINT not in progress:
+        return
+    recorded = progress[TARGET_FINGERPRINT]
+    if recorded is not None and not (isinstance(recorded, str) and FINGERPRINT.fullmatch(recorded)):
+        raise RunError(
+            f"--resume: {path} is damaged: {TARGET_FINGERPRINT} {shown(recorded)} (allowed: null, or 64 hex digits)"
+        )
+    if recorded != fingerprint:
+        raise RunError(
+            f"--resume: --target {target} is not the target the run started with (its fingerprint is "
+            f"{shown(fingerprint)}, the run's {shown(recorded)}, recorded in {path}): a learner trained against two "
+            "targets measures neither; restore the target's file, or start a new run in another --run-dir"
+        )
+
+
 def train(args: Args, given: set[str]) -> Path:
     """Train (or resume) the learner, evaluate it against the target and write ``best_response.json``."""
     if args.resume:
@@ -406,7 +474,11 @@ def train(args: Args, given: set[str]) -> Path:
         if problems:
             raise RunError("; ".join(problems))
     fingerprint = target_fingerprint(args.target) if args.target else None
-    run_dir = train_ppo.train(ppo_args(args), {field.name for field in fields(train_ppo.Args)}, BEST_RESPONSE)
+    if args.resume:
+        check_same_target(run_directory(args), args.target, fingerprint)
+    every_flag = {field.name for field in fields(train_ppo.Args)}
+    marks = {TARGET_FINGERPRINT: fingerprint}  # checked on every resume (check_same_target)
+    run_dir = train_ppo.train(ppo_args(args), every_flag, BEST_RESPONSE, marks)
     written = False  # whether this evaluation's result is in the run folder
     try:
         if target_fingerprint(args.target) != fingerprint:
@@ -457,7 +529,9 @@ def final_result(args: Args, run_dir: Path, progress: dict[str, Any], fingerprin
     hyperparameters, curve and cost, and the device of its record (where its last session trained: a finished run
     evaluated again on another machine keeps it)."""
     args = replace(args, device=progress["args"].get("device", "cpu"))
-    learner = Friday13PolicyAgent(read_friday13_policy(run_dir / "policy.npz"), name=LEARNER)
+    policy = run_dir / "policy.npz"
+    checked_policy(policy, read_friday13_policy, "the final evaluation")  # (a finished run wrote none this session)
+    learner = Friday13PolicyAgent(read_friday13_policy(policy), name=LEARNER)
     tick = time.perf_counter()
     matchups = focus_matchups(learner, [args.target])
     (played,) = evaluate(matchups, args.final_games, args.players, seed=args.final_seed, deck=args.deck).matchups

@@ -18,7 +18,9 @@ decision with more than one legal move, (2) a supervised fit of an MLP to them, 
 teachers (``friday13_training/imitation.py``: whole games held out, AdamW cosine-annealed, the epoch with the best
 held-out agreement with the teacher kept), (3) export to the safe ``.npz`` format and a quick
 duplicate evaluation against the baselines. Every flag is checked before any game is played (bounds,
-agent specs, readable teachers, writable outputs); every output is written atomically.
+agent specs, readable teachers, writable outputs, an ``--out-dir`` that holds no training run's files); every output
+is written atomically, and every data file is checked as it is read back. The games are played in ``--workers``
+processes that end with the script: Ctrl-C or SIGTERM stops it with one line, keeping the data recorded so far.
 
 **search.** Self-play games of ``search`` at every seat of tables drawn from 3-6 players; each row
 holds the teacher's mean value of *every* legal move. Loss: ``(1 - soft_weight) x CE(teacher's move)
@@ -46,8 +48,9 @@ import argparse
 import json
 import sys
 import time
+import zipfile
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import asdict, dataclass, fields, replace
 from functools import cached_property
 from pathlib import Path
@@ -70,7 +73,14 @@ from friday13_training.imitation import (
     write_dataset,
     write_outputs,
 )
-from friday13_training.runs import MAX_SEED, RunError, export_problem
+from friday13_training.runs import (
+    MAX_SEED,
+    TRAINING_RUN_FILES,
+    Interrupted,
+    RunError,
+    export_problem,
+    signals_interrupt,
+)
 from friday13_training.script_args import (
     MAX_LEARNING_RATE,
     MAX_TORCH_THREADS,
@@ -81,11 +91,13 @@ from friday13_training.script_args import (
     output_error,
 )
 from friday13_training.torch_policy import load_linear_layers, read_matching_policy
+from friday13_training.workers import worker_pool
 from tqdm import tqdm
 
 from friday13_env import raw_env
 from friday13_env.core.checkpoint import CheckpointError
 from friday13_env.core.mlp import MLPPolicy
+from friday13_env.core.specs import working_folder_importable
 from friday13_env.friday13.agents import Agent, legal_actions, make
 from friday13_env.friday13.agents.policy import ENV_VERSION, observation_scale, read_friday13_policy
 from friday13_env.friday13.agents.search import SearchAgent
@@ -236,7 +248,14 @@ def parse_args(argv: Sequence[str] | None = None) -> SearchArgs | EnsembleArgs:
 
 
 def checked_args(args: SearchArgs | EnsembleArgs) -> SearchArgs | EnsembleArgs:
-    """The checks beyond each flag's own bounds: agents (returned in canonical form), teachers, output paths."""
+    """The checks beyond each flag's own bounds: agents (returned in canonical form), teachers, output paths (an
+    ``--out-dir`` holding a training run's files is refused: the run's ``policy.npz`` would be replaced)."""
+    training_run = [name for name in TRAINING_RUN_FILES if (Path(args.out_dir) / name).exists()]
+    if training_run:
+        raise ValueError(
+            f"--out-dir {args.out_dir} holds a training run's files ({', '.join(training_run)}): its policy.npz would "
+            "be replaced by the distilled one; choose another --out-dir"
+        )
     for flag, path, directory in [
         ("--out-dir", args.out_dir, True),
         ("--export", args.export, False),
@@ -409,11 +428,51 @@ def play_search_games(job: ChunkJob) -> dict[str, np.ndarray]:
     }
 
 
+CHUNK_ARRAYS = ("observations", "masks", "actions", "values", "games")
+"""The arrays of a chunk, one row per decision (``play_search_games``)."""
+
+
 def read_chunk(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """A chunk's specification and arrays."""
-    with np.load(path, allow_pickle=False) as archive:
-        arrays = {name: archive[name] for name in archive.files}
-    return json.loads(str(arrays.pop("spec"))), arrays
+    """A chunk's specification and arrays, checked (``chunk_problem``), or a ``DataError`` naming the file: a damaged
+    or tampered chunk would otherwise fail in the fit, after every game was played."""
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {name: archive[name] for name in archive.files}
+        spec = json.loads(str(arrays.pop("spec")))
+        problem = chunk_problem(spec, arrays)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+        problem = f"{type(error).__name__}: {error}"
+    if problem is not None:
+        raise DataError(f"{path} is damaged ({problem}); delete it to record that chunk again")
+    return spec, arrays
+
+
+def chunk_problem(spec: object, arrays: dict[str, np.ndarray]) -> str | None:
+    """What makes a chunk's arrays no decisions of its spec's deck, or None: ``CHUNK_ARRAYS`` with one row each, the
+    observations and the masks and move values as wide as the deck's, the masks 0 or 1, each teacher's move one of
+    the deck's actions and legal in its mask."""
+    deck_name = spec.get("deck") if isinstance(spec, dict) else None
+    if deck_name not in DECKS:
+        return f"its spec names no deck of {sorted(DECKS)}"
+    deck = get_deck(deck_name)
+    if sorted(arrays) != sorted(CHUNK_ARRAYS):
+        return f"it holds the arrays {sorted(arrays)}, not {sorted(CHUNK_ARRAYS)}"
+    rows = len(arrays["actions"])
+    widths = {"observations": observation_layout(deck).size, "masks": deck.num_actions, "values": deck.num_actions}
+    for name, array in arrays.items():
+        shape = (rows, widths[name]) if name in widths else (rows,)
+        if array.shape != shape or array.dtype.kind not in "iuf":
+            return f"{name} is {array.dtype} of shape {array.shape}, not numbers of shape {shape}"
+    masks, actions = arrays["masks"], arrays["actions"]
+    if not np.isin(masks, (0, 1)).all():
+        return "a mask holds another value than 0 or 1"
+    if actions.dtype.kind == "f" or (rows and not 0 <= actions.min() <= actions.max() < deck.num_actions):
+        return f"a move is not one of the deck's {deck.num_actions} actions"
+    if not masks[np.arange(rows), actions].all():
+        return "a teacher's move is not legal in its mask"
+    if not np.isfinite(arrays["values"][masks == 1]).all():
+        return "a legal move's value is not a finite number"
+    return None
 
 
 def read_spec(path: Path) -> dict[str, Any]:
@@ -421,7 +480,7 @@ def read_spec(path: Path) -> dict[str, Any]:
     try:
         with np.load(path, allow_pickle=False) as archive:
             return json.loads(str(archive["spec"]))
-    except (OSError, ValueError, KeyError, EOFError) as error:
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         raise DataError(f"{path} is damaged ({error}); delete it to record that chunk again") from error
 
 
@@ -469,30 +528,34 @@ def chunk_jobs(args: SearchArgs, data_dir: Path, tag: str, seeds: list[int], stu
 
 
 def record(jobs: list[ChunkJob], workers: int, progress: bool) -> list[Path]:
-    """Play every chunk not recorded yet, in ``workers`` processes, writing each one as it finishes."""
+    """Play every chunk not recorded yet, in ``workers`` processes (``worker_pool``: they end with the script, Ctrl-C
+    or SIGTERM included), writing each one as it finishes."""
     missing = [job for job in jobs if not is_recorded(job)]
     games = sum(len(job.seeds) for job in missing)
     if missing:
         print(
             f"playing {games:,} games ({len(jobs) - len(missing)} of {len(jobs)} chunks already recorded)", flush=True
         )
-    with tqdm(total=games, unit="game", disable=not progress or not missing, dynamic_ncols=True) as bar:
-        if workers == 1:
+    with (
+        tqdm(total=games, unit="game", disable=not progress or not missing, dynamic_ncols=True) as bar,
+        worker_pool(workers if missing else 1) as pool,
+    ):
+        if pool is None:
             for job in missing:
                 write_chunk(job, play_search_games(job))
                 bar.update(len(job.seeds))
-        elif missing:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                futures = {pool.submit(play_search_games, job): job for job in missing}
-                for future in as_completed(futures):
-                    write_chunk(futures[future], future.result())
-                    bar.update(len(futures[future].seeds))
+        else:
+            futures = {pool.submit(play_search_games, job): job for job in missing}
+            for future in as_completed(futures):
+                write_chunk(futures[future], future.result())
+                bar.update(len(futures[future].seeds))
     return [Path(job.path) for job in jobs]
 
 
 def load_chunks(paths: list[Path]) -> dict[str, np.ndarray]:
+    """The decisions of every chunk, in order, each chunk checked (``read_chunk``)."""
     parts = [read_chunk(path)[1] for path in paths]
-    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+    return {key: np.concatenate([part[key] for part in parts]) for key in CHUNK_ARRAYS}
 
 
 def fit_search(
@@ -749,16 +812,25 @@ def distill_ensemble(args: EnsembleArgs) -> dict[str, Any]:
 
 # -- the run ----------------------------------------------------------------------------------------
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    """Distil the chosen teacher; returns the run's summary (also in ``<out-dir>/summary.json``)."""
+    """Distil the chosen teacher; returns the run's summary (also in ``<out-dir>/summary.json``). Ctrl-C or SIGTERM
+    stops it with one line (what is kept: the data recorded so far, which the same command reuses) and the shells'
+    status, its worker processes with it (``worker_pool``)."""
+    working_folder_importable()  # an agent spec may name a module:factory of the working folder
     args = parse_args(argv)
     torch.set_num_threads(args.torch_threads)
     try:
-        if isinstance(args, SearchArgs):
-            return distill_search(args)
-        return distill_ensemble(args)
+        with signals_interrupt():
+            if isinstance(args, SearchArgs):
+                return distill_search(args)
+            return distill_ensemble(args)
     except (DataError, RunError) as error:  # a data directory recorded with other settings, a damaged chunk, an
         # export the loader would refuse: named, not a traceback
         raise SystemExit(f"error: {error}") from None
+    except Interrupted as stop:
+        folders = ", ".join(map(str, run_folders(args).values()))
+        stop.saved = f"the data recorded so far is kept in {folders}: the same command reuses it"
+        print(stop.message(), file=sys.stderr, flush=True)
+        raise SystemExit(stop.exit_status) from None
 
 
 if __name__ == "__main__":

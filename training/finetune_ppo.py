@@ -14,7 +14,7 @@ What a run leaves in ``--run-dir`` (default ``runs/<run-name>``), every file wri
   ``progress.json``   the run's arguments, timesteps done, snapshot names, learning-curve points
   ``policy.npz``      the exported numpy policy (``friday13_env.agents.load`` plays it without torch)
   ``snapshots/``      frozen self-play opponents (numpy policies)
-  ``learning_curve.csv`` and TensorBoard logs in ``tb/``
+  ``learning_curve.csv`` the evaluations of the last checkpoint (none before the first); TensorBoard logs in ``tb/``
 
 Every flag is checked before anything is built: bounds (``--n-steps 0``, ``--gamma 5``), agent specs
 (``--opponents`` and ``--eval-opponents`` take what ``friday13_env.agents.make`` takes: ``cautious``,
@@ -25,7 +25,9 @@ arguments are in ``progress.json``): a flag left out keeps the run's value, a ru
 ``--progress``, ``--torch-threads``) changes it, and a hyperparameter given with another value than
 the run's is refused, the error listing each one; so what the export records is what was trained.
 Resuming a finished run exports it and stops; a damaged ``last.zip`` or ``progress.json``, or a
-missing snapshot, is an error that names the file.
+missing snapshot, is an error that names the file. Nothing in ``last.zip`` is unpickled (SB3's pickled entries are
+rebuilt from the run's arguments, and any other is refused: ``maskable_ppo.checkpoint_data``), and an agent factory
+(``module:factory``) that only the record names is refused, never imported.
 
 By default a run *fine-tunes* the shipped distilled search policy: ``--init-policy`` starts the actor
 (and the observation scale) from ``checkpoints/search_distilled.npz``, the critic starts fresh, and
@@ -74,9 +76,13 @@ from friday13_training.maskable_ppo import (
 from friday13_training.ppo_checkpoint import CHECKPOINT as PPO_CHECKPOINT
 from friday13_training.reporting import print_win_rates, write_curve
 from friday13_training.runs import (
+    DISTILL_FILES,
     MAX_SEED,
     MAX_TIMESTEPS,
     Interrupted,
+    check_own_folder,
+    check_recorded_factories,
+    checkpoint_reach,
     export_problem,
     load_progress,
     parse_run_args,
@@ -86,6 +92,7 @@ from friday13_training.runs import (
 )
 from friday13_training.script_args import (
     MAX_LEARNING_RATE,
+    MAX_LOSS_WEIGHT,
     MAX_TORCH_THREADS,
     atomic_write_text,
     field_errors,
@@ -93,6 +100,7 @@ from friday13_training.script_args import (
     network_errors,
     option,
     output_error,
+    rollout_error,
 )
 from friday13_training.torch_policy import (
     MAX_SHARPNESS,
@@ -122,8 +130,12 @@ from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.evaluation import evaluate_agent
 from friday13_env.friday13.rewards import REWARD_MODES
 
-
 # -- hyperparameters -------------------------------------------------------------------------------
+MAX_NUM_ENVS = 1024
+"""The most environments a run steps (``--num-envs``): each in its own process by default, and more processes than
+any machine's cores only wait on each other."""
+
+
 @dataclass
 class Args:
     """Every knob of a run; each becomes a ``--flag`` with this default, bounds and help."""
@@ -150,7 +162,7 @@ class Args:
     max_snapshots: int = option(
         5, "self-play snapshots kept in the pool, oldest leave first (no snapshots: --no-self-play)", minimum=1
     )
-    num_envs: int = option(8, "environments stepped per rollout", minimum=1)
+    num_envs: int = option(8, "environments stepped per rollout", minimum=1, maximum=MAX_NUM_ENVS)
     subprocess: bool = option(
         True, "step every environment in its own process (SubprocVecEnv); --no-subprocess steps all in this one"
     )
@@ -161,8 +173,8 @@ class Args:
     gamma: float = option(0.99, "discount factor", minimum=0, maximum=1)
     gae_lambda: float = option(0.95, "GAE lambda", minimum=0, maximum=1)
     clip_range: float = option(0.2, "PPO clip range", above=0)
-    ent_coef: float = option(0.001, "entropy bonus (from scratch: 0.01)", minimum=0)
-    vf_coef: float = option(0.5, "value loss weight", minimum=0)
+    ent_coef: float = option(0.001, "entropy bonus (from scratch: 0.01)", minimum=0, maximum=MAX_LOSS_WEIGHT)
+    vf_coef: float = option(0.5, "value loss weight", minimum=0, maximum=MAX_LOSS_WEIGHT)
     hidden_sizes: list[int] = option([256, 256], "hidden layer widths of the actor and the critic", minimum=1)
     activation: str = option("relu", "activation of the hidden layers", choices=sorted(ACTIVATIONS))
     init_policy: str = option(
@@ -200,10 +212,13 @@ RUN_SETTINGS = (
     "progress", "torch_threads",
 )  # fmt: skip
 """What ``--resume`` may change; every other field is a hyperparameter of the run, fixed when it starts."""
-OTHER_RUN_FILES = ("progress.json", PPO_CHECKPOINT)
+OTHER_RUN_FILES = ("progress.json", PPO_CHECKPOINT, *DISTILL_FILES)
 """What another run leaves in a folder without ``last.zip``: any run script's record, ``train_ppo.py``'s checkpoint
-(a run of this script writes ``last.zip`` first). A new run there is refused (``open_run``): it would write over
-them."""
+(a run of this script writes ``last.zip`` first), ``distill.py``'s files. A new run there is refused (``open_run``):
+it would write over them."""
+AGENT_FIELDS = ("opponents", "eval_opponents")
+"""The arguments that name agents: a ``module:factory`` there that only the record names is refused on ``--resume``
+(``runs.check_recorded_factories``)."""
 IDENTITY = ("run_dir", "resume")
 """Where the run is and that it is resumed: always this command line's, never the record's."""
 HYPERPARAMETERS = tuple(field.name for field in dataclasses.fields(Args) if field.name not in RUN_SETTINGS)
@@ -222,6 +237,9 @@ def checked_args(args: Args) -> Args:
         raise ValueError(problem)
     problems = field_errors(Args, dataclasses.asdict(args))
     problems += network_errors(args.hidden_sizes, observation_scale(args.deck).size, get_deck(args.deck).num_actions)
+    sizes = f"--n-steps {args.n_steps} x --num-envs {args.num_envs}"
+    if not problems and (problem := rollout_error(sizes, rollout_memory(args), "steps or environments")):
+        problems.append(problem)
     if problems:
         raise ValueError("; ".join(problems))
     if not (args.run_name or args.run_dir):
@@ -251,6 +269,13 @@ def checked_args(args: Args) -> Args:
     return args
 
 
+def rollout_memory(args: Args) -> int:
+    """Bytes of SB3's rollout buffer (``MaskableRolloutBuffer``: per sample the observation, the action, the legal
+    mask and six numbers, all float32), twice: its arrays are copied as they are shaped for the update."""
+    per_sample = 4 * (observation_scale(args.deck).size + 1 + get_deck(args.deck).num_actions + 6)
+    return 2 * args.n_steps * args.num_envs * per_sample
+
+
 def initial_policy(args: Args) -> MLPPolicy | None:
     """The policy named by ``--init-policy``, checked against the run's deck and network, or None."""
     if not args.init_policy:
@@ -262,14 +287,17 @@ def initial_policy(args: Args) -> MLPPolicy | None:
 # -- resuming --------------------------------------------------------------------------------------
 def resumed_args(args: Args, given: set[str], run_dir: Path, progress: dict[str, Any]) -> Args:
     """The arguments a resumed run goes on with: the run's own, recorded in ``progress.json``, with the run
-    settings the command line gives. A ``RunError`` if the command line gives a hyperparameter another
-    value than the run has, or if the record is damaged."""
+    settings the command line gives, in the folder it is in (``run_dir``, whatever the record says). A ``RunError``
+    if the command line gives a hyperparameter another value than the run has, if the record is damaged, or if it
+    names an agent factory that the command line does not (``check_recorded_factories``, before any agent is
+    built)."""
     stored = progress["args"]
     known = {field.name for field in dataclasses.fields(Args)}
     unknown = sorted(set(stored) - known)
     if unknown:
         raise RunError(f"--resume: {run_dir / 'progress.json'} records arguments this script does not know: {unknown}")
     given_values = dataclasses.asdict(args)
+    check_recorded_factories(run_dir / "progress.json", stored, given_values, given, AGENT_FIELDS)
     try:  # agent specs compare in their canonical form: "search: budget=50" is "search:budget=50"
         for name in ("opponents", "eval_opponents"):
             given_values[name] = [REGISTRY.check(spec).label for spec in given_values[name]]
@@ -285,6 +313,7 @@ def resumed_args(args: Args, given: set[str], run_dir: Path, progress: dict[str,
         )
     values = given_values  # what the run did not record (an older script) keeps this command line's
     values.update({name: value for name, value in stored.items() if name not in given and name not in IDENTITY})
+    values["run_dir"] = str(run_dir)
     errors = field_errors(Args, values)
     if errors:
         raise RunError(f"--resume: {run_dir / 'progress.json'} is damaged: " + "; ".join(errors))
@@ -473,10 +502,12 @@ def fresh_progress(args: Args) -> dict[str, Any]:
 def train(args: Args, given: set[str]) -> None:
     """The run ``args`` describes (``given``: the flags the command line set, which ``--resume`` compares)."""
     run_dir = run_directory(args)
+    check_own_folder(run_dir, "snapshots")
     progress = open_run(run_dir, args.resume, fresh_progress(args), other_checkpoints=OTHER_RUN_FILES)
     if args.resume:
         args = resumed_args(args, given, run_dir, progress)
-        check_checkpoint(run_dir, progress)
+        reach = checkpoint_reach([progress["args"], dataclasses.asdict(args)], args.n_steps * args.num_envs)
+        check_checkpoint(run_dir, progress, reach)
         scale = check_run_files(run_dir, progress)
         if progress["timesteps"] >= args.total_timesteps:
             print(
@@ -494,7 +525,7 @@ def train(args: Args, given: set[str]) -> None:
     vec_env = make_vec_env(args, scale)
     try:
         if args.resume:
-            model = resume_model(run_dir, vec_env, progress, checked=True)  # check_checkpoint ran above
+            model = resume_model(run_dir, vec_env, progress, args)
         else:
             model = build_model(args, vec_env, run_dir, init)
         callback = TrainingCallback(args, run_dir, scale, progress)
@@ -510,6 +541,8 @@ def train(args: Args, given: set[str]) -> None:
         saved = saved_record(run_dir, args)
         if saved is not None:  # the curve as the checkpoint left it: the evaluations after it are dropped with it
             write_curve(run_dir, saved["curve"], curve_columns(args))
+        else:  # no checkpoint yet: no point of the curve has a record to go with
+            (run_dir / "learning_curve.csv").unlink(missing_ok=True)
         stop.saved = saved_checkpoint(run_dir, saved)
         raise
     finally:

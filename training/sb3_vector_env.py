@@ -23,6 +23,8 @@ from sb3_contrib import MaskablePPO
 
 import friday13_env  # noqa: F401  (registers the Gymnasium ids)
 from friday13_env.core.files import atomic_write_bytes
+from friday13_env.core.specs import overwritten_checkpoint
+from friday13_env.friday13.agents import REGISTRY
 from friday13_env.friday13.batched import make_batched, to_sb3
 from friday13_env.friday13.batched.engine import MAX_GAMES
 from friday13_env.friday13.cards import get_deck
@@ -45,8 +47,8 @@ class SB3Agent:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    """The flags, each checked before any work (bounds, a ``--save`` path that can be written): a bad one
-    exits with argparse's usage message naming it."""
+    """The flags, each checked before any work (bounds, a ``--save`` path that can be written and that is no
+    opponent's policy file, which it would replace): a bad one exits with argparse's usage message naming it."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--timesteps",
@@ -81,6 +83,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     args = parser.parse_args(argv)
     problems = output_errors([("--save", args.save, False)])
+    if overwritten := overwritten_checkpoint(args.opponents, [args.save], REGISTRY.zoo()):
+        problems.append(f"--save {args.save}: {overwritten}")
     try:
         checked_specs(args.opponents, "--opponents", "standard")  # as the evaluation seats them
         for spec in args.opponents:

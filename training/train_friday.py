@@ -33,7 +33,8 @@ What a run leaves in ``--run-dir`` (default ``runs/<run-name>``), every file wri
   ``policy.npz``         the exported numpy policy (``friday13_env.friday.agents.make(path)`` plays it)
   ``learning_curve.csv`` and TensorBoard logs in ``tb/`` (stage 2)
 
-``--resume`` continues after the last finished round (a larger ``--distill-iterations`` adds rounds),
+``--resume`` continues after the last finished round (a larger ``--distill-iterations`` adds rounds; every file it
+reads back is checked first: the checkpoints as ``train_ppo.py`` reads its own, each round's games array by array),
 then stage 2 from its last checkpoint (``--total-timesteps`` never below the samples done, nor 0 once stage 2 has
 a checkpoint); a resumed stage 2
 deals from a seed derived from the run's seed and its timesteps, so it is reproducible, though not identical to an
@@ -42,16 +43,13 @@ uninterrupted run.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import dataclasses
 import itertools
 import json
-import multiprocessing
-import os
 import time
 import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,14 +58,19 @@ from typing import Any
 import numpy as np
 import torch
 from friday13_training.actor_critic import ACTIVATIONS
-from friday13_training.friday_dagger import FIELDS, GameTask, LabelledGames, play_labelled_game, start_worker
+from friday13_training.friday13_agents import spec_files
+from friday13_training.friday_dagger import FIELDS, GameTask, LabelledGames, play_labelled_game
 from friday13_training.lockstep_games import Finished, LockstepGames, SparseRows, row_starts
+from friday13_training.ppo_checkpoint import read_state, uninflated_problem
 from friday13_training.reporting import progress_bar, tensorboard, write_curve
 from friday13_training.runs import (
+    DISTILL_FILES,
     MAX_SEED,
     Interrupted,
     RunError,
     actor_warmup,
+    checked_policy,
+    checkpoint_reach,
     export_copy,
     export_problem,
     match_checkpoint,
@@ -81,6 +84,7 @@ from friday13_training.runs import (
 )
 from friday13_training.script_args import (
     MAX_LEARNING_RATE,
+    MAX_LOSS_WEIGHT,
     MAX_TORCH_THREADS,
     atomic_write_text,
     field_errors,
@@ -95,6 +99,7 @@ from friday13_training.torch_policy import (
     save_checked_policy,
     sharpen_,
 )
+from friday13_training.workers import worker_pool
 from tqdm import tqdm
 
 from friday13_env.core.checkpoint import CheckpointError
@@ -183,7 +188,7 @@ class Args:
     gamma: float = option(1.0, "stage 2: discount per sample (the reward comes at the game's end)", above=0, maximum=1)
     gae_lambda: float = option(0.95, "stage 2: GAE lambda", minimum=0, maximum=1)
     clip_range: float = option(0.1, "stage 2: PPO clip range", above=0)
-    ent_coef: float = option(0.001, "stage 2: entropy bonus", minimum=0)
+    ent_coef: float = option(0.001, "stage 2: entropy bonus", minimum=0, maximum=MAX_LOSS_WEIGHT)
     max_grad_norm: float = option(0.5, "stage 2: gradient norm clip of each network", above=0)
     hidden_sizes: list[int] = option([256, 256], "hidden layer widths of the actor and the critic", minimum=1)
     activation: str = option("relu", "activation of the hidden layers", choices=("relu", "tanh"))
@@ -209,6 +214,9 @@ RUN_SETTINGS = (
 )  # fmt: skip
 """What ``--resume`` may change (more rounds, more PPO steps, how it runs); every other field is a
 hyperparameter of the run, fixed when it starts."""
+AGENT_FIELDS = ("teacher",)
+"""The arguments that name agents: a ``module:factory`` there that only the record names is refused on ``--resume``
+(``runs.check_recorded_factories``)."""
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
@@ -246,7 +254,10 @@ def checked_args(args: Args) -> Args:
         except (ValueError, CheckpointError) as error:
             problems.append(f"--distill-init {args.distill_init}: {error}")
     problems += output_errors([("--run-dir", run_directory(args), True), ("--export", args.export, False)])
-    inputs = {"--distill-init": [zoo_file(args.distill_init)], "--teacher": [zoo_file(args.teacher)]}
+    inputs = {
+        "--distill-init": spec_files([args.distill_init] if args.distill_init else [], REGISTRY),
+        "--teacher": spec_files([args.teacher], REGISTRY),
+    }
     if problem := export_problem(args.export, {"--run-dir": run_directory(args)}, inputs):
         problems.append(problem)
     if problems:
@@ -257,11 +268,6 @@ def checked_args(args: Args) -> Args:
 def trained_start(args: Args) -> bool:
     """Whether stage 2 starts from a trained actor: the distilled student, or ``--distill-init``'s policy."""
     return args.distill_iterations > 0 or bool(args.distill_init)
-
-
-def zoo_file(name: str) -> str | Path:
-    """The checkpoint a zoo name stands for, else ``name`` as given (a path, or a spec that names no file)."""
-    return REGISTRY.zoo().get(name, name)
 
 
 def read_init_policy(args: Args) -> MLPPolicy:
@@ -477,27 +483,6 @@ def per_level(data: LabelledGames, values: np.ndarray, levels: list[int]) -> dic
     }
 
 
-@contextlib.contextmanager
-def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor | None]:
-    """``workers`` spawned processes that play the games (None for one: they are played here), which never outlive
-    the script: when it stops with an exception (``Interrupted`` by Ctrl-C or SIGTERM included) the pending games
-    are dropped and the workers end at once, and a worker whose script was killed ends on its own
-    (``start_worker``)."""
-    if workers <= 1:
-        yield None
-        return
-    context = multiprocessing.get_context("spawn")
-    stop = context.Event()
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=start_worker, initargs=(os.getpid(), stop))
-    try:
-        yield pool
-    except BaseException:
-        stop.set()
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
-
-
 def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
     """DAgger: ``--distill-iterations`` rounds of playing ``--distill-games`` games (the teacher's, then more
     and more the student's), labelling each decision with the teacher's move, and fitting the student to
@@ -615,7 +600,7 @@ def load_round(actor: SparseMLP, optimizer: torch.optim.Optimizer, path: Path, p
     stopped between writing it and ``progress.json``) carries that round's record, which joins ``progress``."""
     rounds = len(progress["distill"])
     try:
-        state = torch.load(path, weights_only=True)
+        state = read_state(path, "cpu")  # as train_ppo.py reads its checkpoint: no code runs, no member inflates
         actor.load_state_dict(state["actor"])
         optimizer.load_state_dict(state["optimizer"])
         saved = state["rounds"]
@@ -638,12 +623,22 @@ def save_games(path: Path, games: LabelledGames) -> None:
 
 
 def read_games(path: Path) -> LabelledGames:
-    """A round's labelled games, or a ``RunError`` naming the file."""
+    """A round's labelled games, read as a checkpoint is (``uninflated_problem``: ``np.savez`` stores its members
+    uncompressed, so reading costs at most the file's size) and checked (``LabelledGames.problem``), or a
+    ``RunError`` naming the file and what is wrong with it."""
     try:
-        with np.load(path, allow_pickle=False) as stored:
-            return LabelledGames(**{name: stored[name] for name in FIELDS})
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
-        raise RunError(f"--resume: {path} is missing or damaged ({type(error).__name__}: {error})") from error
+        with path.open("rb") as handle:
+            problem = uninflated_problem(handle)
+            if problem is None:
+                handle.seek(0)
+                with np.load(handle, allow_pickle=False) as stored:
+                    games = LabelledGames(**{name: stored[name] for name in FIELDS})
+                problem = games.problem()
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+        problem = f"{type(error).__name__}: {error}"
+    if problem is not None:
+        raise RunError(f"--resume: {path} is missing or damaged ({problem}); restore it or start a new run")
+    return games
 
 
 EVAL_SEED = 12_345
@@ -869,13 +864,14 @@ def save_run(run_dir: Path, networks: Networks, args: Args, progress: dict[str, 
     atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
 
 
-def load_run(run_dir: Path, networks: Networks, progress: dict[str, Any]) -> None:
-    """The networks of ``last.pt`` (read without unpickling code), or a ``RunError`` naming the file: damaged, of
-    another network, or behind ``progress.json``. One ahead of it (a run stopped between the writes) moves
-    ``progress`` up to it."""
+def load_run(run_dir: Path, networks: Networks, progress: dict[str, Any], most_ahead: int) -> None:
+    """The networks of ``last.pt`` (read as ``train_ppo.py`` reads its checkpoint, ``read_state``: no code runs, and
+    no member inflates past the file's size), or a ``RunError`` naming the file: damaged, of another network, or
+    behind ``progress.json``. One ahead of it by at most ``most_ahead`` (a run stopped between the writes:
+    ``checkpoint_reach``) moves ``progress`` up to it."""
     path = run_dir / CHECKPOINT
     try:
-        state = torch.load(path, weights_only=True)
+        state = read_state(path, "cpu")
         networks.load(state)
         timesteps = state["timesteps"]
         if isinstance(timesteps, bool) or not isinstance(timesteps, int):
@@ -885,7 +881,7 @@ def load_run(run_dir: Path, networks: Networks, progress: dict[str, Any]) -> Non
             f"--resume: {path} is damaged or not this run's checkpoint ({type(error).__name__}: {error});"
             " restore it or start a new run"
         ) from error
-    match_checkpoint(path, timesteps, progress)
+    match_checkpoint(path, timesteps, progress, most_ahead)
     print(f"resuming {run_dir} at {timesteps:,} timesteps", flush=True)
 
 
@@ -926,13 +922,14 @@ def log_rollout(writer: Any, rollout: Rollout, stats: dict[str, float], steps: i
         writer.add_scalar(f"rollout/mean_score_level{level}", float(scores[levels == level].mean()), steps)
 
 
-def ppo(args: Args, run_dir: Path, progress: dict[str, Any], start: Path | None) -> None:
+def ppo(args: Args, run_dir: Path, progress: dict[str, Any], start: Path | None, most_ahead: int) -> None:
     """Stage 2: PPO from ``start`` (a policy file; None: a fresh actor) to ``--total-timesteps`` samples, or on from
-    ``last.pt``. Ctrl-C or SIGTERM (``Interrupted``) saves the run as it was at the start of the rollout under way."""
+    ``last.pt`` (``load_run``; ``most_ahead``: how far ahead of the record it may be). Ctrl-C or SIGTERM
+    (``Interrupted``) saves the run as it was at the start of the rollout under way."""
     networks = Networks.new(args, read_friday_policy(start) if start is not None else None)
     resuming = (run_dir / CHECKPOINT).exists()
     if resuming:
-        load_run(run_dir, networks, progress)
+        load_run(run_dir, networks, progress, most_ahead)
     done = progress["timesteps"]
     if done >= args.total_timesteps:
         print(f"{run_dir} is finished: {done:,} timesteps (raise --total-timesteps to go on)", flush=True)
@@ -993,15 +990,20 @@ def train(args: Args, given: set[str]) -> None:
     policy). ``given``: the flags of the command line."""
     run_dir = run_directory(args)
     fresh = {"args": dataclasses.asdict(args), "timesteps": 0, "wall_time_s": 0.0, "distill": [], "curve": []}
-    progress = open_run(  # progress.json is written by both stages; a new run also refuses their checkpoints
-        run_dir, args.resume, fresh, checkpoint="progress.json", other_checkpoints=(CHECKPOINT, ROUND_CHECKPOINT)
-    )
+    progress = open_run(  # progress.json is written by both stages; a new run also refuses their checkpoints, and
+        # distill.py's files (its policy.npz would be replaced)
+        run_dir, args.resume, fresh, checkpoint="progress.json",
+        other_checkpoints=(CHECKPOINT, ROUND_CHECKPOINT, *DISTILL_FILES),
+    )  # fmt: skip
+    sessions = [progress["args"]]  # the arguments of the session that wrote the record (checkpoint_reach)
     if args.resume:
         stored = progress["args"]
         fresh_actor = stored.get("distill_iterations") == 0 and stored.get("distill_init") == ""
         if fresh_actor and stored.get("critic_warmup") == 0:
             given = given - {"critic_warmup"}  # a fresh actor's run uses (and records) 0 whatever the flag said
-        args = resumed_run_args(Args, args, given, progress, run_dir, RUN_SETTINGS, checked_args)
+        args = resumed_run_args(
+            Args, args, given, progress, run_dir, RUN_SETTINGS, checked_args, agent_fields=AGENT_FIELDS
+        )
         progress["args"] = dataclasses.asdict(args)
         rounds, done = len(progress["distill"]), progress["timesteps"]
         if args.distill_iterations < rounds:
@@ -1023,18 +1025,20 @@ def train(args: Args, given: set[str]) -> None:
         student = distill(args, run_dir, progress) if args.distill_iterations > 0 else None
         if args.total_timesteps == 0:
             assert student is not None  # checked_args refuses a run with neither stage
+            checked_policy(student, read_friday_policy, "the run's policy", "give more --distill-iterations")
             exported = student.read_bytes()
             atomic_write(run_dir / "policy.npz", lambda handle: handle.write(exported))
             print(f"done: {len(progress['distill'])} DAgger rounds; run directory {run_dir}", flush=True)
         else:
             if student is None and args.distill_init:
                 student = REGISTRY.policy_path(args.distill_init)
-            ppo(args, run_dir, progress, student)
+            reach = checkpoint_reach([*sessions, dataclasses.asdict(args)], args.num_envs * args.n_steps)
+            ppo(args, run_dir, progress, student, reach)
             print(f"done: {progress['timesteps']:,} timesteps; run directory {run_dir}", flush=True)
     except Interrupted as stop:  # every finished round, and stage 2 at its last rollout's start, is saved
         stop.saved = saved_checkpoint(run_dir, args)
         raise
-    export_copy(run_dir, args.export)
+    export_copy(run_dir, args.export, read_friday_policy)
 
 
 def saved_checkpoint(run_dir: Path, args: Args) -> str:

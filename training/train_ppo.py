@@ -37,9 +37,10 @@ What a run leaves in ``--run-dir`` (default ``runs/<run-name>``), every file wri
 Every flag is checked before anything is built. ``--resume`` continues the run with its recorded
 arguments: a run setting given on the command line (``--total-timesteps``, ``--eval-every``,
 ``--checkpoint-every``, ``--export``, ``--progress``, ``--torch-threads``, ``--device``) is applied and recorded; a
-hyperparameter given with another value than the run's is refused, the error listing each one.
-Resuming a finished run exports it and stops. A resumed run deals from a seed derived from the run's
-seed and its timesteps, so it is reproducible, though not identical to an uninterrupted run.
+hyperparameter given with another value than the run's is refused, the error listing each one, and so is an agent
+factory (``module:factory``) that only the record names (nothing is imported that no command named). Resuming a
+finished run exports it (once its ``policy.npz`` reads back) and stops. A resumed run deals from a seed derived
+from the run's seed and its timesteps, so it is reproducible, though not identical to an uninterrupted run.
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ from friday13_training.runs import (
     MAX_SEED,
     MAX_TIMESTEPS,
     Interrupted,
+    check_own_folder,
     check_win_rate_curve,
     export_copy,
     export_problem,
@@ -92,11 +94,13 @@ from friday13_training.runs import (
 )
 from friday13_training.script_args import (
     MAX_LEARNING_RATE,
+    MAX_LOSS_WEIGHT,
     MAX_TORCH_THREADS,
     field_errors,
     network_errors,
     option,
     output_errors,
+    rollout_error,
 )
 from friday13_training.torch_policy import MAX_SHARPNESS, MIN_SHARPNESS
 from threadpoolctl import threadpool_limits
@@ -122,9 +126,6 @@ EVAL_SEED = 20_131_313
 MAX_SEATS = MAX_PLAYERS
 MAX_TABLES = 1 << 20
 MAX_NUM_STEPS = 1 << 16
-MAX_ROLLOUT_BYTES = 16 << 30
-"""The most memory a rollout's arrays may take (with the copies the update makes of its samples), checked before
-anything is built: ``--num-tables`` x ``--num-steps`` is bounded by it, not by the machine's memory running out."""
 
 
 # -- hyperparameters -------------------------------------------------------------------------------
@@ -187,9 +188,9 @@ class Args:
         choices=["round", "game"],
     )
     clip_coef: float = option(0.2, "PPO clip range", above=0)
-    ent_coef: float = option(0.03, "entropy bonus", minimum=0)
+    ent_coef: float = option(0.03, "entropy bonus", minimum=0, maximum=MAX_LOSS_WEIGHT)
     ent_anneal: bool = option(False, "anneal the entropy bonus linearly to 0 with the learning rate")
-    vf_coef: float = option(0.5, "value loss weight", minimum=0)
+    vf_coef: float = option(0.5, "value loss weight", minimum=0, maximum=MAX_LOSS_WEIGHT)
     max_grad_norm: float = option(0.5, "gradient norm clip", above=0)
     hidden_sizes: list[int] = option([192, 192], "hidden layer widths of the actor and the critic", minimum=1)
     input_features: str = option(
@@ -280,6 +281,9 @@ ADDED_LATER = {
     "eval_players": 4, "init_policy": "", "critic_warmup": 0, "init_sharpness": 1.0, "critic_learning_rate": 0.0,
 }  # fmt: skip
 """Arguments added after release 0.6.0, with the value the runs recorded before them were trained with."""
+AGENT_FIELDS = ("opponents", "eval_opponents", "init_policy")
+"""The arguments that name agents: a ``module:factory`` there that only the record names is refused on ``--resume``
+(``runs.check_recorded_factories``)."""
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
@@ -315,11 +319,9 @@ def checked_args(args: Args) -> Args:
     inputs = input_scale(args.deck, args.input_features).size
     problems += network_errors(args.hidden_sizes, inputs, deck.num_actions)
     rollout_bytes = rollout_memory(args, inputs, hidden_scale(args).size, deck.num_actions)
-    if rollout_bytes > MAX_ROLLOUT_BYTES:
-        problems.append(
-            f"--num-tables {args.num_tables} x --num-steps {args.num_steps}: {rollout_bytes / (1 << 30):,.1f} GiB of "
-            f"rollout arrays; allowed: at most {MAX_ROLLOUT_BYTES >> 30} GiB (use fewer tables or steps)"
-        )
+    sizes = f"--num-tables {args.num_tables} x --num-steps {args.num_steps}"
+    if problem := rollout_error(sizes, rollout_bytes, "tables or steps"):
+        problems.append(problem)
     if args.device == "cuda" and not torch.cuda.is_available():
         problems.append(f"--device cuda: this torch ({torch.__version__}) sees no CUDA device; use --device cpu")
     if not args.run_name and not args.run_dir:
@@ -405,7 +407,7 @@ def rollout_memory(args: Args, inputs: int, hidden: int, num_actions: int) -> in
 def resumed_args(args: Args, given: set[str], progress: dict[str, Any], run_dir: Path) -> Args:
     """The run's recorded arguments, with the run settings this command line gives; changed hyperparameters
     are refused, each one listed."""
-    return resumed_run_args(Args, args, given, progress, run_dir, RUN_SETTINGS, checked_args, ADDED_LATER)
+    return resumed_run_args(Args, args, given, progress, run_dir, RUN_SETTINGS, checked_args, ADDED_LATER, AGENT_FIELDS)
 
 
 # -- the rollout -----------------------------------------------------------------------------------
@@ -734,14 +736,26 @@ def thread_count(requested: int) -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def train(args: Args, given: set[str], script: str = SCRIPT) -> Path:
+def fresh_progress(args: Args) -> dict[str, Any]:
+    """A new run's record: its arguments, no timesteps, snapshots or curve points yet (the schema a resumed run's
+    record is checked against)."""
+    return {"args": dataclasses.asdict(args), "timesteps": 0, "snapshots": [], "curve": [], "seconds": 0.0}
+
+
+def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, Any] | None = None) -> Path:
     """The run ``args`` describes; returns its directory. Ctrl-C or SIGTERM (``Interrupted``) saves the run as it was
     at the start of the rollout under way, and ``--resume`` goes on from there. ``script``: the script whose run it
     is (``best_response.py`` trains with this loop), recorded by a new run; a run of the other one is not resumed
-    (``check_started_by``), nor is a new run started in a folder that holds another run (``OTHER_RUN_FILES``)."""
+    (``check_started_by``), nor is a new run started in a folder that holds another run (``OTHER_RUN_FILES``), nor
+    a run whose ``snapshots/`` is a link (``check_own_folder``: the run deletes files there). ``marks``: fields the
+    script adds to the run's record (``best_response.py``'s target fingerprint, which it checks itself on a
+    resume). A kill's leftovers are recovered on ``--resume`` only, in a folder that holds a run of this script
+    (``recover_checkpoint``): a refused command deletes nothing."""
     run_dir = run_directory(args)
-    fresh = {"args": dataclasses.asdict(args), "timesteps": 0, "snapshots": [], "curve": [], "seconds": 0.0}
-    recover_checkpoint(run_dir, fresh)
+    fresh = fresh_progress(args)
+    check_own_folder(run_dir, "snapshots")
+    if args.resume:
+        recover_checkpoint(run_dir, fresh)
     progress = open_run(
         run_dir, args.resume, fresh, CHECKPOINT, extra_keys=PROGRESS_EXTRA_KEYS, other_checkpoints=OTHER_RUN_FILES
     )
@@ -752,6 +766,8 @@ def train(args: Args, given: set[str], script: str = SCRIPT) -> Path:
         progress["args"] = dataclasses.asdict(args)
     else:
         progress["script"] = script  # (not in the template ``fresh``: the records of earlier releases have none)
+    for key, value in (marks or {}).items():  # a record of an earlier release gets them on its first resume
+        progress.setdefault(key, value)
     threads = thread_count(args.torch_threads)
     torch.set_num_threads(threads)
     threadpool_limits(threads, user_api="blas")  # numpy's matrix products: a busy core stalls extra threads

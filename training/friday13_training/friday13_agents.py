@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from friday13_env.core.registry import Registry
 from friday13_env.core.specs import parse_spec
 from friday13_env.friday13.agents import REGISTRY
 from friday13_env.friday13.agents.seating import DeckMismatchError, make_seated
@@ -19,24 +20,25 @@ from friday13_env.friday13.cards import Deck
 from friday13_training.script_args import REPOSITORY, repository_path
 
 
-def policy_file(name: str | Path, repository: Path = REPOSITORY) -> Path:
-    """The checkpoint that a zoo name (``ensemble-v1``) or a path stands for."""
-    if str(name) in REGISTRY.zoo():
-        return REGISTRY.policy_path(str(name))
+def policy_file(name: str | Path, repository: Path = REPOSITORY, registry: Registry = REGISTRY) -> Path:
+    """The checkpoint that a zoo name (``ensemble-v1``; of ``registry``'s game, Friday the 13th's unless given) or a
+    path stands for."""
+    if str(name) in registry.zoo():
+        return registry.policy_path(str(name))
     return repository_path(str(name), repository)
 
 
-def spec_files(specs: Sequence[str]) -> list[Path]:
+def spec_files(specs: Sequence[str], registry: Registry = REGISTRY) -> list[Path]:
     """The checkpoint each agent spec reads (``policy_file`` of its name, the options left out: ``x.npz:greedy=false``
-    reads ``x.npz``); a heuristic's name stands for no file. A spec that does not parse is taken whole (the spec
-    checks blame it on its flag)."""
+    reads ``x.npz``; a zoo name of ``registry``'s game, Friday the 13th's unless given); a heuristic's name stands for
+    no file. A spec that does not parse is taken whole (the spec checks blame it on its flag)."""
     files = []
     for spec in specs:
         try:
             name = parse_spec(spec).name
         except ValueError:
             name = spec
-        files.append(policy_file(name))
+        files.append(policy_file(name, registry=registry))
     return files
 
 

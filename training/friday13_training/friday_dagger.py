@@ -14,12 +14,8 @@ Observations are stored sparsely (the column and value of each non-zero entry): 
 from __future__ import annotations
 
 import dataclasses
-import os
-import signal
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from multiprocessing.synchronize import Event
 
 import numpy as np
 
@@ -28,26 +24,11 @@ from friday13_env.friday.actions import NUM_ACTIONS
 from friday13_env.friday.agents import load, make
 from friday13_env.friday.env import FridayEnv, observation_dict
 from friday13_env.friday.evaluation import agent_seed
+from friday13_env.friday.levels import LEVELS
 from friday13_training.lockstep_games import row_entries, row_starts
 
 MASK_BYTES = (NUM_ACTIONS + 7) // 8
 """Bytes of a bit-packed legal mask."""
-PARENT_POLL_S = 0.5
-"""How often a worker checks that the script that started it still runs."""
-
-
-def start_worker(parent: int, stop: Event) -> None:
-    """Each worker process's first call: Ctrl-C is left to the script (it stops the workers itself), and a
-    watcher thread ends the worker when the script sets ``stop`` or is gone (killed by SIGKILL, no handler ran:
-    the worker would otherwise wait forever on its task queue, whose writing end it holds too)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=_watch_parent, args=(parent, stop), daemon=True, name="watch-parent").start()
-
-
-def _watch_parent(parent: int, stop: Event) -> None:
-    while not stop.wait(PARENT_POLL_S) and os.getppid() == parent:
-        pass
-    os._exit(0)  # at once, even mid-game: the script has given up on this worker's results
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +87,49 @@ class LabelledGames:
     def legal(self, rows: np.ndarray) -> np.ndarray:
         """The legal-move masks of decisions ``rows`` as a bool ``(len(rows), NUM_ACTIONS)`` array."""
         return np.unpackbits(self.masks[rows], axis=1, count=NUM_ACTIONS).astype(bool)
+
+    def problem(self) -> str | None:
+        """What makes these arrays no set of labelled games, or None: checked when a round's file is read back, as a
+        damaged or tampered one would otherwise fail deep in the fit (an ``embedding_bag`` index out of range) or
+        train on garbage. Per decision: a length, a mask row of ``MASK_BYTES`` with the teacher's move legal in it,
+        and a game of the set; per entry a column of the observation and a finite value, as many as the lengths add
+        up to; per game a level of ``LEVELS``, a result, a score and the student's share of the moves (0 to 1)."""
+        arrays = {name: getattr(self, name) for name in FIELDS}
+        kinds = {"values": "f", "student_share": "f", "won": "b", "masks": "u"}
+        for name, array in arrays.items():
+            kind = kinds.get(name, "iu")
+            if not isinstance(array, np.ndarray) or array.dtype.kind not in kind:
+                return f"{name} is not an array of {'booleans' if kind == 'b' else 'numbers'} of its kind"
+            if array.ndim != (2 if name == "masks" else 1):
+                return f"{name} has {array.ndim} dimensions"
+        decisions, games = len(self.lengths), len(self.levels)
+        if (self.lengths < 0).any() or int(self.lengths.sum(dtype=np.int64)) != len(self.columns):
+            return f"lengths add up to {int(self.lengths.sum(dtype=np.int64)):,}, not the {len(self.columns):,} entries"
+        sizes = {
+            "values": (len(self.values), len(self.columns)), "masks": (len(self.masks), decisions),
+            "actions": (len(self.actions), decisions), "games": (len(self.games), decisions),
+            **{name: (len(arrays[name]), games) for name in ("won", "scores", "student_share")},
+        }  # fmt: skip
+        for name, (found, wanted) in sizes.items():
+            if found != wanted:
+                return f"{name} has {found:,} rows, not {wanted:,}"
+        if self.masks.shape[1] != MASK_BYTES:
+            return f"a mask has {self.masks.shape[1]} bytes, not {MASK_BYTES}"
+        if len(self.columns) and not 0 <= self.columns.min() <= self.columns.max() < encoding.OBS_SIZE:
+            return f"a column is not one of the observation's {encoding.OBS_SIZE:,} entries"
+        if not np.isfinite(self.values).all() or not np.isfinite(self.student_share).all():
+            return "values or student_share hold NaN or an infinity"
+        if decisions and not 0 <= self.actions.min() <= self.actions.max() < NUM_ACTIONS:
+            return f"an action is not one of the {NUM_ACTIONS} actions"
+        if decisions and not self.legal(np.arange(decisions))[np.arange(decisions), self.actions].all():
+            return "a teacher's move is not legal in its mask"
+        if decisions and not 0 <= self.games.min() <= self.games.max() < games:
+            return f"a decision's game is not one of the {games} games"
+        if not np.isin(self.levels, list(LEVELS)).all():
+            return f"a level is not one of {sorted(LEVELS)}"
+        if not ((self.student_share >= 0) & (self.student_share <= 1)).all():
+            return "a student's share of the moves is not from 0 to 1"
+        return None
 
     @staticmethod
     def concatenate(parts: Sequence[LabelledGames]) -> LabelledGames:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import zipfile
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from friday13_env.friday13.evaluation import evaluate, focus_matchups
 from friday13_training.runs import RunError, export_problem
 from friday13_training.script_args import atomic_write_text
 from friday13_training.torch_policy import load_linear_layers, save_linear_layers
+from friday13_training.workers import worker_pool
 
 EVAL_SEED = 12_345
 """Deals of the quick evaluation (the PPO script's periodic evaluation uses the same)."""
@@ -68,36 +68,46 @@ def one_seat_table(
 def play_jobs(
     play: Callable[[Any], dict[str, np.ndarray]], jobs: Sequence[Any], workers: int, progress: bool
 ) -> dict[str, np.ndarray]:
-    """``play(job)`` for every job (each has ``seeds``, one per game), in ``workers`` processes, concatenated
-    in job order: the data set does not depend on the number of workers."""
+    """``play(job)`` for every job (each has ``seeds``, one per game), in ``workers`` processes (``worker_pool``:
+    they end with the script, Ctrl-C or SIGTERM included), concatenated in job order: the data set does not depend
+    on the number of workers."""
     games = sum(len(job.seeds) for job in jobs)
     parts = []
-    with tqdm(total=games, unit="game", disable=not progress, dynamic_ncols=True) as bar:
-        if workers == 1:
-            for job in jobs:
-                parts.append(play(job))
-                bar.update(len(job.seeds))
-        else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                for job, part in zip(jobs, pool.map(play, jobs), strict=True):
-                    parts.append(part)
-                    bar.update(len(job.seeds))
+    with tqdm(total=games, unit="game", disable=not progress, dynamic_ncols=True) as bar, worker_pool(workers) as pool:
+        for job, part in zip(jobs, map(play, jobs) if pool is None else pool.map(play, jobs), strict=True):
+            parts.append(part)
+            bar.update(len(job.seeds))
     return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
 
 def read_dataset(path: Path, spec: dict[str, Any]) -> dict[str, np.ndarray] | None:
     """The cached data set if it was recorded with exactly this specification, else None (a damaged cache is
-    reported and recorded again: it is only a cache)."""
+    reported and recorded again: it is only a cache). Its arrays must hold one row per decision each
+    (``uneven_rows``): a truncated one would fail in the fit, after the work."""
     if not path.is_file():
         return None
     try:
         with np.load(path, allow_pickle=False) as archive:
             if json.loads(str(archive["spec"])) != spec:
                 return None
-            return {name: archive[name] for name in archive.files if name != "spec"}
+            data = {name: archive[name] for name in archive.files if name != "spec"}
+        problem = uneven_rows(data)
+        if problem:
+            raise ValueError(problem)
+        return data
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         print(f"note: {path} is damaged ({error}); recording it again", flush=True)
         return None
+
+
+def uneven_rows(data: dict[str, np.ndarray]) -> str | None:
+    """Why ``data`` is not one table of decisions (every array numbers, with one row per decision), or None."""
+    if not data:
+        return "it holds no arrays"
+    rows = {name: array.shape[0] if array.ndim else None for name, array in data.items()}
+    if any(array.dtype.kind not in "biuf" for array in data.values()) or len(set(rows.values())) != 1:
+        return f"its arrays are not one table of numbers, one row per decision (rows: {rows})"
+    return None
 
 
 def write_dataset(path: Path, spec: dict[str, Any], data: dict[str, np.ndarray]) -> None:

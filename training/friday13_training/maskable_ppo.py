@@ -8,6 +8,10 @@ this is the one place that checks those fields, turns them into a model, and kee
 Nothing here exits the interpreter: a run directory that cannot be started or continued (no
 checkpoint to resume, a damaged ``last.zip`` or ``progress.json``, changed hyperparameters) is a
 ``RunError`` naming the file and what to do, which a script's ``main`` turns into an exit message.
+
+A ``last.zip`` is read without unpickling anything: SB3 stores the objects it cannot write as JSON pickled in the
+zip's ``data`` (``:serialized:`` entries), and its ``load`` would run whatever code such an entry holds. Those a run
+writes (``SERIALIZED``) are rebuilt from the run's arguments instead (``rebuilt_objects``); any other is refused.
 """
 
 from __future__ import annotations
@@ -21,12 +25,17 @@ from typing import Any, Protocol
 
 import gymnasium as gym
 from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.utils import FloatSchedule
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
+from friday13_env.core.checkpoint import MAX_PARAMETERS
 from friday13_training.actor_critic import ACTIVATIONS
 from friday13_training.reporting import tensorboard_dir
 from friday13_training.runs import (
+    MAX_PROGRESS_BYTES,
     RunError,
     changed_hyperparameters,
     export_copy,
@@ -35,6 +44,21 @@ from friday13_training.runs import (
     open_run,
     read_progress,
 )
+
+SERIALIZED = (
+    "policy_class", "policy_kwargs", "observation_space", "action_space", "lr_schedule", "clip_range",
+    "rollout_buffer_class", "_last_obs", "_last_episode_starts", "_last_original_obs", "ep_info_buffer",
+    "ep_success_buffer",
+)  # fmt: skip
+"""The entries of a MaskablePPO zip's ``data`` that SB3 pickles (``:serialized:``): each is rebuilt from the run's
+arguments and environments on ``--resume`` (``rebuilt_objects``), never unpickled; a zip with any other is refused."""
+DROPPED = ("_last_obs", "_last_episode_starts", "_last_original_obs", "ep_info_buffer", "ep_success_buffer")
+"""The entries of ``SERIALIZED`` that a resumed model starts without (SB3 resets the environments and the episode
+statistics of a model whose last observation is None)."""
+MAX_MODEL_BYTES = 8 * 4 * MAX_PARAMETERS
+"""The most bytes a ``last.zip``'s members may inflate to (checked before SB3 reads them): the actor's and the
+critic's float32 weights and Adam's two moments of each, for the largest network the policy loader reads, with room
+to spare. A real checkpoint holds a few megabytes; a zip bomb claims far more."""
 
 
 class PPOHyperparameters(Protocol):
@@ -79,11 +103,19 @@ def close_vec_env(vec_env: VecEnv) -> None:
     vec_env.close()
 
 
+def policy_kwargs(args: PPOHyperparameters) -> dict[str, Any]:
+    """The networks of the run's policy: separate actor and critic MLPs of ``--hidden-sizes`` and ``--activation``."""
+    if args.activation not in ACTIVATIONS:
+        raise ValueError(f"unknown activation {args.activation!r}; allowed values: {sorted(ACTIVATIONS)}")
+    return {
+        "net_arch": {"pi": list(args.hidden_sizes), "vf": list(args.hidden_sizes)},
+        "activation_fn": ACTIVATIONS[args.activation],
+    }
+
+
 def new_maskable_ppo(args: PPOHyperparameters, vec_env: VecEnv, run_dir: Path) -> MaskablePPO:
     """A fresh CPU MaskablePPO with separate actor and critic MLPs, logging to ``run_dir/tb`` where tensorboard is
     installed (``tensorboard_dir``)."""
-    if args.activation not in ACTIVATIONS:
-        raise ValueError(f"unknown activation {args.activation!r}; allowed values: {sorted(ACTIVATIONS)}")
     return MaskablePPO(
         "MlpPolicy",
         vec_env,
@@ -96,10 +128,7 @@ def new_maskable_ppo(args: PPOHyperparameters, vec_env: VecEnv, run_dir: Path) -
         clip_range=args.clip_range,
         ent_coef=args.ent_coef,
         vf_coef=args.vf_coef,
-        policy_kwargs={
-            "net_arch": {"pi": list(args.hidden_sizes), "vf": list(args.hidden_sizes)},
-            "activation_fn": ACTIVATIONS[args.activation],
-        },
+        policy_kwargs=policy_kwargs(args),
         tensorboard_log=tensorboard_dir(run_dir),
         seed=args.seed,
         device="cpu",
@@ -124,33 +153,79 @@ def hyperparameter_error(args: PPOHyperparameters) -> str | None:
     return None
 
 
-def check_checkpoint(run_dir: Path, progress: dict[str, Any]) -> None:
-    """Check ``last.zip`` against ``progress.json`` without loading the model (a ``RunError`` naming what is
-    wrong); if ``last.zip`` is ahead (a run stopped between writing the two), ``progress`` moves up to it."""
-    path = run_dir / "last.zip"
+def checkpoint_data(path: Path) -> dict[str, Any]:
+    """The JSON ``data`` of the MaskablePPO zip ``path``, read without unpickling anything, or a ``RunError`` naming
+    what is wrong: not a zip, members that inflate past ``MAX_MODEL_BYTES`` or a ``data`` past a record's cap
+    (``MAX_PROGRESS_BYTES``), no ``data`` object, or a pickled (``:serialized:``) entry that is not one of
+    ``SERIALIZED`` (SB3's ``load`` would unpickle it, running any code it holds; those of ``SERIALIZED`` are replaced
+    by ``rebuilt_objects`` and never read)."""
     try:
         with zipfile.ZipFile(path) as archive:
-            timesteps = json.loads(archive.read("data"))["num_timesteps"]
-        if isinstance(timesteps, bool) or not isinstance(timesteps, int):
-            raise ValueError(f"num_timesteps is {timesteps!r}")
-    except (OSError, zipfile.BadZipFile, KeyError, ValueError, TypeError) as error:
+            inflated = sum(info.file_size for info in archive.infolist())
+            if archive.getinfo("data").file_size > MAX_PROGRESS_BYTES:
+                raise ValueError(f"its data holds more than {MAX_PROGRESS_BYTES:,} bytes")
+            if inflated > MAX_MODEL_BYTES:
+                raise ValueError(f"its members inflate to {inflated:,} bytes (at most {MAX_MODEL_BYTES:,})")
+            data = json.loads(archive.read("data"))
+        if not isinstance(data, dict):
+            raise ValueError("its data is not a JSON object")
+    except (OSError, zipfile.BadZipFile, KeyError, ValueError, RecursionError) as error:
         raise RunError(
             f"--resume: {path} is damaged or not a MaskablePPO checkpoint ({type(error).__name__}: {error});"
             " restore it or start a new run"
         ) from error
-    match_checkpoint(path, timesteps, progress)
+    pickled = sorted(key for key, value in data.items() if isinstance(value, dict) and ":serialized:" in value)
+    unknown = [key for key in pickled if key not in SERIALIZED]
+    if unknown:
+        raise RunError(
+            f"--resume: {path} is damaged or not this script's checkpoint: it holds pickled entries {unknown} that "
+            f"loading it would unpickle, running any code they hold (a run writes only {list(SERIALIZED)}, which are "
+            "rebuilt from its arguments, never unpickled); restore it or start a new run"
+        )
+    return data
 
 
-def resume_model(run_dir: Path, vec_env: VecEnv, progress: dict[str, Any], *, checked: bool = False) -> MaskablePPO:
-    """The model of the run's last checkpoint, weights and optimiser, on ``vec_env`` (checked as
-    ``check_checkpoint`` checks it, unless the caller did already: ``checked``; anything else that stops SB3
-    from loading it is a ``RunError`` too)."""
-    if not checked:
-        check_checkpoint(run_dir, progress)
+def check_checkpoint(run_dir: Path, progress: dict[str, Any], most_ahead: int) -> None:
+    """Check ``last.zip`` against ``progress.json`` without loading the model (a ``RunError`` naming what is
+    wrong, ``checkpoint_data``); if ``last.zip`` is ahead (a run stopped between writing the two) by at most
+    ``most_ahead`` timesteps (``runs.checkpoint_reach``), ``progress`` moves up to it."""
     path = run_dir / "last.zip"
+    timesteps = checkpoint_data(path).get("num_timesteps")
+    if isinstance(timesteps, bool) or not isinstance(timesteps, int):
+        raise RunError(
+            f"--resume: {path} is damaged or not a MaskablePPO checkpoint (its num_timesteps is {timesteps!r});"
+            " restore it or start a new run"
+        )
+    match_checkpoint(path, timesteps, progress, most_ahead)
+
+
+def rebuilt_objects(args: PPOHyperparameters, vec_env: VecEnv) -> dict[str, Any]:
+    """What ``MaskablePPO.load`` takes instead of each pickled entry of ``SERIALIZED`` (its ``custom_objects``): the
+    policy and buffer classes, the networks' shape, the spaces of the run's environments and the schedules, all from
+    the run's arguments (the schedules and the buffer are rebuilt by SB3 from its fields as it sets the model up);
+    the last observations and episode statistics are dropped, as SB3 itself drops the observations when it loads a
+    model onto new environments (the episodes start anew)."""
+    return {
+        "policy_class": MaskableActorCriticPolicy,
+        "policy_kwargs": policy_kwargs(args),
+        "observation_space": vec_env.observation_space,
+        "action_space": vec_env.action_space,
+        "lr_schedule": FloatSchedule(args.learning_rate),
+        "clip_range": args.clip_range,
+        "rollout_buffer_class": MaskableRolloutBuffer,
+        **dict.fromkeys(DROPPED),
+    }
+
+
+def resume_model(run_dir: Path, vec_env: VecEnv, progress: dict[str, Any], args: PPOHyperparameters) -> MaskablePPO:
+    """The model of the run's last checkpoint, weights and optimiser, on ``vec_env``; nothing in the zip is unpickled
+    (``checkpoint_data``, ``rebuilt_objects``: checked here whether or not ``check_checkpoint`` ran), and anything
+    else that stops SB3 from loading it is a ``RunError`` too."""
+    path = run_dir / "last.zip"
+    checkpoint_data(path)
     try:
-        model = MaskablePPO.load(path, env=vec_env, device="cpu")
-    except Exception as error:  # SB3 raises whatever unzipping, unpickling or a changed space raises
+        model = MaskablePPO.load(path, env=vec_env, device="cpu", custom_objects=rebuilt_objects(args, vec_env))
+    except Exception as error:  # SB3 raises whatever unzipping or another network's shapes raise
         raise RunError(
             f"--resume: {path} is damaged or not this run's MaskablePPO checkpoint ({type(error).__name__}: {error});"
             " restore it or start a new run"
@@ -169,6 +244,20 @@ def save_model(model: BaseAlgorithm, run_dir: Path) -> None:
 
 
 __all__ = [
-    "ACTIVATIONS", "RunError", "changed_hyperparameters", "check_checkpoint", "export_copy", "hyperparameter_error",
-    "new_maskable_ppo", "next_multiple", "open_run", "read_progress", "resume_model", "save_model", "vectorize",
+    "ACTIVATIONS",
+    "RunError",
+    "changed_hyperparameters",
+    "check_checkpoint",
+    "checkpoint_data",
+    "export_copy",
+    "hyperparameter_error",
+    "new_maskable_ppo",
+    "next_multiple",
+    "open_run",
+    "policy_kwargs",
+    "read_progress",
+    "rebuilt_objects",
+    "resume_model",
+    "save_model",
+    "vectorize",
 ]  # fmt: skip

@@ -18,7 +18,7 @@ import os
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import IO, Any, ClassVar, Protocol
 
 import torch
 
@@ -28,21 +28,28 @@ from friday13_env.core.mlp import MLPPolicy
 from friday13_env.core.specs import shown
 from friday13_env.friday13.agents.policy import read_friday13_policy
 from friday13_training.actor_critic import ActorCritic, NetworkArgs
-from friday13_training.runs import RunError, read_progress
+from friday13_training.runs import DISTILL_FILES, SNAPSHOT_NAME, RunError, inside_run, read_progress
 from friday13_training.script_args import atomic_write_text
 
 CHECKPOINT, NEXT_CHECKPOINT = "last.pt", "next.pt"
 """The run's checkpoint, and the new one while a checkpoint is being written (``save_run``)."""
-PROGRESS_EXTRA_KEYS = ("clock", "script")
+TARGET_FINGERPRINT = "target_fingerprint"
+"""The key of a best response's record holding its target's fingerprint, taken when the run started (0.18.0 and
+later), which every ``--resume`` compares with the target's."""
+PROGRESS_EXTRA_KEYS = ("clock", "script", TARGET_FINGERPRINT)
 """Keys of ``progress.json`` beyond a fresh run's: a checkpoint adds the seconds each part took; a run started by
-0.17.0 or later names the script that started it (``started_by``)."""
+0.17.0 or later names the script that started it (``started_by``); a best response's, its target's fingerprint."""
 SCRIPT, BEST_RESPONSE = "train_ppo.py", "best_response.py"
 """The scripts whose runs these are: ``best_response.py`` trains with ``train_ppo.py``'s loop, in a run folder of the
 same files, and adds its result (``BEST_RESPONSE_RESULT``)."""
 BEST_RESPONSE_RESULT = "best_response.json"
-OTHER_RUN_FILES = ("progress.json", "last.zip")
+OTHER_RUN_FILES = ("progress.json", "last.zip", *DISTILL_FILES)
 """What another run leaves in a folder without ``last.pt``: any run script's record, ``finetune_ppo.py``'s
-checkpoint. A new run there is refused (``open_run``): it would write over them."""
+checkpoint, ``distill.py``'s files. A new run there is refused (``open_run``): it would write over them (the
+distilled ``policy.npz`` first)."""
+TEMPORARY = (".*.tmp", ".*.unchecked")
+"""The names of the temporary files of writes a kill cut short (``atomic_write``'s, the policy checks'), which
+``recover_checkpoint`` deletes in the run folder and its ``snapshots/``."""
 
 
 class RunArgs(NetworkArgs, Protocol):
@@ -112,8 +119,8 @@ def save_run(
     model.export(run_dir / "policy.npz", args, description, training)
     atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
     os.replace(run_dir / NEXT_CHECKPOINT, run_dir / CHECKPOINT)
-    for path in (run_dir / "snapshots").glob("*.npz"):  # snapshots that left the pool
-        if path.stem not in progress["snapshots"]:
+    for path in (run_dir / "snapshots").glob("snapshot_*.npz"):  # snapshots that left the pool, the run's own only
+        if SNAPSHOT_NAME.fullmatch(path.stem) and path.stem not in progress["snapshots"] and inside_run(path, run_dir):
             path.unlink()
 
 
@@ -126,18 +133,25 @@ def save_checkpoint(path: Path, model: ActorCritic, optimizer: torch.optim.Optim
 
 
 def recover_checkpoint(run_dir: Path, fresh: dict[str, Any]) -> None:
-    """End a checkpoint that a kill interrupted (``save_run``): ``next.pt`` becomes ``last.pt`` if ``progress.json``
-    already records its timesteps, else it is dropped (``last.pt`` and the record are still the checkpoint before).
-    A damaged record is left for ``--resume`` to name. The temporary files of writes a kill cut short go."""
-    for pattern in (".*.tmp", ".*.unchecked", "snapshots/.*.tmp", "snapshots/.*.unchecked"):
-        for leftover in run_dir.glob(pattern):
-            leftover.unlink()
+    """End a checkpoint that a kill interrupted (``save_run``), for ``--resume`` only and in a folder that holds this
+    script's run (a readable record and ``last.pt`` or ``next.pt``; anything else is left as it is, for ``open_run``
+    to refuse): ``next.pt`` becomes ``last.pt`` if ``progress.json`` already records its timesteps, else it is dropped
+    (``last.pt`` and the record are still the checkpoint before). The temporary files of writes a kill cut short go
+    (``TEMPORARY``, in the run folder and its ``snapshots/``, the run's own only: ``check_own_folder`` refuses a
+    linked ``snapshots/`` first)."""
     pending = run_dir / NEXT_CHECKPOINT
-    if not pending.is_file():
+    if not (pending.is_file() or (run_dir / CHECKPOINT).is_file()):
         return
     try:
         recorded = read_progress(run_dir / "progress.json", fresh, PROGRESS_EXTRA_KEYS)["timesteps"]
     except RunError:
+        return
+    for folder in (run_dir, run_dir / "snapshots"):
+        for pattern in TEMPORARY:
+            for leftover in folder.glob(pattern):
+                if inside_run(leftover, run_dir):
+                    leftover.unlink()
+    if not pending.is_file():
         return
     try:
         timesteps = stored_timesteps(read_state(pending, "cpu"), pending)
@@ -151,26 +165,36 @@ def recover_checkpoint(run_dir: Path, fresh: dict[str, Any]) -> None:
 
 def read_state(path: Path, device: str) -> Any:
     """What ``torch.load(weights_only=True)`` reads from a checkpoint (so no code in it runs), once its zip members
-    are checked (a ``RunError`` naming the problem, or ``zipfile.BadZipFile`` for a file that is not a zip).
-
-    ``torch.load`` inflates a compressed member whole, so a file of kilobytes could claim gigabytes; ``torch.save``
-    never compresses (``ZIP_STORED``) and lays its members side by side, so a checkpoint's members must be stored and
-    their sizes add up to at most the file's: a larger total is a member claiming bytes the file does not hold or
-    members overlapping. Reading then costs at most the file's size. The checks and the load read one open file."""
+    are checked (``uninflated_problem``: a ``RunError`` naming the problem, or ``zipfile.BadZipFile`` for a file that
+    is not a zip). The checks and the load read one open file."""
     with path.open("rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
-        with zipfile.ZipFile(handle) as archive:
-            problem = compression_problem(archive, (zipfile.ZIP_STORED,))
-            total = sum(info.file_size for info in archive.infolist())
+        problem = uninflated_problem(handle)
         if problem is not None:
-            raise RunError(f"{path}: {problem} (torch.save stores its members uncompressed)")
-        if total > size:
-            raise RunError(
-                f"{path}: its members hold {total:,} bytes in all, more than the file's {size:,} (torch.save stores "
-                "them side by side): a member claims bytes the file does not hold, or members overlap"
-            )
+            raise RunError(f"{path}: {problem}")
         handle.seek(0)
         return torch.load(handle, map_location=device, weights_only=True)
+
+
+def uninflated_problem(handle: IO[bytes]) -> str | None:
+    """Why reading the zip open as ``handle`` (a checkpoint of ``torch.save``, arrays of ``np.savez``) could cost
+    more than its size, or None (``zipfile.BadZipFile`` for a file that is not a zip).
+
+    ``torch.load`` and ``np.load`` inflate a compressed member whole, so a file of kilobytes could claim gigabytes;
+    ``torch.save`` and ``np.savez`` never compress (``ZIP_STORED``) and lay their members side by side, so the members
+    must be stored and their sizes add up to at most the file's: a larger total is a member claiming bytes the file
+    does not hold or members overlapping. Reading then costs at most the file's size."""
+    size = os.fstat(handle.fileno()).st_size
+    with zipfile.ZipFile(handle) as archive:
+        problem = compression_problem(archive, (zipfile.ZIP_STORED,))
+        total = sum(info.file_size for info in archive.infolist())
+    if problem is not None:
+        return f"{problem} (torch.save and np.savez store their members uncompressed)"
+    if total > size:
+        return (
+            f"its members hold {total:,} bytes in all, more than the file's {size:,} (they are stored side by side): "
+            "a member claims bytes the file does not hold, or members overlap"
+        )
+    return None
 
 
 def stored_timesteps(state: dict[str, Any], path: Path) -> int | None:

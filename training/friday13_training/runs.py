@@ -16,7 +16,7 @@ import math
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -24,6 +24,8 @@ from friday13_env.core.checks import finite_number, is_duration
 from friday13_env.core.files import clashing_outputs, output_inside
 from friday13_env.core.signals import Interrupted as Interrupted  # re-exported for the scripts
 from friday13_env.core.signals import signals_interrupt as signals_interrupt
+from friday13_env.core.specs import FACTORY, is_existing_file, parse_spec, shown, working_folder_importable
+from friday13_env.friday13.agents.policy import read_friday13_policy
 from friday13_training.script_args import atomic_write_bytes, dataclass_parser, field_errors, flag_name, given_flags
 
 
@@ -45,6 +47,13 @@ MAX_PROGRESS_DEPTH = 16
 """The deepest nesting of lists and objects in ``progress.json`` (a real record nests 4 deep)."""
 SNAPSHOT_NAME = re.compile(r"snapshot_[0-9]{1,16}")
 """A recorded snapshot's name: its file is ``snapshots/<name>.npz``, so nothing else (no path) is accepted."""
+TRAINING_RUN_FILES = ("progress.json", "last.pt", "last.zip")
+"""What a training run (``train_ppo.py``, ``best_response.py``, ``finetune_ppo.py``, ``train_friday.py``) keeps in its
+folder: ``distill.py`` refuses an ``--out-dir`` holding any of them, as its ``policy.npz`` would replace the run's."""
+DISTILL_FILES = ("summary.json", "positions.npz", "student_0.npz")
+"""What ``distill.py`` leaves in its ``--out-dir`` before (or with) its ``policy.npz``: the summary, the ensemble
+teacher's cached games, the search teacher's first student. A new training run refuses a folder holding any of them
+(``open_run``'s ``other_checkpoints``), as its ``policy.npz`` would replace the distilled one."""
 
 
 class RunError(Exception):
@@ -217,6 +226,75 @@ def win_rate_curve_problem(progress: dict[str, Any], opponents: Sequence[str]) -
     return None
 
 
+def entry_point(spec: object) -> bool:
+    """Whether an agent spec names a factory of the user's own, ``module:factory``: building it imports the module
+    and calls the factory. Told as the registries tell one: a name of that form (``FACTORY``, which takes no options)
+    that is not an existing file (a checkpoint, never imported)."""
+    if not isinstance(spec, str):
+        return False
+    try:
+        name = parse_spec(spec).name
+    except ValueError:
+        return False
+    return bool(FACTORY.match(name)) and not is_existing_file(name)
+
+
+def check_recorded_factories(
+    record: Path,
+    stored: Mapping[str, Any],
+    command_line: Mapping[str, Any],
+    given: Collection[str],
+    fields: Iterable[str],
+) -> None:
+    """Refuse to resume a run whose record (``stored``, read from ``record``) names an agent factory
+    (``entry_point``) in one of ``fields`` (each a spec or a list of specs) that the command line does not give in
+    that field too (``given``: the fields it sets, with their values in ``command_line``). Building the agent would
+    import its module and call it, so a record that was changed, or came from elsewhere, would run code that no
+    command named; checked before any agent is built. A ``RunError`` listing each one."""
+    unconfirmed = []
+    for name in fields:
+        recorded = stored.get(name)
+        typed = command_line.get(name) if name in given else []
+        typed_specs = {_canonical(spec) for spec in (typed if isinstance(typed, list) else [typed])}
+        for spec in recorded if isinstance(recorded, list) else [recorded]:
+            if entry_point(spec) and _canonical(spec) not in typed_specs:
+                unconfirmed.append(f"{flag_name(name)} {_short(str(spec), 80)}")
+    if unconfirmed:
+        raise RunError(
+            f"--resume: {record} names agent factories that this command line does not: {'; '.join(unconfirmed)}. "
+            "Building one imports its module and calls it, and a resume runs no code that only a file names: give "
+            "the flag with the same specs on the command line to run them, or restore the record"
+        )
+
+
+def _canonical(spec: object) -> object:
+    """A spec's canonical text where it parses (``parse_spec``), else the value as it is."""
+    try:
+        return parse_spec(spec).label
+    except ValueError:
+        return spec
+
+
+def check_own_folder(run_dir: Path, name: str) -> None:
+    """Refuse a run folder whose sub-folder ``name`` (``snapshots``) is a link, or something else than a folder: a
+    run writes and deletes files there, and through a link they would be files outside the run (another folder's,
+    anyone's). A ``RunError`` naming it."""
+    path = run_dir / name
+    if path.is_symlink():
+        raise RunError(
+            f"{path} is a link (to {shown(os.readlink(path))}): a run writes and deletes files in its own {name}/ "
+            "folder, never through a link to another; replace the link with the folder it names"
+        )
+    if path.exists() and not path.is_dir():
+        raise RunError(f"{path} is not a folder: the run keeps its {name} there; move it away")
+
+
+def inside_run(path: Path, run_dir: Path) -> bool:
+    """Whether ``path``, resolved (through every link), lies inside the run folder ``run_dir``: a file a run may
+    delete as its own."""
+    return path.resolve().is_relative_to(run_dir.resolve())
+
+
 def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not a number JSON allows")
 
@@ -271,17 +349,42 @@ def changed_hyperparameters(stored: dict[str, Any], given: dict[str, Any], names
     ]
 
 
-def match_checkpoint(path: Path, timesteps: int, progress: dict[str, Any]) -> None:
+def match_checkpoint(path: Path, timesteps: int, progress: dict[str, Any], most_ahead: int) -> None:
     """Check a checkpoint's ``timesteps`` against ``progress.json`` (beside it): one behind is a ``RunError``; one
-    ahead (a run stopped between writing the two) moves ``progress`` up to it."""
+    ahead (a run stopped between writing the two) by at most ``most_ahead`` (``checkpoint_reach``) moves ``progress``
+    up to it. Further ahead, or past ``MAX_TIMESTEPS``, is a ``RunError`` too: no run writes such a checkpoint (a
+    count of 2**70 would be recorded, and every resume after it refused)."""
+    record = path.parent / "progress.json"
     if timesteps < progress["timesteps"]:
         raise RunError(
-            f"--resume: {path} holds {timesteps:,} timesteps but {path.parent / 'progress.json'} records "
+            f"--resume: {path} holds {timesteps:,} timesteps but {record} records "
             f"{progress['timesteps']:,}: the two files are not of the same checkpoint"
+        )
+    if timesteps > min(progress["timesteps"] + most_ahead, MAX_TIMESTEPS):
+        raise RunError(
+            f"--resume: {path} holds {timesteps:,} timesteps but {record} records {progress['timesteps']:,}: a run "
+            f"stopped between writing the two leaves its checkpoint at most {most_ahead:,} ahead (a checkpoint "
+            f"interval and a rollout; {MAX_TIMESTEPS:,} in all), so they are not of the same run; restore them or "
+            "start a new run"
         )
     if timesteps > progress["timesteps"]:
         print(f"note: {path} is ahead of progress.json; going on from {timesteps:,} timesteps", flush=True)
         progress["timesteps"] = timesteps
+
+
+def checkpoint_reach(sessions: Iterable[Mapping[str, Any]], rollout: int) -> int:
+    """How far ahead of its record a checkpoint may be (``match_checkpoint``): a run writes its checkpoint before its
+    record, and checkpoints at the first rollout that reaches each multiple of ``--checkpoint-every``, so a stop
+    between the two writes leaves the checkpoint at most one interval and one ``rollout`` ahead; an interval of 0
+    (only at the end) reaches the run's end. ``sessions``: the arguments of the session that wrote the record and
+    of this one (``--resume`` may change the interval and the length, and either may have written the
+    checkpoint); a value that is not a count is left out (the record's checks name it)."""
+    reach = 0
+    for args in sessions:
+        every, total = args.get("checkpoint_every"), args.get("total_timesteps")
+        if isinstance(every, int) and isinstance(total, int) and _is_count(every) and _is_count(total):
+            reach = max(reach, every or total)
+    return rollout + reach
 
 
 def actor_warmup(critic_warmup: int, trained_start: bool) -> int:
@@ -353,16 +456,19 @@ def _same_file(one: str | Path, other: str | Path) -> bool:
         return False
 
 
-def export_copy(run_dir: Path, export: str) -> None:
-    """Copy the run's final ``policy.npz`` to ``--export`` atomically (nothing when it is empty). An export on or in
-    the run directory is a ``RunError`` and nothing is written (a script checks ``export_problem`` before any work;
-    this keeps the run's files whole where one did not)."""
+def export_copy(run_dir: Path, export: str, read_policy: Callable[[Path], object] = read_friday13_policy) -> None:
+    """Copy the run's final ``policy.npz`` to ``--export`` atomically (nothing when it is empty), once the package's
+    loader of the run's game (``read_policy``: Friday the 13th's unless a script gives another) reads it back: a
+    finished run resumed only to export it wrote nothing in this session, and its file may be damaged since. An
+    export on or in the run directory, or a policy the loader refuses, is a ``RunError`` and nothing is written (a
+    script checks ``export_problem`` before any work; this keeps the run's files whole where one did not)."""
     if not export:
         return
     problem = export_problem(export, {"--run-dir": run_dir})
     if problem:
         raise RunError(f"{problem} (the run's policy is {run_dir / 'policy.npz'})")
     source = run_dir / "policy.npz"
+    checked_policy(source, read_policy, "--export")
     try:
         data = source.read_bytes()
     except OSError as error:
@@ -372,6 +478,23 @@ def export_copy(run_dir: Path, export: str) -> None:
     except OSError as error:
         raise RunError(f"--export: cannot write {export}: {error.strerror or error}") from error
     print(f"exported the policy to {export}", flush=True)
+
+
+def checked_policy(
+    path: Path,
+    read_policy: Callable[[Path], object],
+    flag: str,
+    anew: str = "resume the run with a larger --total-timesteps, which writes it anew",
+) -> None:
+    """That the package's loader (``read_policy``) reads the policy file ``path`` a run is about to copy or play, or a
+    ``RunError`` naming it for ``flag`` and saying what writes it ``anew`` (a file written by an earlier session may be
+    damaged since)."""
+    try:
+        read_policy(path)
+    except ValueError as error:  # a CheckpointError: missing, damaged or of another layout
+        raise RunError(
+            f"{flag}: {path} is damaged ({error}); nothing was done with it: restore it, or {anew}"
+        ) from error
 
 
 def parse_run_args(
@@ -398,7 +521,9 @@ def run_main(
 ) -> None:
     """A run script's command line: bad flags exit with argparse's usage message, run-directory problems
     (``RunError``) with theirs; ``train`` also gets the flags the command line gave. Ctrl-C or SIGTERM during
-    ``train`` is an ``Interrupted`` exception there, which ends the script with one line (what the run saved)."""
+    ``train`` is an ``Interrupted`` exception there, which ends the script with one line (what the run saved). The
+    working folder is importable, so that agent specs may name a ``module:factory`` there."""
+    working_folder_importable()
     args = parse(argv)
     try:
         with signals_interrupt():
@@ -419,22 +544,28 @@ def resumed_run_args(
     run_settings: Sequence[str],
     checked: Callable[[Any], Any],
     added_later: Mapping[str, Any] | None = None,
+    agent_fields: Sequence[str] = (),
 ) -> Any:
     """The arguments a resumed run goes on with: the run's own, recorded in ``progress.json``, with the run settings
-    (``run_settings``, the fields of ``cls`` that ``--resume`` may change) this command line gives. A hyperparameter
-    given with another value is refused, each one listed; a damaged record is a ``RunError`` naming the file; what
-    is left (this command line's settings, e.g. ``--export``) goes through ``checked``. ``added_later`` gives each
-    hyperparameter added after runs were first recorded the value those runs were trained with, so that a record
-    without it resumes as it was trained; any other missing argument is damage."""
+    (``run_settings``, the fields of ``cls`` that ``--resume`` may change) this command line gives, and ``run_dir``
+    the folder the run is in (``run_dir``, whatever the record says: a run resumed under another ``--run-name`` or
+    moved is checked, and recorded, where it is). A hyperparameter given with another value is refused, each one
+    listed; a damaged record is a ``RunError`` naming the file, and so is an agent factory in ``agent_fields`` (the
+    fields holding agent specs) that the record names and this command line does not (``check_recorded_factories``,
+    before any agent is built); what is left (this command line's settings, e.g. ``--export``) goes through
+    ``checked``. ``added_later`` gives each hyperparameter added after runs were first recorded the value those runs
+    were trained with, so that a record without it resumes as it was trained; any other missing argument is
+    damage."""
     stored = {**(added_later or {}), **progress["args"]}
     values = dataclasses.asdict(args)
     names = [field.name for field in dataclasses.fields(cls)]
+    record = run_dir / "progress.json"
+    check_recorded_factories(record, stored, values, given, agent_fields)
     changed = changed_hyperparameters(stored, values, [n for n in names if n not in run_settings and n in given])
     if changed:
         raise RunError("--resume keeps the run's hyperparameters; these differ: " + "; ".join(changed))
     merged = {**stored, **{name: values[name] for name in run_settings if name in given or name == "resume"}}
-    merged["run_dir"] = values["run_dir"] or stored.get("run_dir", "")
-    record = run_dir / "progress.json"
+    merged["run_dir"] = str(run_dir)
     try:
         resumed = cls(**{name: merged[name] for name in names})
     except (KeyError, TypeError) as error:

@@ -28,6 +28,13 @@ MAX_LEARNING_RATE = 1.0
 """The largest learning rate a training script takes: Adam moves every weight by about the rate at each step, so a
 rate above 1 throws the networks away at the first update (every recipe here is at most 2.5e-3); one past float32's
 range (``1e300``) crashed torch's optimizer after the run folder was made."""
+MAX_LOSS_WEIGHT = 100.0
+"""The largest weight of a loss term (``--ent-coef``, ``--vf-coef``): far above every recipe here (an entropy bonus
+of at most 0.03, a value weight of 0.5), where the term drowns the policy's loss; one past float32's range
+(``1e300``) made the loss infinite, and the run stopped with NaN weights after its folder was made."""
+MAX_ROLLOUT_BYTES = 16 << 30
+"""The most memory a rollout's arrays may take (with the copies the update makes of its samples), checked before
+anything is built: the rollout's sizes are bounded by it, not by the machine's memory running out."""
 MAX_TORCH_THREADS = 1024
 """The most CPU threads ``--torch-threads`` gives torch: more than any machine the scripts run on has cores (more
 threads than cores only wait on each other), and far inside the C int torch takes (``99999999999`` crashed it after
@@ -190,6 +197,17 @@ def network_errors(hidden_sizes: Sequence[int], inputs: int, outputs: int) -> li
             f"{outputs} actions); allowed: at most {MAX_PARAMETERS:,} (the policy loader's cap)"
         )
     return problems
+
+
+def rollout_error(sizes: str, rollout_bytes: int, fewer: str) -> str | None:
+    """Why a rollout of ``rollout_bytes`` is refused (over ``MAX_ROLLOUT_BYTES``), or None: ``sizes`` names the flags
+    that make it (``--num-tables 8 x --num-steps 64``), ``fewer`` what to reduce."""
+    if rollout_bytes <= MAX_ROLLOUT_BYTES:
+        return None
+    return (
+        f"{sizes}: {rollout_bytes / (1 << 30):,.1f} GiB of rollout arrays; allowed: at most "
+        f"{MAX_ROLLOUT_BYTES >> 30} GiB (use fewer {fewer})"
+    )
 
 
 def given_flags(cls: type, argv: Sequence[str] | None) -> set[str]:
