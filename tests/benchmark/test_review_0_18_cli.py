@@ -15,11 +15,7 @@ import io
 import json
 import os
 import shutil
-import signal
-import sys
-from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -33,6 +29,7 @@ from friday13_env.friday13 import play
 from friday13_env.friday13.evaluation import command as evaluate_command
 from friday13_env.friday13.evaluation import tournament
 from tests.benchmark.helpers import friday13, made_result, small_suite
+from tests.benchmark.test_review_0_17_scripts import no_server, refused, run_main  # noqa: F401 (no_server: a fixture)
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 ZOO_POLICY = REPOSITORY / "friday13_env" / "friday13" / "zoo" / "ppo-v1.npz"
@@ -48,22 +45,6 @@ def name_max(folder: Path) -> int:
 
 def never(*args: object, **kwargs: object) -> Any:
     raise AssertionError("played, read or wrote before the arguments were checked")
-
-
-def run_main(module: ModuleType, argv: list[str], monkeypatch: pytest.MonkeyPatch) -> Any:
-    """``module.main()`` as ``python -m benchmarks.MODULE ARGV`` runs it."""
-    monkeypatch.setattr(sys, "argv", [f"{module.__name__}.py", *argv])
-    return module.main()
-
-
-def refused(
-    module: ModuleType, argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> str:
-    """argparse's error (exit 2) of ``module`` for ``argv``, as its stderr."""
-    with pytest.raises(SystemExit) as stopped:
-        run_main(module, argv, monkeypatch)
-    assert stopped.value.code == 2
-    return capsys.readouterr().err
 
 
 # -- 1. output names near NAME_MAX ------------------------------------------------------------------------------
@@ -349,17 +330,10 @@ def test_defect_9_bench_batched_prints_na_for_a_reference_that_measured_nothing(
     assert "n/a" in capsys.readouterr().out
 
 
-@pytest.fixture
-def no_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(web_load, "running", never)
-    handler = signal.getsignal(signal.SIGTERM)
-    yield
-    signal.signal(signal.SIGTERM, handler)
-
-
+@pytest.mark.usefixtures("no_server")
 @pytest.mark.parametrize("sessions", ["100000000", str(web_load.MAX_SESSIONS + 1), "0", "1.5"])
 def test_defect_10_web_load_bounds_the_sessions_before_starting_the_server(
-    no_server: None, sessions: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    sessions: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert "argument --sessions: " in refused(web_load, ["--sessions", sessions], monkeypatch, capsys)
 

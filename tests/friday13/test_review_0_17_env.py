@@ -97,7 +97,11 @@ def test_evaluation_refuses_an_agent_whose_reset_takes_no_seed_before_any_game()
 
 @pytest.mark.parametrize("build", [lambda: raw_env(), lambda: Friday13Env(), lambda: FridayEnv()])
 def test_render_without_a_render_mode_warns_and_returns_none(build: Any, caplog: pytest.LogCaptureFixture) -> None:
-    environment = build()
+    assert_render_warns_and_returns_none(build(), caplog)
+
+
+def assert_render_warns_and_returns_none(environment: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """``render()`` of an environment made without a render mode: ``None``, and a warning that names it."""
     environment.reset(seed=0)
     with warnings.catch_warnings():
         warnings.simplefilter("always")

@@ -25,8 +25,6 @@ batched or vector counterparts took, and objects accepted at one door and failin
 
 from __future__ import annotations
 
-import logging
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +57,7 @@ from friday13_env.friday13.cards import (
 from friday13_env.friday13.encoding import decode_observation, observation_layout, omen_type_groups, state_layout
 from friday13_env.friday13.features import MajorityPreview, input_features, majority_preview
 from friday13_env.friday13.single_agent import Friday13Env
+from tests.friday13.test_review_0_17_env import assert_render_warns_and_returns_none
 
 ZOO = "ensemble-v1"
 BATCHED_SPECS = ["random", "cautious", "majority", ZOO]
@@ -383,14 +382,7 @@ def test_the_vector_env_reset_seeds_np_random_and_the_action_space_as_the_scalar
 
 
 def test_the_vector_env_render_without_a_render_mode_warns_and_returns_none(caplog: pytest.LogCaptureFixture) -> None:
-    environment = vector_env(num_envs=2)
-    environment.reset(seed=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("always")
-        with caplog.at_level(logging.WARNING), warnings.catch_warnings(record=True) as caught:
-            assert environment.render() is None
-    messages = [str(warning.message) for warning in caught] + [record.getMessage() for record in caplog.records]
-    assert any("render_mode" in message for message in messages), messages
+    assert_render_warns_and_returns_none(vector_env(num_envs=2), caplog)
 
 
 # -- 11. the SB3 adapter's indices --------------------------------------------------------------------

@@ -287,11 +287,9 @@ def test_best_response_refuses_to_resume_a_train_ppo_run_shaped_like_one(marked:
     assert files_of(run_dir) == before
 
 
-# -- 9. finetune_ppo.py's learning curve after a stop ----------------------------------------------------
-def test_a_stopped_finetune_leaves_its_learning_curve_as_its_checkpoint(tmp_path: Path) -> None:
-    """An evaluation after the last checkpoint is dropped with the rest of what came after it: the CSV holds the
-    points of ``progress.json``, as ``train_ppo.py``'s does."""
-    pytest.importorskip("sb3_contrib")
+def stop_finetune(run_dir: Path, at: int, signum: int, checkpoint_every: int) -> None:
+    """A tiny ``finetune_ppo.py`` run, evaluating every 128 steps, stopped by ``signum`` right after its evaluation
+    at ``at`` steps; it exits as a signal's stop does."""
     from friday13_training.runs import Interrupted
 
     script = load_training_script("finetune_ppo")
@@ -299,15 +297,23 @@ def test_a_stopped_finetune_leaves_its_learning_curve_as_its_checkpoint(tmp_path
 
     def evaluate_then_stop(self: Any, steps: int) -> None:
         evaluate(self, steps)
-        if steps == 384:
-            raise Interrupted(signal.SIGINT)
+        if steps == at:
+            raise Interrupted(signum)
 
-    run_dir = tmp_path / "run"
     with pytest.MonkeyPatch.context() as patch, pytest.raises(SystemExit) as stop:
         patch.setattr(script.TrainingCallback, "_evaluate", evaluate_then_stop)
         script.main(["--run-dir", str(run_dir), "--total-timesteps", "1024", "--eval-every", "128",
-                     "--checkpoint-every", "256", *FINETUNE_TINY])  # fmt: skip
-    assert stop.value.code == 128 + signal.SIGINT
+                     "--checkpoint-every", str(checkpoint_every), *FINETUNE_TINY])  # fmt: skip
+    assert stop.value.code == 128 + signum
+
+
+# -- 9. finetune_ppo.py's learning curve after a stop ----------------------------------------------------
+def test_a_stopped_finetune_leaves_its_learning_curve_as_its_checkpoint(tmp_path: Path) -> None:
+    """An evaluation after the last checkpoint is dropped with the rest of what came after it: the CSV holds the
+    points of ``progress.json``, as ``train_ppo.py``'s does."""
+    pytest.importorskip("sb3_contrib")
+    run_dir = tmp_path / "run"
+    stop_finetune(run_dir, at=384, signum=signal.SIGINT, checkpoint_every=256)
     with (run_dir / "learning_curve.csv").open() as table:
         rows = [int(row["timesteps"]) for row in csv.DictReader(table)]
     assert [point["timesteps"] for point in progress_of(run_dir)["curve"]] == rows == [0, 128, 256]

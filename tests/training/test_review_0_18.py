@@ -39,6 +39,7 @@ from tests.training.test_review_0_17 import (
     best_response,
     files_of,
     progress_of,
+    stop_finetune,
 )
 from tests.training.test_train_friday_runs import TINY as FRIDAY_TINY
 
@@ -174,17 +175,27 @@ def untouched(folder: Path) -> bool:
     return not (folder / "imported").exists() and not (folder / "called").exists()
 
 
-@pytest.mark.parametrize("field", ["eval_opponents", "opponents", "init_policy"])
-def test_train_ppo_resume_imports_no_factory_that_only_its_record_names(
-    field: str, ppo_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("script", "run", "field"),
+    [
+        ("train_ppo", "ppo_run", "eval_opponents"),
+        ("train_ppo", "ppo_run", "opponents"),
+        ("train_ppo", "ppo_run", "init_policy"),
+        ("finetune_ppo", "finetune_run", "opponents"),
+    ],
+)
+def test_a_resume_imports_no_factory_that_only_its_record_names(
+    script: str, run: str, field: str, request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    if script == "finetune_ppo":
+        pytest.importorskip("sb3_contrib")
     factory, folder = planted_factory(tmp_path, monkeypatch)
-    run_dir = copy_run(ppo_run, tmp_path)
+    run_dir = copy_run(request.getfixturevalue(run), tmp_path)
     value = factory if field == "init_policy" else ["cautious", factory]
     tampered_args(run_dir, **{field: value})
     before = files_of(run_dir)
     with pytest.raises(SystemExit, match=rf"--resume: .*progress\.json names agent factor.*{factory}"):
-        load_training_script("train_ppo").main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "256"])
+        load_training_script(script).main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "256"])
     assert untouched(folder) and files_of(run_dir) == before
 
 
@@ -198,17 +209,6 @@ def test_a_factory_given_again_on_the_command_line_is_run(
         ["--run-dir", str(run_dir), "--resume", "--eval-opponents", "cautious", factory]
     )
     assert (folder / "called").exists()
-
-
-def test_finetune_resume_imports_no_factory_that_only_its_record_names(
-    finetune_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    factory, folder = planted_factory(tmp_path, monkeypatch)
-    run_dir = copy_run(finetune_run, tmp_path)
-    tampered_args(run_dir, opponents=["cautious", factory])
-    with pytest.raises(SystemExit, match=rf"--resume: .*progress\.json names agent factor.*--opponents {factory}"):
-        load_training_script("finetune_ppo").main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "256"])
-    assert untouched(folder)
 
 
 def test_best_response_resume_imports_no_target_factory_that_only_its_record_names(
@@ -735,21 +735,7 @@ def test_a_finetune_stopped_before_its_first_checkpoint_leaves_no_learning_curve
     """Its points would have no ``progress.json`` to go with (docs/training.md: the CSV is as the last checkpoint's
     record has it, and there is none)."""
     pytest.importorskip("sb3_contrib")
-    from friday13_training.runs import Interrupted
-
-    script = load_training_script("finetune_ppo")
-    evaluate = script.TrainingCallback._evaluate
-
-    def evaluate_then_stop(self: Any, steps: int) -> None:
-        evaluate(self, steps)
-        if steps == 128:
-            raise Interrupted(signal.SIGTERM)
-
     run_dir = tmp_path / "run"
-    with pytest.MonkeyPatch.context() as patch, pytest.raises(SystemExit) as stop:
-        patch.setattr(script.TrainingCallback, "_evaluate", evaluate_then_stop)
-        script.main(["--run-dir", str(run_dir), "--total-timesteps", "1024", "--eval-every", "128",
-                     "--checkpoint-every", "512", *FINETUNE_TINY])  # fmt: skip
-    assert stop.value.code == 128 + signal.SIGTERM
+    stop_finetune(run_dir, at=128, signum=signal.SIGTERM, checkpoint_every=512)
     assert not (run_dir / "last.zip").exists() and not (run_dir / "progress.json").exists()
     assert not (run_dir / "learning_curve.csv").exists()

@@ -15,7 +15,8 @@ from friday13_env.friday13.engine import Rules
 from friday13_env.web import record
 
 
-def _played(path: Path, seats: list[str] | None = None) -> record.CardRecord:
+def played(path: Path, seats: list[str] | None = None) -> record.CardRecord:
+    """A finished one-round game of three seats (``seats``, or ann, bob and cy) saved at ``path``."""
     rng = np.random.default_rng(7)
     rules = Rules(num_players=3, num_rounds=1)
     state = engine.new_game(rules, rng)
@@ -40,7 +41,7 @@ def run_command(*argv: str) -> tuple[int, str]:
 
 
 def test_replay_writes_a_page_that_holds_every_frame(tmp_path: Path) -> None:
-    game = _played(tmp_path / "game.json")
+    game = played(tmp_path / "game.json")
     code, output = run_command("replay", str(tmp_path / "game.json"), "--html", str(tmp_path / "out.html"))
     assert code == 0
     assert "wrote" in output and "out.html" in output
@@ -59,7 +60,7 @@ def test_replay_writes_a_page_that_holds_every_frame(tmp_path: Path) -> None:
 
 
 def test_replay_writes_beside_the_file_by_default(tmp_path: Path) -> None:
-    _played(tmp_path / "game.json")
+    played(tmp_path / "game.json")
     assert run_command("replay", str(tmp_path / "game.json"))[0] == 0
     assert (tmp_path / "game.html").is_file()
 
@@ -86,7 +87,7 @@ def test_replay_refuses_a_missing_file_and_overwriting_its_input(
 ) -> None:
     assert run_command("replay", str(tmp_path / "missing.json"))[0] == 2
     assert "missing.json cannot be read" in capsys.readouterr().err
-    _played(tmp_path / "game.json")
+    played(tmp_path / "game.json")
     assert run_command("replay", str(tmp_path / "game.json"), "--html", str(tmp_path / "game.json"))[0] == 2
     assert "would overwrite the replay file itself" in capsys.readouterr().err
     record.load(tmp_path / "game.json")  # untouched

@@ -12,30 +12,19 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
-from friday13_env.friday13 import engine
 from friday13_env.friday13.engine import Rules
 from friday13_env.web import record
 from friday13_env.web.app import SECURITY_HEADERS
-from tests.web.test_commands import run_command
+from tests.web.test_commands import played, run_command
 
 HOSTILE_LABELS = ["\x1b[2J\x1b[31mowned", "bell\x07", "new\nline", "c1 \x9b2J", "del\x7f"]
 
 
 def played_file(path: Path) -> dict[str, Any]:
     """A finished one-round game of three seats saved at ``path``; its JSON form."""
-    rng = np.random.default_rng(3)
-    rules = Rules(num_players=3, num_rounds=1)
-    state = engine.new_game(rules, rng)
-    game = record.new_card_record(rules, ["ann", "bob", "cy"], {"command": "test"})
-    game.start_round(state)
-    while not state.round_over:
-        action = int(rng.choice(engine.legal_actions(state)))
-        engine.play(state, action)
-        game.move(action)
-    record.save(game, path)
+    played(path)
     return json.loads(path.read_text())
 
 
