@@ -199,7 +199,7 @@ def test_an_init_policy_may_be_a_zoo_name(tmp_path: Path) -> None:
         (["--learning-rate", "-1"], "argument --learning-rate: must be above 0 and at most 1, got -1"),
         (["--learning-rate", "nan"], "argument --learning-rate: must be a finite number, got nan"),
         (["--max-snapshots", "0"], "argument --max-snapshots: must be at least 1, got 0"),
-        (["--num-envs", "0"], "argument --num-envs: must be at least 1, got 0"),
+        (["--num-envs", "0"], "argument --num-envs: must be at least 1 and at most 1,024, got 0"),
         (
             ["--total-timesteps", "0"],
             "argument --total-timesteps: must be at least 1 and at most 1,000,000,000,000,000, got 0",
