@@ -16,7 +16,6 @@ import pytest
 
 from friday13_env.friday13.engine import Rules
 from friday13_env.web import record
-from friday13_env.web.app import SECURITY_HEADERS
 from tests.web.test_commands import played, run_command
 
 HOSTILE_LABELS = ["\x1b[2J\x1b[31mowned", "bell\x07", "new\nline", "c1 \x9b2J", "del\x7f"]
@@ -104,7 +103,10 @@ def web() -> Any:
 )
 def test_defect_13_every_response_carries_the_security_headers(path: str) -> None:
     """``/`` sent them; the same page as ``/static/index.html`` did not, so another site could frame it."""
-    with web().client() as api:
+    helpers = web()
+    from friday13_env.web.app import SECURITY_HEADERS
+
+    with helpers.client() as api:
         response = api.get(path)
     for header, value in SECURITY_HEADERS.items():
         assert response.headers.get(header) == value, (path, header)
