@@ -4,8 +4,8 @@
 ``friday13 benchmark --out`` writes them), ``results/benchmark/ratings.json`` and
 ``results/benchmark/exploitability.json`` (``training/best_response.py --record``), and writes the page;
 ``--check`` says whether the page on disk is what the files give (a test runs it). The page names the folder it
-was made from, as given, with a link relative to the page itself; the command to reproduce a row quotes its spec
-for the shell.
+was made from by its path relative to the page itself, so the page is the same however the two paths are typed and
+wherever the command runs; the command to reproduce a row quotes its spec for the shell.
 """
 
 from __future__ import annotations
@@ -116,31 +116,34 @@ def load_results(results: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
 
 
 MAX_FOLDER_TEXT = 500
-"""The most characters of the results folder's name that the page shows."""
+"""The most characters of the results folder's path from the page that the page shows."""
 
 
 def folder_reference(results: str | Path, page: str | Path) -> tuple[str, str]:
-    """How the page at ``page`` names the results folder: the folder as given (``results/benchmark/``), and the
-    link to it from the page's own folder (``../results/benchmark/``, percent-quoted), both with a slash at the end.
-    A folder whose name the page could not show as written (a backtick, a ``|``, a control character) is a
-    ``ValueError``. Where no relative link exists (another drive), the link is the folder's absolute path."""
-    shown_as = Path(results).as_posix().rstrip("/") + "/"
+    """How the page at ``page`` names the results folder: its path from the page's own folder
+    (``../results/benchmark/``), with a slash at the end, as shown and as a link (percent-quoted). Computed from the
+    resolved paths, so it does not depend on how ``--results`` and ``--out`` were spelled (``./results``, an absolute
+    path) nor on the working folder: ``--check`` gives the same page from ``docs/`` as from the repository. A path the
+    page could not show as written (a backtick, a ``|``, a control character) is a ``ValueError``. Where no relative
+    path exists (another drive), it is the folder's absolute path."""
+    folder = Path(results).resolve()
+    try:
+        relative = os.path.relpath(folder, Path(page).resolve().parent)
+    except ValueError:
+        relative = str(folder)
+    shown_as = Path(relative).as_posix().rstrip("/") + "/"
     if not plain_text(shown_as, MAX_FOLDER_TEXT):
         raise ValueError(
-            f"the results folder {shown(str(results))} is named on the page: give one of at most {MAX_FOLDER_TEXT} "
-            "characters without | ` or control characters"
+            f"the results folder {shown(str(results))} is named on the page as {shown(shown_as)}: give one whose path "
+            f"from the page is at most {MAX_FOLDER_TEXT} characters without | ` or control characters"
         )
-    try:
-        link = os.path.relpath(os.path.abspath(results), os.path.abspath(Path(page).parent))
-    except ValueError:
-        link = os.path.abspath(results)
-    return shown_as, quote(Path(link).as_posix().rstrip("/") + "/")
+    return shown_as, quote(shown_as)
 
 
 def generate(results: str | Path = RESULTS_FOLDER, page: str | Path = LEADERBOARD) -> str:
-    """The leaderboard page at ``page`` for the result files under ``results``: the page names ``results`` as given
-    and links to it from ``page``'s folder (``folder_reference``), so the page depends on both paths, not only on
-    the files."""
+    """The leaderboard page at ``page`` for the result files under ``results``: the page names ``results`` by its
+    path from ``page``'s folder (``folder_reference``), so the page depends on where both are, not only on the files,
+    but not on how their paths are typed."""
     from friday13_env.benchmark.ratings import read_ratings
 
     shown_as, link = folder_reference(results, page)

@@ -46,11 +46,14 @@ class UnknownOptionError(ValueError, TypeError):
     ``TypeError`` like any unexpected keyword argument in Python, so either ``except`` catches it."""
 
 
+_KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+"""The kinds of parameter that a keyword argument (an option, ``seed=``) can fill."""
+
+
 def constructor_options(factory: Callable[..., Any]) -> list[str]:
     """The keyword options an agent class or factory accepts (besides ``seed``), sorted."""
     parameters = inspect.signature(factory).parameters.values()
-    keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    return sorted(p.name for p in parameters if p.kind in keyword and p.name != "seed")
+    return sorted(p.name for p in parameters if p.kind in _KEYWORD and p.name != "seed")
 
 
 class Registry:
@@ -222,21 +225,18 @@ def make_from_factory(entry_point: str, seed: int | None) -> Agent:
 def agent_from_factory(
     factory: Callable[..., object], seed: int | None, label: str, options: Mapping[str, Any] | None = None
 ) -> Agent:
-    """What a factory (a class or a function) returns, called with ``seed=`` if it takes one and with the keyword
-    ``options``: the one way a factory is called, whether a spec string names it, it is registered, or it is passed
-    as an object. A factory that raises, or returns something that is not an agent, is a ``ValueError`` naming it
-    (``label``); a ``ValueError`` it raises itself (an option's value it refuses) is passed on as it is, since it
-    already says what was wrong."""
-    try:
-        takes_seed = "seed" in inspect.signature(factory).parameters
-    except (TypeError, ValueError):
-        takes_seed = False
+    """What a factory (a class or a function) returns, called with ``seed=`` if it takes one (``takes_seed``) and with
+    the keyword ``options``: the one way a factory is called, whether a spec string names it, it is registered, or it
+    is passed as an object. A factory that raises, or returns something that is not an agent, is a ``ValueError``
+    naming it (``label``): a user's ``int("x")`` says which agent failed. Only this package's own agents' ``ValueError``
+    (``"search option budget must be a positive int ..."``) is passed on as it is, since it names the agent and the
+    option already."""
     keywords = dict(options or {})
     try:
-        agent = factory(seed=seed, **keywords) if takes_seed else factory(**keywords)
-    except ValueError:
-        raise
+        agent = factory(seed=seed, **keywords) if takes_seed(factory) else factory(**keywords)
     except Exception as error:
+        if isinstance(error, ValueError) and _is_own(factory):
+            raise
         raise ValueError(f"agent factory {label} raised {type(error).__name__}: {error}") from error
     if not isinstance(agent, Agent):
         raise ValueError(
@@ -244,6 +244,24 @@ def agent_from_factory(
             "and an `act(observation) -> int` method"
         )
     return agent
+
+
+def takes_seed(factory: Callable[..., object]) -> bool:
+    """Whether ``factory`` takes ``seed=``: a parameter of that name, or ``**options`` (the documented
+    ``factory(seed=..., **options)``). A factory without either (a class that takes no seed) is called without it;
+    one whose signature cannot be read is called without it too."""
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind == inspect.Parameter.VAR_KEYWORD or (p.name == "seed" and p.kind in _KEYWORD) for p in parameters)
+
+
+def _is_own(factory: Callable[..., object]) -> bool:
+    """Whether ``factory`` is one of this package's agents (its module is under ``friday13_env``), whose errors name
+    the agent themselves; any other factory is the user's."""
+    module = getattr(factory, "__module__", None)
+    return isinstance(module, str) and module.partition(".")[0] == __name__.partition(".")[0]
 
 
 def load_entry_point(entry_point: str) -> Any:

@@ -90,10 +90,11 @@ def entrant_label(entrant: Entrant) -> str:
     return entrant.label if isinstance(entrant, AgentSpec) else entrant.name
 
 
-def parse_spec(text: object) -> AgentSpec:
+def parse_spec(text: object, *, files: bool = True) -> AgentSpec:
     """``"search:budget=200,greedy=true"`` -> ``AgentSpec("search", (("budget", 200), ("greedy", True)))``.
 
-    An existing file path is taken whole, so a path containing ``:`` still works.
+    An existing file path is taken whole, so a path containing ``:`` still works. With ``files=False`` no file is
+    looked up: the text is read as written, the same in every working folder (a recorded spec checked elsewhere).
     """
     if isinstance(text, AgentSpec):
         return text
@@ -102,7 +103,7 @@ def parse_spec(text: object) -> AgentSpec:
     text = text.strip()
     if not text:
         raise ValueError(f"empty agent spec; expected {SPEC_SYNTAX}")
-    if ":" not in text or FACTORY.match(text) or is_existing_file(text):
+    if ":" not in text or FACTORY.match(text) or (files and is_existing_file(text)):
         return AgentSpec(text)
     name, _, option_text = text.partition(":")
     if not name:

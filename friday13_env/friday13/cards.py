@@ -42,8 +42,9 @@ seat capture them all in a round, so each count the batched engine keeps is at m
 
 
 def _int_in(value: object, least: int, most: float = float("inf")) -> bool:
-    """Whether ``value`` is an int (not a bool, which Python counts as one) in ``least..most``."""
-    return isinstance(value, int) and not isinstance(value, bool) and least <= value <= most
+    """Whether ``value`` is an int in ``least..most``: a Python int or a numpy integer (an array's entry), as every
+    count of the package is taken, but not a bool (which Python counts as an int) nor a numpy bool."""
+    return isinstance(value, int | np.integer) and not isinstance(value, bool) and bool(least <= value <= most)
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,14 @@ class Deck:
         the derived tables. Every card's value lies in ``0..CAPTURE_LIMIT``, so the card that restarts a captured
         pile is always a legal total (CONVENTIONS rule 5); the kinds are numbered by increasing value."""
         self._check()
+        plain = {  # numpy integers stored as ints: a deck equals, hashes and prints as the same deck of ints
+            "omen_values": tuple(int(value) for value in self.omen_values),
+            "omen_copies": tuple(int(count) for count in self.omen_copies),
+            "friday_count": int(self.friday_count),
+            "friday_value": int(self.friday_value),
+        }
+        for name, value in plain.items():
+            object.__setattr__(self, name, value)
         num_values = len(self.omen_values)
         derived = {
             "kind_values": (*self.omen_values * NUM_PILES, self.friday_value),
@@ -127,8 +136,9 @@ class Deck:
             f"at most {MAX_CARDS_OF_A_TYPE} cards of a type are allowed (the batched engine counts them as "
             f"{np.dtype(CARD_COUNT_DTYPE).name})"
         )
-        if sum(copies) > MAX_CARDS_OF_A_TYPE:
-            raise ValueError(f"deck {self.name!r}: omen_copies sum to {sum(copies)} cards per omen type; {limit}")
+        per_type = sum(int(count) for count in copies)  # as ints: a sum of numpy int8 counts would wrap
+        if per_type > MAX_CARDS_OF_A_TYPE:
+            raise ValueError(f"deck {self.name!r}: omen_copies sum to {per_type} cards per omen type; {limit}")
         if self.friday_count > MAX_CARDS_OF_A_TYPE:
             raise ValueError(f"deck {self.name!r}: friday_count is {self.friday_count} cards; {limit}")
 
@@ -163,11 +173,9 @@ DECKS: dict[str, Deck] = {deck.name: deck for deck in (STANDARD_DECK, GERMAN_DEC
 
 
 def get_deck(name: str) -> Deck:
-    """Look a deck up by name; anything else (an unknown name, ``None``, bytes, a list) is a ``ValueError`` that
-    lists the names, never a ``TypeError`` from the lookup."""
-    if isinstance(name, str) and name in DECKS:
-        return DECKS[name]
-    raise ValueError(_unknown_deck(name))
+    """Look a deck up by name: ``as_deck``, the one lookup, so an unknown name (or ``None``, bytes, a list) is its
+    ``ValueError`` listing the names, never a ``TypeError`` from the lookup."""
+    return as_deck(name)
 
 
 def as_deck(deck: Deck | str, whose: str | None = None) -> Deck:

@@ -428,14 +428,8 @@ class SessionStore:
                 503,
             )
 
-    def add(self, session: Session) -> str:
-        """Keep ``session`` under a new id; a ``StoreFull`` (503) when ``max_sessions`` games are in progress."""
-        with self._lock:
-            self._make_room()
-            return self._store(session)
-
     def _store(self, session: Session) -> str:
-        """Keep ``session`` under a new id (the lock held, its place made or reserved)."""
+        """Keep ``session`` under a new id (the lock held, its place reserved)."""
         key = secrets.token_urlsafe(18)
         session.last_used = self.clock()
         self._sessions[key] = session

@@ -191,7 +191,7 @@ def test_a_batched_agent_refuses_observations_its_scalar_version_refuses(spec: s
         scalar.act({"observation": observations[3], "action_mask": masks[3].astype(np.int8)})
 
 
-@pytest.mark.parametrize("spec", BATCHED_SPECS)
+@pytest.mark.parametrize("spec", READERS)  # random reads no observation: test_batched_random_reads_no_observations_...
 def test_a_batched_agent_refuses_observations_that_are_not_one_row_per_game(spec: str) -> None:
     observations, masks = positions()
     with pytest.raises(ValueError, match=r"observations of shape"):
@@ -552,13 +552,6 @@ def test_the_deck_readers_refuse_what_is_no_deck_with_a_value_error_listing_the_
         deck_readers()[reader](deck)
 
 
-def test_the_docs_name_the_deck_readers_argument_as_a_deck_name_or_a_deck() -> None:
-    docs = (Path(__file__).parents[2] / "docs" / "friday13.md").read_text(encoding="utf-8")
-    for reader in ("omen_type_groups(deck)", "majority_preview(deck)", "state_layout(deck)"):
-        assert reader in docs
-    assert docs.count("a deck name or a `cards.Deck`") >= 3
-
-
 # -- 16. seed_reset seeds a vector environment too: Friday13VectorEnv.reset does not copy it -------------
 def test_seed_reset_takes_a_vector_env_and_seeds_it_as_the_vector_env_reset_does() -> None:
     seeded, reset = vector_env(num_envs=3), vector_env(num_envs=3)
@@ -615,3 +608,85 @@ def test_a_policy_agent_built_directly_refuses_a_greedy_that_is_no_bool(greedy: 
     policy = agents.make(ZOO).policy  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match=r"greedy must be True or False"):
         PolicyAgent(policy, "direct", greedy=greedy)  # type: ignore[arg-type]
+
+
+# -- 19. regressions of the changes above, found by their review ------------------------------------------------
+class SeededByOptions:
+    """A user's agent class taking its seed among ``**options``, as ``factory(seed=..., **options)`` is documented."""
+
+    name = "seeded-by-options"
+
+    def __init__(self, **options: Any) -> None:
+        self.seed = options.get("seed")
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+def test_a_registered_factory_taking_keyword_arguments_gets_its_seed(registry: Any) -> None:
+    """``make`` passed ``seed=`` only to a factory with a parameter named ``seed``: ``**options`` got none."""
+    registry.register("zz_kw", SeededByOptions)
+    agent = agents.make("zz_kw", seed=7)
+    assert isinstance(agent, SeededByOptions) and agent.seed == 7
+    registry.register("zz_seedless", Seedless)  # and a factory that takes no seed at all is still called without one
+    assert isinstance(agents.make("zz_seedless", seed=3), Seedless)
+
+
+def test_a_factory_of_the_users_own_raising_a_value_error_is_named_in_the_error(
+    registry: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``module:factory`` spec's or a registered factory's own ``ValueError`` said only "invalid literal for
+    int()", not which agent raised it."""
+    (tmp_path / "zz_bad_agents.py").write_text("def Factory(seed=None):\n    return int('x')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ValueError, match=r"agent factory 'zz_bad_agents:Factory' raised ValueError: invalid literal"):
+        agents.make("zz_bad_agents:Factory")
+
+    def refuses(seed: int | None = None) -> Any:
+        return int("x")
+
+    registry.register("zz_refuses", refuses)
+    with pytest.raises(ValueError, match=r"agent factory 'zz_refuses' raised ValueError: invalid literal"):
+        agents.make("zz_refuses")
+
+
+@pytest.mark.parametrize("spec", ["search:budget=-1", "majority:open_min=0", "endgame:policy=nope"])
+def test_the_packages_agents_refuse_an_option_value_with_their_own_error(spec: str) -> None:
+    """Their errors name the agent and the option already: passed on as they are, not wrapped."""
+    with pytest.raises(ValueError) as refusal:
+        agents.make(spec)
+    assert type(refusal.value) is ValueError
+    assert str(refusal.value).startswith(spec.partition(":")[0] + " option ")
+
+
+def test_a_deck_takes_numpy_integers_and_stores_plain_ints() -> None:
+    """A deck built from an array's entries (``tuple(np.array(values))``) was refused."""
+    deck = Deck(
+        "np",
+        tuple(np.array(STANDARD_DECK.omen_values)),
+        tuple(np.array(STANDARD_DECK.omen_copies, dtype=np.int8)),
+        friday_count=np.int64(STANDARD_DECK.friday_count),  # type: ignore[arg-type]
+        friday_value=np.uint8(STANDARD_DECK.friday_value),  # type: ignore[arg-type]
+    )
+    plain = Deck("np", STANDARD_DECK.omen_values, STANDARD_DECK.omen_copies)
+    assert deck == plain and hash(deck) == hash(plain)
+    fields = (*deck.omen_values, *deck.omen_copies, deck.friday_count, deck.friday_value)
+    assert all(type(value) is int for value in fields)
+    with pytest.raises(ValueError, match=r"omen_copies sum to 200 cards per omen type"):  # int8 counts: no wrap
+        Deck("np", (1, 2), tuple(np.array([100, 100], dtype=np.int8)))
+    for boolean in (True, np.True_):
+        with pytest.raises(ValueError, match=r"friday_count must be an int >= 0"):
+            Deck("np", (1,), (3,), friday_count=boolean)  # type: ignore[arg-type]
+
+
+def test_batched_random_reads_no_observations_but_checks_their_rows() -> None:
+    """``random`` reads only the masks: ``act_batch(None, masks, rng)`` played, and must still; observations of any
+    width play too, but not a number of rows other than the masks'."""
+    observations, masks = positions()
+    agent = make_batched("random", STANDARD_DECK)
+    expected = agent.act_batch(observations, masks, np.random.default_rng(2))
+    np.testing.assert_array_equal(agent.act_batch(None, masks, np.random.default_rng(2)), expected)  # type: ignore[arg-type]
+    np.testing.assert_array_equal(agent.act_batch(np.zeros((6, 3)), masks, np.random.default_rng(2)), expected)
+    for rows in (np.zeros((2, 146)), np.zeros(146), np.float32(0)):
+        with pytest.raises(ValueError, match=r"random: "):
+            agent.act_batch(rows, masks, np.random.default_rng(2))

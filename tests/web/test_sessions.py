@@ -174,22 +174,28 @@ def solo(seed: int = 0) -> SoloSession:
     return SoloSession(1, seed)
 
 
+def add(store: SessionStore, session: SoloSession) -> str:
+    """Keep ``session`` in ``store`` as the app does: in a place reserved before the game was built."""
+    with store.reserved() as keep:
+        return keep(session)
+
+
 def test_the_store_holds_at_most_its_bound_and_drops_idle_games() -> None:
     clock = FakeClock()
     store = SessionStore(max_sessions=2, idle_seconds=10, clock=clock)
     first, second = solo(1), solo(2)
-    one = store.add(first)
+    one = add(store, first)
     clock.now = 5
-    two = store.add(second)
+    two = add(store, second)
     assert one != two
     assert len(one) >= 20  # unguessable
     with pytest.raises(RequestError) as refused:
-        store.add(solo(3))
+        add(store, solo(3))
     assert refused.value.status == 503
     clock.now = 9
     assert store.get(one) is first  # used at 9: now the second is the oldest
     clock.now = 15.5
-    three = store.add(solo(3))  # the second, idle 10.5 s, makes room
+    three = add(store, solo(3))  # the second, idle 10.5 s, makes room
     with pytest.raises(RequestError) as gone:
         store.get(two)
     assert gone.value.status == 404
@@ -197,7 +203,7 @@ def test_the_store_holds_at_most_its_bound_and_drops_idle_games() -> None:
     store.remove(one)
     store.remove(one)  # twice is harmless
     assert len(store) == 1
-    store.add(solo(4))
+    add(store, solo(4))
     assert store.get(three).seed == 3
 
 

@@ -54,41 +54,52 @@ class BatchedAgent(Protocol):
     def act_batch(self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray: ...
 
 
-def checked_batch(
-    observations: np.ndarray, masks: np.ndarray, agent: str, deck: Deck | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(m, D)`` observations and ``(m, A)`` boolean masks for ``agent``'s ``act_batch``, after the checks its scalar
-    version makes of each observation (:func:`friday13_env.core.agent.checked_observation`): a ``ValueError`` naming
-    the agent and the problem, before any work. The one check of every batched agent's input.
-
-    Both must be 2-d with one row per game (a 1-d mask is not broadcast), the masks hold only 0 and 1 in any numeric
-    dtype (a 0.5 is not cast to legal), and every row has a legal action (not "action 0"). With a ``deck`` (the agents
-    that read the observation) the widths are that deck's and the observations are finite and non-negative, as a
-    table gives them; without one (``random``, which reads only the masks, as its scalar version does) any widths.
+def checked_batch(observations: np.ndarray, masks: np.ndarray, agent: str, deck: Deck) -> tuple[np.ndarray, np.ndarray]:
+    """``(m, D)`` observations and ``(m, A)`` boolean masks of ``deck`` for the ``act_batch`` of ``agent``, an agent
+    that reads the observations, after the checks its scalar version makes of each observation
+    (:func:`friday13_env.core.agent.checked_observation`): a ``ValueError`` naming the agent and the problem, before
+    any work. The one check of every reading batched agent's input: the masks as ``checked_masks`` takes them, the
+    observations 2-d, one row per mask row, finite and non-negative, as a table gives them.
     A handful of vectorised reductions, cheap beside the work they guard: some 30 to 60 microseconds on 1,024 rows,
-    a few per cent of a heuristic's or a network's ``act_batch`` (``random``'s costs what its old check did).
+    a few per cent of a heuristic's or a network's ``act_batch``.
     """
-    observations, masks = np.asarray(observations), np.asarray(masks)
-    size, num_actions = ("D", "A") if deck is None else (observation_layout(deck).size, deck.num_actions)
-    rows = observations.shape[0] if observations.ndim == 2 else "m"
-    for_deck = "" if deck is None else f" for the {deck.name!r} deck"
-    if observations.ndim != 2 or (deck is not None and observations.shape[1] != size):
+    observations = np.asarray(observations)
+    size = observation_layout(deck).size
+    for_deck = f" for the {deck.name!r} deck"
+    if observations.ndim != 2 or observations.shape[1] != size:
         raise ValueError(f"{agent}: expected observations of shape (m, {size}){for_deck}, got {observations.shape}")
-    if masks.ndim != 2 or masks.shape[0] != rows or (deck is not None and masks.shape[1] != num_actions):
+    legal = checked_masks(masks, agent, observations.shape[0], deck.num_actions, for_deck)
+    check_observation_values(observations, agent, nonnegative=True)
+    return observations, legal
+
+
+def checked_masks(
+    masks: np.ndarray, agent: str, rows: int | None = None, num_actions: int | None = None, for_deck: str = ""
+) -> np.ndarray:
+    """``(m, A)`` masks as booleans for the ``act_batch`` of ``agent``, or a ``ValueError`` naming it: 2-d (a 1-d mask
+    is not broadcast), ``rows`` rows and ``num_actions`` columns where given, only 0 and 1 in any numeric dtype (a 0.5
+    is not cast to legal), and a legal action in every row (not "action 0"). ``random`` checks only these (it reads no
+    observation, as its scalar version does); the agents that read them check both through ``checked_batch``."""
+    masks = np.asarray(masks)
+    shown_rows = "m" if rows is None else rows
+    shown_actions = "A" if num_actions is None else num_actions
+    if (
+        masks.ndim != 2
+        or (rows is not None and masks.shape[0] != rows)
+        or (num_actions is not None and masks.shape[1] != num_actions)
+    ):
         raise ValueError(
-            f"{agent}: expected masks of shape ({rows}, {num_actions}){for_deck} (one row per observation), "
+            f"{agent}: expected masks of shape ({shown_rows}, {shown_actions}){for_deck} (one row per observation), "
             f"got {masks.shape}"
         )
     check_mask_values(masks, agent)
-    if deck is not None:
-        check_observation_values(observations, agent, nonnegative=True)
     legal = masks if masks.dtype == bool else masks != 0
     playable = legal.any(axis=1)
     if not playable.all():
         raise ValueError(
             f"{agent}: every observation needs a legal action; row {int(np.argmin(playable))} of the masks has none"
         )
-    return observations, legal
+    return legal
 
 
 @dataclass(frozen=True)
@@ -285,8 +296,16 @@ class BatchedRandom:
     def __init__(self, deck: Deck) -> None:
         """``deck`` is every batched form's first argument; this one plays any deck (it reads only the masks)."""
 
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        masks = checked_batch(observations, masks, self.name)[1]
+    def act_batch(self, observations: np.ndarray | None, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """A uniform legal action per row of ``masks``. The observations are not read (``None`` will do); given,
+        they must have one row per mask row, the one thing that says they belong to these masks."""
+        rows = None
+        if observations is not None:
+            shape = np.shape(observations)
+            if not shape:
+                raise ValueError(f"{self.name}: expected observations with one row per game, got a scalar")
+            rows = shape[0]
+        masks = checked_masks(masks, self.name, rows)
         return nth_legal(masks, np.asarray(rng.random(masks.shape[0])))
 
 
