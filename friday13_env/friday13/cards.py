@@ -187,7 +187,7 @@ def as_deck(deck: Deck | str, whose: str | None = None) -> Deck:
     if isinstance(deck, str) and deck in DECKS:
         return DECKS[deck]
     prefix = "" if whose is None else f"{whose}: "
-    raise ValueError(f"{prefix}{_unknown_deck(deck)} (or a Deck)")
+    raise ValueError(f"{prefix}unknown deck {reprlib.repr(deck)}; allowed values: {sorted(DECKS)} (or a Deck)")
 
 
 Result = TypeVar("Result")
@@ -205,7 +205,3 @@ def deck_cache(function: Callable[[Deck], Result]) -> Callable[[Deck | str], Res
         return cached(as_deck(deck))
 
     return by_deck
-
-
-def _unknown_deck(deck: object) -> str:
-    return f"unknown deck {reprlib.repr(deck)}; allowed values: {sorted(DECKS)}"
