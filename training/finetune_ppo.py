@@ -76,7 +76,6 @@ from friday13_training.maskable_ppo import (
 from friday13_training.ppo_checkpoint import CHECKPOINT as PPO_CHECKPOINT
 from friday13_training.reporting import print_win_rates, write_curve
 from friday13_training.runs import (
-    DISTILL_FILES,
     MAX_SEED,
     MAX_TIMESTEPS,
     Interrupted,
@@ -212,10 +211,10 @@ RUN_SETTINGS = (
     "progress", "torch_threads",
 )  # fmt: skip
 """What ``--resume`` may change; every other field is a hyperparameter of the run, fixed when it starts."""
-OTHER_RUN_FILES = ("progress.json", PPO_CHECKPOINT, *DISTILL_FILES)
+OTHER_RUN_FILES = ("progress.json", PPO_CHECKPOINT)
 """What another run leaves in a folder without ``last.zip``: any run script's record, ``train_ppo.py``'s checkpoint
-(a run of this script writes ``last.zip`` first), ``distill.py``'s files. A new run there is refused (``open_run``):
-it would write over them."""
+(a run of this script writes ``last.zip`` first). A new run there is refused (``open_run``, which refuses
+``distill.py``'s files too): it would write over them."""
 AGENT_FIELDS = ("opponents", "eval_opponents")
 """The arguments that name agents: a ``module:factory`` there that only the record names is refused on ``--resume``
 (``runs.check_recorded_factories``)."""

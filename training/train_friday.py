@@ -64,7 +64,6 @@ from friday13_training.lockstep_games import Finished, LockstepGames, SparseRows
 from friday13_training.ppo_checkpoint import read_state, uninflated_problem
 from friday13_training.reporting import progress_bar, tensorboard, write_curve
 from friday13_training.runs import (
-    DISTILL_FILES,
     MAX_SEED,
     Interrupted,
     RunError,
@@ -990,11 +989,9 @@ def train(args: Args, given: set[str]) -> None:
     policy). ``given``: the flags of the command line."""
     run_dir = run_directory(args)
     fresh = {"args": dataclasses.asdict(args), "timesteps": 0, "wall_time_s": 0.0, "distill": [], "curve": []}
-    progress = open_run(  # progress.json is written by both stages; a new run also refuses their checkpoints, and
-        # distill.py's files (its policy.npz would be replaced)
-        run_dir, args.resume, fresh, checkpoint="progress.json",
-        other_checkpoints=(CHECKPOINT, ROUND_CHECKPOINT, *DISTILL_FILES),
-    )  # fmt: skip
+    progress = open_run(  # progress.json is written by both stages; a new run also refuses their checkpoints
+        run_dir, args.resume, fresh, checkpoint="progress.json", other_checkpoints=(CHECKPOINT, ROUND_CHECKPOINT)
+    )
     sessions = [progress["args"]]  # the arguments of the session that wrote the record (checkpoint_reach)
     if args.resume:
         stored = progress["args"]

@@ -28,7 +28,7 @@ from friday13_env.core.mlp import MLPPolicy
 from friday13_env.core.specs import shown
 from friday13_env.friday13.agents.policy import read_friday13_policy
 from friday13_training.actor_critic import ActorCritic, NetworkArgs
-from friday13_training.runs import DISTILL_FILES, SNAPSHOT_NAME, RunError, inside_run, read_progress
+from friday13_training.runs import SNAPSHOT_NAME, RunError, inside_run, read_progress
 from friday13_training.script_args import atomic_write_text
 
 CHECKPOINT, NEXT_CHECKPOINT = "last.pt", "next.pt"
@@ -43,10 +43,10 @@ SCRIPT, BEST_RESPONSE = "train_ppo.py", "best_response.py"
 """The scripts whose runs these are: ``best_response.py`` trains with ``train_ppo.py``'s loop, in a run folder of the
 same files, and adds its result (``BEST_RESPONSE_RESULT``)."""
 BEST_RESPONSE_RESULT = "best_response.json"
-OTHER_RUN_FILES = ("progress.json", "last.zip", *DISTILL_FILES)
+OTHER_RUN_FILES = ("progress.json", "last.zip")
 """What another run leaves in a folder without ``last.pt``: any run script's record, ``finetune_ppo.py``'s
-checkpoint, ``distill.py``'s files. A new run there is refused (``open_run``): it would write over them (the
-distilled ``policy.npz`` first)."""
+checkpoint. A new run there is refused (``open_run``, which refuses ``distill.py``'s files too): it would write over
+them."""
 TEMPORARY = (".*.tmp", ".*.unchecked")
 """The names of the temporary files of writes a kill cut short (``atomic_write``'s, the policy checks'), which
 ``recover_checkpoint`` deletes in the run folder and its ``snapshots/``."""

@@ -52,8 +52,8 @@ TRAINING_RUN_FILES = ("progress.json", "last.pt", "last.zip")
 folder: ``distill.py`` refuses an ``--out-dir`` holding any of them, as its ``policy.npz`` would replace the run's."""
 DISTILL_FILES = ("summary.json", "positions.npz", "student_0.npz")
 """What ``distill.py`` leaves in its ``--out-dir`` before (or with) its ``policy.npz``: the summary, the ensemble
-teacher's cached games, the search teacher's first student. A new training run refuses a folder holding any of them
-(``open_run``'s ``other_checkpoints``), as its ``policy.npz`` would replace the distilled one."""
+teacher's cached games, the search teacher's first student. Every new training run refuses a folder holding any of
+them (``open_run``), as its ``policy.npz`` would replace the distilled one."""
 
 
 class RunError(Exception):
@@ -83,8 +83,8 @@ def open_run(
     """The run's progress record: the stored one with ``resume``, else ``fresh_progress`` for a new run.
 
     A ``RunError`` when ``--resume`` finds no checkpoint or a damaged ``progress.json`` (``read_progress``), or when
-    a new run would overwrite one: ``checkpoint`` or any of ``other_checkpoints`` (the files of a run's stages, which
-    a new run would otherwise go on from or write over) is already in ``run_dir``.
+    a new run would overwrite one: ``checkpoint``, any of ``other_checkpoints`` (the files of a run's stages, which
+    a new run would otherwise go on from or write over) or any of ``DISTILL_FILES`` is already in ``run_dir``.
     """
     if run_dir.exists() and not run_dir.is_dir():
         raise RunError(f"the run directory {run_dir} is a file")
@@ -94,7 +94,7 @@ def open_run(
         return read_progress(run_dir / "progress.json", fresh_progress, extra_keys)
     if (run_dir / checkpoint).exists():
         raise RunError(f"{run_dir} already holds a run: pass --resume to continue it, or choose another --run-name")
-    for name in other_checkpoints:
+    for name in (*other_checkpoints, *DISTILL_FILES):
         if (run_dir / name).exists():
             raise RunError(
                 f"{run_dir} already holds a run ({name}) but no {checkpoint}, which --resume needs (another run's, or"
