@@ -530,8 +530,9 @@ def final_result(args: Args, run_dir: Path, progress: dict[str, Any], fingerprin
     evaluated again on another machine keeps it)."""
     args = replace(args, device=progress["args"].get("device", "cpu"))
     policy = run_dir / "policy.npz"
-    checked_policy(policy, read_friday13_policy, "the final evaluation")  # (a finished run wrote none this session)
-    learner = Friday13PolicyAgent(read_friday13_policy(policy), name=LEARNER)
+    learner = Friday13PolicyAgent(  # (a finished run wrote no policy this session)
+        checked_policy(policy, read_friday13_policy, "the final evaluation"), name=LEARNER
+    )
     tick = time.perf_counter()
     matchups = focus_matchups(learner, [args.target])
     (played,) = evaluate(matchups, args.final_games, args.players, seed=args.final_seed, deck=args.deck).matchups

@@ -36,6 +36,8 @@ class ResumableArgs(Protocol):
 
 
 RunArgs = TypeVar("RunArgs", bound=ResumableArgs)
+Policy = TypeVar("Policy")
+"""What a game's policy loader returns (``checked_policy`` hands it back)."""
 MAX_TIMESTEPS = 10**15
 """The most timesteps a run may train for (``--total-timesteps``) or record: beyond any real run, and far inside the
 integers that the seeds derived from it (``--seed`` + timesteps) and JSON's doubles hold exactly."""
@@ -482,15 +484,15 @@ def export_copy(run_dir: Path, export: str, read_policy: Callable[[Path], object
 
 def checked_policy(
     path: Path,
-    read_policy: Callable[[Path], object],
+    read_policy: Callable[[Path], Policy],
     flag: str,
     anew: str = "resume the run with a larger --total-timesteps, which writes it anew",
-) -> None:
-    """That the package's loader (``read_policy``) reads the policy file ``path`` a run is about to copy or play, or a
-    ``RunError`` naming it for ``flag`` and saying what writes it ``anew`` (a file written by an earlier session may be
-    damaged since)."""
+) -> Policy:
+    """The policy file ``path`` a run is about to copy or play, as the package's loader (``read_policy``) reads it, or
+    a ``RunError`` naming it for ``flag`` and saying what writes it ``anew`` (a file written by an earlier session may
+    be damaged since)."""
     try:
-        read_policy(path)
+        return read_policy(path)
     except ValueError as error:  # a CheckpointError: missing, damaged or of another layout
         raise RunError(
             f"{flag}: {path} is damaged ({error}); nothing was done with it: restore it, or {anew}"
