@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import time
 import tracemalloc
-from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -25,12 +24,10 @@ import numpy as np
 
 import friday13_env  # noqa: F401  (registers the Gymnasium ids)
 from benchmarks.arguments import COUNT, DECK_NAMES, PLAYER_COUNTS, POSITIVE, SEED, TABLES, check_distinct
-from benchmarks.bench_env import engine_steps, ratio
+from benchmarks.bench_env import Rate, engine_steps, interleaved, ratio
 from friday13_env.friday13.batched.agents import nth_legal
 from friday13_env.friday13.batched.engine import GameBatch
 from friday13_env.friday13.cards import get_deck
-
-Rate = Callable[[float], tuple[int, float]]
 
 
 def batched_steps(num_games: int, num_players: int, deck: str, seed: int) -> Rate:
@@ -92,16 +89,6 @@ def vector_env_steps(num_envs: int, options: dict, seed: int) -> Rate:
         return steps, time.perf_counter() - start
 
     return run
-
-
-def interleaved(candidates: dict[str, Rate], seconds: float, repeats: int) -> dict[str, float]:
-    """Median rate of each candidate over ``repeats`` interleaved slices, so load bursts hit all alike."""
-    rates: dict[str, list[float]] = {name: [] for name in candidates}
-    for _ in range(repeats):
-        for name, run in candidates.items():
-            count, elapsed = run(seconds / repeats)
-            rates[name].append(count / elapsed if elapsed > 0 else 0.0)  # a slice too short for the clock: none
-    return {name: float(np.median(values)) for name, values in rates.items()}
 
 
 def table(title: str, unit: str, results: dict[str, float], reference: str) -> None:

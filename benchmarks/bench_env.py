@@ -72,6 +72,20 @@ def ratio(rate: float, reference: float, digits: int) -> str:
     return f"{rate / reference:.{digits}f}x" if reference else "n/a"
 
 
+Rate = Callable[[float], tuple[int, float]]
+"""A candidate of a side-by-side measurement: run for about so many seconds, return (count, seconds taken)."""
+
+
+def interleaved(candidates: dict[str, Rate], seconds: float, repeats: int) -> dict[str, float]:
+    """Median rate of each candidate over ``repeats`` interleaved slices, so load bursts hit all alike."""
+    rates: dict[str, list[float]] = {name: [] for name in candidates}
+    for _ in range(repeats):
+        for name, run in candidates.items():
+            count, elapsed = run(seconds / repeats)
+            rates[name].append(count / elapsed if elapsed > 0 else 0.0)  # a slice too short for the clock: none
+    return {name: float(np.median(values)) for name, values in rates.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=POSITIVE, default=5.0, help="time per environment in all (default 5)")
@@ -98,14 +112,7 @@ def main() -> None:
     else:
         candidates["tictactoe_v3.env()"] = lambda t: aec_steps(tictactoe_v3.env, t, args.seed)
         candidates["connect_four_v3.env()"] = lambda t: aec_steps(connect_four_v3.env, t, args.seed)
-    # Interleave short slices of every environment and keep each one's median rate, so that a burst
-    # of load from other processes hits all of them alike instead of skewing one ratio.
-    rates: dict[str, list[float]] = {name: [] for name in candidates}
-    for _ in range(args.repeats):
-        for name, run in candidates.items():
-            steps, elapsed = run(args.seconds / args.repeats)
-            rates[name].append(steps / elapsed)
-    results = {name: float(np.median(values)) for name, values in rates.items()}
+    results = interleaved(candidates, args.seconds, args.repeats)
     reference = results.get("tictactoe_v3.env()")
     print(f"Random legal play, {args.players} players, {args.deck} deck, median of {args.repeats} interleaved slices")
     print(f"| {'environment':<24} | {'steps/s':>10} | {'vs tictactoe_v3':>15} |")

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 import friday13_env
 from benchmarks.arguments import COUNT, PLAYER_COUNTS, POSITIVE, SEED, TABLES
-from benchmarks.bench_batched import Rate, interleaved, table
+from benchmarks.bench_batched import table
+from benchmarks.bench_env import Rate, interleaved
 from friday13_env.core.extras import RLLIB_EXTRA, missing_extra
 
 if TYPE_CHECKING:  # Ray is the rllib extra: imported when a run starts, so that --help works without it
