@@ -56,6 +56,12 @@ MAX_LINE = 1_000
 """The longest line (characters, without its newline) read as a command: a longer one is answered "line too long",
 and no more than this is held in memory however long it is (``friday13 play < /dev/zero`` reads on in bounded
 memory)."""
+MAX_SKIPPED = 1_000_000
+"""The most characters of one over-long line read on and dropped: a stream with no newline in as many
+(``friday13 play < /dev/zero``) cannot play, and the game leaves instead of reading it for ever."""
+MAX_REFUSED = 100
+"""Lines in a row that play no move (refused, over-long, help, board) after which a pipe or a file is given up on
+(``yes x | friday13 play`` would otherwise be answered for ever); at a terminal the player may take all they want."""
 INSTRUCTIONS = (
     "Type a card to play it: 'cat 7', 'mirror 2', 'ladder 1' (or 'c7', 'm2', 'l1'); a Friday the 13th card "
     "needs its pile: 'f13 cat', 'f13 mirror', 'f13 ladder'.\n"
@@ -109,7 +115,8 @@ class BoundedLines:
     """The lines of a stream, each read with a limit: a line of at most ``MAX_LINE`` characters is returned with its
     newline (``""`` at the end of input, like ``TextIO.readline``); a longer one is read on to its end in pieces of
     at most ``MAX_LINE + 1`` characters and dropped, and ``LineTooLong`` says so, so the game answers it and reads
-    the next line. A stream without newlines (``/dev/zero``) never fills the memory."""
+    the next line. A stream without newlines (``/dev/zero``) never fills the memory, and past ``MAX_SKIPPED``
+    characters ``InputUnusable`` ends the reading."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
@@ -118,10 +125,13 @@ class BoundedLines:
         line = self.stream.readline(MAX_LINE + 1)
         if len(line) <= MAX_LINE or line.endswith("\n"):
             return line
-        while True:  # the rest of the line, up to its newline or the end of input, goes unread into memory
+        skipped = len(line)
+        while skipped <= MAX_SKIPPED:  # the rest of the line, up to its newline or the end of input, goes unkept
             rest = self.stream.readline(MAX_LINE + 1)
             if not rest or rest.endswith("\n"):
                 raise LineTooLong
+            skipped += len(rest)
+        raise InputUnusable(f"A line ran past {MAX_SKIPPED:,} characters without a newline")
 
 
 def _is_terminal(stream: TextIO) -> bool:
@@ -133,6 +143,10 @@ def _is_terminal(stream: TextIO) -> bool:
 
 class InputClosed(Exception):
     """The input stream ended (EOF) before the game did."""
+
+
+class InputUnusable(Exception):
+    """A pipe or file that cannot play: a line without end, or ``MAX_REFUSED`` lines in a row that play no move."""
 
 
 class QuitGame(Exception):
@@ -241,43 +255,55 @@ class Game:
         return int(action)
 
     def _ask_move(self, read_line: Callable[[], str]) -> int:
-        state, deck = self.state, self.rules.deck
-        self.say(render_state(state, show_hand_of=self.human))
+        """The human's next legal move, read line by line; each line that is not one is answered. A pipe or file
+        that plays no move in ``MAX_REFUSED`` lines in a row is ``InputUnusable``."""
+        self.say(render_state(self.state, show_hand_of=self.human))
         prompt = f"Your move (player_{self.human})> "
+        refused = 0
         while True:
             if isinstance(read_line, TerminalInput):
                 self.output.flush()
-                line = read_line(prompt)
+                action = self._answer(read_line(prompt))
             else:
                 self.output.write(prompt)
                 self.output.flush()
                 try:
-                    line = read_line()
+                    action = self._answer(read_line())
                 except LineTooLong:
                     self.say(f"Sorry, line too long: a move is at most {MAX_LINE} characters. {TYPE_HELP}")
-                    continue
-            if not line:
-                raise InputClosed
-            text = line.strip().lower()
-            if text in QUIT_WORDS:
-                raise QuitGame
-            if text in HELP_WORDS:
-                self.say(f"Legal moves: {moves_text(state)}\n{INSTRUCTIONS}")
-                continue
-            if text in BOARD_WORDS:
-                self.say(render_state(state, show_hand_of=self.human))
-                continue
-            try:
-                action = parse_move(text, deck)
-            except ValueError as error:
-                self.say(f"Sorry, {error}. {TYPE_HELP}")
-                continue
-            if engine.action_mask(state)[action]:
+                    action = None
+                refused += action is None
+                if refused == MAX_REFUSED:
+                    raise InputUnusable(f"{MAX_REFUSED} lines in a row played no move")
+            if action is not None:
                 return action
-            self.say(
-                f"Illegal move: you hold no {deck.kind_name(deck.action_kind_and_pile(action)[0])}. "
-                f"Your hand: {hand_text(state.hands[self.human], deck)}. Legal moves: {moves_text(state)}"
-            )
+
+    def _answer(self, line: str) -> int | None:
+        """The legal move a line names, or ``None`` once it is answered (help, the board, a mistake)."""
+        state, deck = self.state, self.rules.deck
+        if not line:
+            raise InputClosed
+        text = line.strip().lower()
+        if text in QUIT_WORDS:
+            raise QuitGame
+        if text in HELP_WORDS:
+            self.say(f"Legal moves: {moves_text(state)}\n{INSTRUCTIONS}")
+            return None
+        if text in BOARD_WORDS:
+            self.say(render_state(state, show_hand_of=self.human))
+            return None
+        try:
+            action = parse_move(text, deck)
+        except ValueError as error:
+            self.say(f"Sorry, {error}. {TYPE_HELP}")
+            return None
+        if engine.action_mask(state)[action]:
+            return action
+        self.say(
+            f"Illegal move: you hold no {deck.kind_name(deck.action_kind_and_pile(action)[0])}. "
+            f"Your hand: {hand_text(state.hands[self.human], deck)}. Legal moves: {moves_text(state)}"
+        )
+        return None
 
     def _play(self, action: int) -> None:
         """Play ``action`` for the player to move and narrate it like a player would announce it."""
@@ -368,7 +394,8 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser, input_stream: TextIO, output_stream: TextIO) -> int:
     """Set up the game from parsed options (bad ones exit via ``parser.error``, code 2) and play it: 0 when the game
-    ends or the player leaves (``quit``, end of input), 1 when an opponent fails, 130 after Ctrl-C."""
+    ends or the player leaves (``quit``, end of input), 1 when an opponent fails or the input cannot play (a line
+    without end, ``MAX_REFUSED`` lines in a row that play no move), 130 after Ctrl-C."""
     rules = Rules(num_players=args.players, deck=get_deck(args.deck), num_rounds=args.rounds)
     if not 0 <= args.seat < rules.num_players:
         parser.error(f"--seat must be in 0..{rules.num_players - 1} for {rules.num_players} players, got {args.seat}")
@@ -394,6 +421,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, input_stream:
         game.play(line_reader(input_stream, output_stream))
     except InputClosed:
         game.say("\nInput ended before the game did; leaving the game.")
+    except InputUnusable as error:
+        game.say(f"\n{error}: this input cannot play. Leaving the game.")
+        output_stream.flush()
+        return 1
     except QuitGame:
         game.say("You left the game. Goodbye!")
     except AgentFailed as error:

@@ -133,3 +133,56 @@ def test_an_agents_own_broken_pipe_is_an_error_not_a_quiet_exit(bad_agents: Path
         capture_output=True, text=True, timeout=120, cwd=bad_agents,
     )  # fmt: skip
     assert process.returncode not in (0, 141) and "the external engine died" in process.stderr
+
+
+class Endless(io.StringIO):
+    """A stream that never ends: ``piece`` again and again (``/dev/zero``, ``yes x``). It fails the test instead of
+    running for ever once ``limit`` reads have been made."""
+
+    def __init__(self, piece: str, limit: int) -> None:
+        super().__init__()
+        self.piece, self.limit, self.reads = piece, limit, 0
+
+    def readline(self, size: int | None = -1, /) -> str:
+        self.reads += 1
+        assert self.reads <= self.limit, "the game read on for ever"
+        line = self.piece * (1 if size is None or size < 0 else max(1, size // len(self.piece)))
+        if "\n" in self.piece:
+            return self.piece
+        return line[: size if size is not None and size > 0 else None]
+
+
+def test_a_line_without_end_stops_the_game_with_status_1() -> None:
+    """``friday13 play < /dev/zero`` read the one endless line for ever (in bounded memory, but it never ended)."""
+    output = io.StringIO()
+    stream = Endless("\0", limit=10 * play.MAX_SKIPPED // play.MAX_LINE)
+    assert play.main(["--seed", "0"], stream, output) == 1
+    assert (
+        output.getvalue()
+        .rstrip()
+        .endswith(
+            f"A line ran past {play.MAX_SKIPPED:,} characters without a newline: this input cannot play. Leaving the game."
+        )
+    )
+
+
+def test_endless_lines_that_play_no_move_stop_the_game_with_status_1() -> None:
+    """``yes x | friday13 play`` answered "Sorry" for ever: a pipe or file that gives no legal move in
+    ``MAX_REFUSED`` lines in a row is one that never will."""
+    output = io.StringIO()
+    stream = Endless("x\n", limit=play.MAX_REFUSED + 10)
+    assert play.main(["--seed", "0"], stream, output) == 1
+    printed = output.getvalue()
+    assert printed.count("Sorry,") == play.MAX_REFUSED
+    assert printed.rstrip().endswith(
+        f"{play.MAX_REFUSED} lines in a row played no move: this input cannot play. Leaving the game."
+    )
+
+
+def test_the_count_of_lines_that_play_no_move_starts_again_at_every_move() -> None:
+    """A script may ask for help, or mistype, before each move: only ``MAX_REFUSED`` in a row stop it."""
+    lines = "".join(("help\n", "x\n", "board\n")[index % 3] for index in range(play.MAX_REFUSED - 1))
+    stream = io.StringIO(lines + "cat 1\n" + lines + "quit\n")
+    output = io.StringIO()
+    assert play.main(["--seed", "0", "--players", "3", "--opponents", "random"], stream, output) == 0
+    assert "cannot play" not in output.getvalue() and "You left the game" in output.getvalue()
