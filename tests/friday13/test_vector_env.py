@@ -1090,3 +1090,41 @@ def test_to_sb3_refuses_other_envs(make_env: Any, message: str) -> None:
 
     with pytest.raises(ValueError, match=re.escape(message)):
         to_sb3(make_env())
+
+
+def test_action_space_sample_draws_legal_actions_as_the_scalar_env_does() -> None:
+    """A plain ``action_space.sample()`` rollout, Gymnasium's random agent, drew uniformly from every action, so
+    nearly every game ended at once by an illegal card; the scalar env's space draws only legal ones."""
+    env = gym.make_vec(
+        "friday13_env/Friday13-v0", num_envs=16, vectorization_mode="vector_entry_point", autoreset_mode="NextStep"
+    )
+    env.reset(seed=3)
+    illegal, ended = 0, 0
+    for _ in range(300):
+        _, _, terminated, _, infos = env.step(env.action_space.sample())
+        illegal += int(infos["illegal_action"].sum())
+        ended += int(terminated.sum())
+    assert ended > 0 and illegal == 0
+    explicit = np.zeros((16, env.unwrapped.deck.num_actions), dtype=np.int8)
+    explicit[:, 2] = 1  # an explicit mask is honoured unchanged, legal or not
+    assert (env.action_space.sample(mask=tuple(explicit)) == 2).all()
+    assert env.action_space == spaces.MultiDiscrete(np.full(16, env.unwrapped.deck.num_actions))
+
+
+def test_action_space_samples_are_reproducible_and_uniform_where_no_action_is_legal() -> None:
+    def rollout() -> list[list[int]]:
+        env = Friday13VectorEnv(num_envs=8, num_players=4)
+        env.reset(seed=11)
+        samples = []
+        for _ in range(40):
+            samples.append(env.action_space.sample().tolist())
+            env.step(np.array(samples[-1]))
+        return samples
+
+    first = rollout()
+    assert first == rollout()
+    space = Friday13VectorEnv(num_envs=4).action_space
+    space.seed(0)
+    space.legal_mask = np.zeros((4, 18), dtype=np.int8)  # no legal action anywhere: any action, drawn uniformly
+    draws = np.array([space.sample() for _ in range(400)])
+    assert draws.min() == 0 and draws.max() == 17 and space.contains(draws[0])

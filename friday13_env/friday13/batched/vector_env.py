@@ -34,6 +34,7 @@ from friday13_env.core.failures import FailureLatch
 from friday13_env.core.mlp import MLPPolicy
 from friday13_env.core.registry import check_seed
 from friday13_env.core.seeds import seed_reset
+from friday13_env.core.spaces import LegalMultiDiscrete
 from friday13_env.friday13.batched.agents import BatchedAgent, act_seated, make_batched
 from friday13_env.friday13.batched.encoding import encode_observations
 from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, StepResult, check_num_games
@@ -124,7 +125,8 @@ class Friday13VectorEnv(VectorEnv):
         self.single_observation_space = spaces.Box(0.0, high, dtype=np.float32)
         self.single_action_space = spaces.Discrete(self.deck.num_actions)
         self.observation_space = spaces.Box(0.0, np.broadcast_to(high, (self.num_envs, high.size)), dtype=np.float32)
-        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.deck.num_actions))
+        self._legal_space = LegalMultiDiscrete(np.full(self.num_envs, self.deck.num_actions))
+        self.action_space = self._legal_space  # its sample() draws legal actions (core.spaces)
         n = self.num_envs
         self._batch: GameBatch | None = None
         self._seats = np.zeros(n, dtype=np.int64)
@@ -343,6 +345,7 @@ class Friday13VectorEnv(VectorEnv):
         observations = encode_observations(batch, everything, self._seats)
         self._mask = batch.legal_mask().astype(np.int8)
         self._mask[done | batch.game_over | (batch.current != self._seats)] = 0
+        self._legal_space.legal_mask = self._mask
         rows = np.arange(self.num_envs)
         n = batch.num_players
         scores = batch.scores
