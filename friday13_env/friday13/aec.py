@@ -29,7 +29,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from friday13_env.core import checks
 from friday13_env.core.registry import check_seed
-from friday13_env.friday13.cards import DECKS, get_deck
+from friday13_env.friday13.cards import check_deck_name, get_deck
 from friday13_env.friday13.encoding import (
     encode_observation,
     encode_state,
@@ -112,7 +112,7 @@ class raw_env(AECEnv):
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        check_choice("deck", deck, DECKS)
+        check_deck_name(deck)
         check_choice("reward mode", reward, REWARD_MODES)
         check_render_mode(render_mode)
         self.rules = Rules(num_players=num_players, deck=get_deck(deck), num_rounds=num_rounds)

@@ -21,6 +21,8 @@ from typing import TypeVar
 
 import numpy as np
 
+from friday13_env.core.checks import UNKNOWN_VALUE, check_choice
+
 OMEN_TYPES: tuple[str, ...] = ("cat", "mirror", "ladder")
 """Short names of the three omen types, in type order (also the pile order)."""
 
@@ -188,6 +190,22 @@ def as_deck(deck: Deck | str, whose: str | None = None) -> Deck:
         return DECKS[deck]
     prefix = "" if whose is None else f"{whose}: "
     raise ValueError(f"{prefix}unknown deck {reprlib.repr(deck)}; allowed values: {sorted(DECKS)} (or a Deck)")
+
+
+def check_deck_name(deck: object) -> None:
+    """A ``ValueError`` unless ``deck`` is a deck's name, as the environments take it (their options are strings,
+    as ``gymnasium.make`` passes them); a ``Deck`` object is told to pass its name."""
+    if isinstance(deck, Deck):
+        hint = (
+            f"pass deck={deck.name!r}"
+            if DECKS.get(deck.name) == deck
+            else "a deck that is not one of these plays in the batched engine (GameBatch)"
+        )
+        raise ValueError(
+            f"deck must be a deck's name, one of {sorted(DECKS)}, got the Deck {deck.name!r} itself"
+            f"{': ' if hint.startswith('pass') else '; '}{hint}"
+        )
+    check_choice("deck", deck, DECKS, UNKNOWN_VALUE)
 
 
 Result = TypeVar("Result")

@@ -212,7 +212,11 @@ def _public_parts(state: GameState, first_seat: int) -> tuple[list[int], list[in
 
 
 def encode_observation(state: GameState, observer: int) -> np.ndarray:
-    """The observation of seat ``observer`` (absolute), as laid out by ``observation_layout``."""
+    """The observation of seat ``observer`` (absolute), as laid out by ``observation_layout``. An observer that is not
+    a seat of the game (``-1`` would be the last one by Python's indexing, ``True`` seat 1) is a ``ValueError``."""
+    seats = state.rules.num_players
+    if isinstance(observer, bool) or not isinstance(observer, int | np.integer) or not 0 <= observer < seats:
+        raise ValueError(f"observer must be a seat of the game, an int in 0..{seats - 1}, got {observer!r}")
     deck = state.rules.deck
     hand = state.hands[observer]
     piles_part, seats_part = _public_parts(state, observer)

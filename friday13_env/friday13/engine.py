@@ -45,6 +45,7 @@ from friday13_env.friday13.cards import (
     OMEN_POINTS,
     STANDARD_DECK,
     Deck,
+    as_deck,
 )
 
 MIN_PLAYERS = 3
@@ -85,8 +86,7 @@ class Rules:
         rounds = self.num_rounds
         if isinstance(rounds, bool) or not isinstance(rounds, int | np.integer) or not 1 <= rounds <= MAX_ROUNDS:
             raise ValueError(f"num_rounds must be a positive int in 1..{MAX_ROUNDS}, got {rounds!r}")
-        if not isinstance(self.deck, Deck):
-            raise ValueError(f"deck must be a Deck (see friday13_env.friday13.cards.DECKS), got {self.deck!r}")
+        object.__setattr__(self, "deck", as_deck(self.deck))
         object.__setattr__(self, "num_players", int(self.num_players))
         object.__setattr__(self, "num_rounds", int(self.num_rounds))
         hands = self.num_players + (1 if self.has_dummy else 0)
@@ -103,7 +103,7 @@ def check_player_counts(num_players: int | Sequence[int]) -> tuple[int, ...]:
     naming the allowed values (for the environments that draw a table size per game)."""
     allowed = list(range(MIN_PLAYERS, MAX_PLAYERS + 1))
     counts = [num_players] if isinstance(num_players, int | np.integer) else num_players
-    if isinstance(counts, str) or not isinstance(counts, Sequence) or not counts:
+    if isinstance(counts, str | bytes | bytearray | memoryview) or not isinstance(counts, Sequence) or not counts:
         raise ValueError(f"num_players must be one of {allowed} or a non-empty list of them, got {num_players!r}")
     for count in counts:
         if isinstance(count, bool) or not isinstance(count, int | np.integer) or count not in allowed:

@@ -15,7 +15,7 @@ from typing import Protocol
 import numpy as np
 
 from friday13_env.core.checks import check_choice
-from friday13_env.friday13.cards import FRIDAY_POINTS, OMEN_POINTS, Deck
+from friday13_env.friday13.cards import FRIDAY_POINTS, OMEN_POINTS, Deck, as_deck
 from friday13_env.friday13.engine import Rules
 
 REWARD_MODES: dict[str, str] = {
@@ -29,7 +29,7 @@ REWARD_MODES: dict[str, str] = {
 }
 
 
-def illegal_action_reward(mode: str, deck: Deck, num_rounds: int) -> float:
+def illegal_action_reward(mode: str, deck: Deck | str, num_rounds: int) -> float:
     """The reward of a player whose illegal action ends its game, where the environment ends games so
     (``illegal_action="end"``; the others receive 0, PettingZoo's convention).
 
@@ -41,6 +41,7 @@ def illegal_action_reward(mode: str, deck: Deck, num_rounds: int) -> float:
     bound, hence twice it; ``win`` rewards are never negative.
     """
     check_choice("reward mode", mode, REWARD_MODES)
+    deck = as_deck(deck)
     rules = Rules(deck=deck, num_rounds=num_rounds)
     round_bound = (deck.size - deck.friday_count) * OMEN_POINTS + deck.friday_count * FRIDAY_POINTS
     game_bound = float(rules.num_rounds * round_bound)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import gymnasium as gym
@@ -13,6 +14,7 @@ from gymnasium.vector import AutoresetMode
 import friday13_env  # noqa: F401  (registers the Gymnasium ids)
 from friday13_env.friday13.agents import CautiousAgent
 from friday13_env.friday13.batched.engine import GameBatch
+from friday13_env.friday13.batched.selfplay import SelfPlayTables
 from friday13_env.friday13.batched.vector_env import Friday13VectorEnv
 from friday13_env.friday13.engine import IllegalActionError
 
@@ -94,3 +96,31 @@ def test_game_batch_takes_only_a_bool_for_autoreset(autoreset: Any) -> None:
 def test_a_scalar_agent_object_is_told_where_it_plays() -> None:
     with pytest.raises(ValueError, match=r"CautiousAgent 'cautious' has no batched form: a batched table takes"):
         Friday13VectorEnv(num_envs=2, opponent_pool=[CautiousAgent()])
+
+
+def test_self_play_turns_hold_their_own_writable_arrays_at_every_step() -> None:
+    """``Turn.round_over``, ``game_over`` and ``final_scores`` were read-only views of one zero on steps that end no
+    round and ordinary arrays on the others, so an in-place update (or ``torch.from_numpy``) failed now and then;
+    after ``reset`` two of them were one array."""
+    tables = SelfPlayTables(8, num_players=4, seed=0, num_rounds=1)
+    turns = [tables.reset()]
+    for _ in range(60):
+        turns.append(tables.step(turns[-1].masks.argmax(axis=1)))
+    assert any(turn.game_over.any() for turn in turns) and not all(turn.round_over.any() for turn in turns)
+    for turn in turns:
+        arrays = [getattr(turn, field.name) for field in dataclasses.fields(turn)]
+        assert all(array.flags.writeable and array.flags.owndata for array in arrays)
+        assert len({id(array) for array in arrays}) == len(arrays)
+
+
+def test_step_results_are_read_only_at_every_step() -> None:
+    """The engine's ``StepResult`` arrays are read-only whether the step ended a round or not (views of one zero,
+    shared between fields, on the steps that did not), so a caller learns on the first step that it must copy."""
+    batch = GameBatch(8, 4, seed=0, num_rounds=1, autoreset=False)
+    rng = np.random.default_rng(0)
+    ended = False
+    while not batch.game_over.all():
+        result = batch.step(batch.random_actions(rng))
+        ended |= bool(result.round_over.any())
+        assert not any(getattr(result, field.name).flags.writeable for field in dataclasses.fields(result))
+    assert ended

@@ -125,7 +125,7 @@ def test_every_environment_gives_the_same_illegal_action_reward(mode: str) -> No
         ("score", STANDARD_DECK, 4, r"reward mode must be one of \['points', 'relative', 'rival', 'win'\], got 'sc"),
         ("win", STANDARD_DECK, 0, r"num_rounds must be a positive int in 1\.\.\d+, got 0"),
         ("win", STANDARD_DECK, True, r"num_rounds must be a positive int in 1\.\.\d+, got True"),
-        ("win", "standard", 4, r"deck must be a Deck"),
+        ("win", "french", 4, r"unknown deck 'french'; allowed values: \['german', 'standard'\]"),
     ],
 )
 def test_the_illegal_action_reward_refuses_bad_arguments(mode: str, deck: Any, num_rounds: Any, message: str) -> None:

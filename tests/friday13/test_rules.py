@@ -383,9 +383,12 @@ def test_invalid_env_options_name_the_allowed_values(factory: object, options: d
         factory(**options)  # type: ignore[operator]
 
 
-def test_rules_rejects_a_deck_that_is_not_a_deck() -> None:
-    with pytest.raises(ValueError, match="deck must be a Deck"):
-        Rules(deck="standard")  # type: ignore[arg-type]
+def test_rules_takes_a_deck_or_its_name_and_rejects_anything_else() -> None:
+    assert Rules(deck="standard").deck is STD  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"unknown deck 'french'; allowed values: \['german', 'standard'\]"):
+        Rules(deck="french")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"unknown deck None"):
+        Rules(deck=None)  # type: ignore[arg-type]
 
 
 def empty() -> list[int]:

@@ -19,7 +19,7 @@ game); the deck is one per batch. All randomness (deals, table sizes) comes from
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cache
 
 import numpy as np
@@ -94,9 +94,13 @@ class DeckTables:
     clockwise, dummy last), so ``offset + kind`` indexes a game's ``(7, K)`` hands."""
 
 
+def deck_tables(deck: Deck | str) -> DeckTables:
+    """The lookup tables of ``deck`` (a ``Deck`` or a deck's name), built once per deck."""
+    return _deck_tables(as_deck(deck))
+
+
 @cache
-def deck_tables(deck: Deck) -> DeckTables:
-    """The lookup tables of ``deck`` (built once per deck)."""
+def _deck_tables(deck: Deck) -> DeckTables:
     actions = range(deck.num_actions)
     kinds_piles = [deck.action_kind_and_pile(action) for action in actions]
     kinds = np.array([kind for kind, _ in kinds_piles], dtype=np.int64)
@@ -138,7 +142,9 @@ class StepResult:
     """What one ``step`` did, one row per stepped game (in the order of the ``games`` given).
 
     ``round_points``, ``round_totals`` and ``final_scores`` are per absolute seat (padded with zeros to 6);
-    rows of games whose round (game) did not end are zero.
+    rows of games whose round (game) did not end are zero. Every array is read-only: on a step that ends no round
+    the zero fields are views of one zero, shared between fields, so they cost nothing whatever sizes are stepped;
+    copy one (``np.array``) to write to it.
     """
 
     captured: np.ndarray
@@ -152,6 +158,10 @@ class StepResult:
     """Each seat's total at the end of a game that ended with this play."""
     round_totals: np.ndarray
     """Each seat's total after a round that ended with this play (the final totals if it ended the game)."""
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            getattr(self, field.name).setflags(write=False)
 
 
 def nth_from_prefix(prefix: np.ndarray, uniforms: np.ndarray) -> np.ndarray:

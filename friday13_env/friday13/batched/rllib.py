@@ -40,7 +40,7 @@ from friday13_env.core.registry import check_seed
 from friday13_env.friday13.batched.encoding import encode_observations
 from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, StepResult, check_num_games
 from friday13_env.friday13.batched.seating import seat_learners
-from friday13_env.friday13.cards import DECKS, get_deck
+from friday13_env.friday13.cards import check_deck_name, get_deck
 from friday13_env.friday13.encoding import observation_bounds
 from friday13_env.friday13.engine import Rules, check_player_counts
 from friday13_env.friday13.options import check_reset_options
@@ -99,7 +99,7 @@ def check_tables_options(config: TablesOptions | dict[str, Any]) -> None:
     if missing or unknown:
         raise ValueError(f"the tables' options lack {missing} and do not take {unknown}")
     check_player_counts(config["players"])
-    check_choice("deck", config["deck"], DECKS)
+    check_deck_name(config["deck"])
     check_choice("reward mode", config["reward"], REWARD_MODES)
     opponents, share = config["num_opponents"], config["opponent_share"]
     if isinstance(opponents, bool) or not isinstance(opponents, int | np.integer) or opponents < 0:

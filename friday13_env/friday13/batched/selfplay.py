@@ -32,7 +32,7 @@ import numpy as np
 from friday13_env.core.failures import FailureLatch
 from friday13_env.friday13.batched.encoding import encode_observations, encode_states
 from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, check_num_games
-from friday13_env.friday13.cards import DECKS, get_deck
+from friday13_env.friday13.cards import check_deck_name, get_deck
 from friday13_env.friday13.engine import Rules, check_player_counts
 from friday13_env.friday13.options import check_choice
 from friday13_env.friday13.rewards import REWARD_MODES, seat_rewards
@@ -80,7 +80,7 @@ class SelfPlayTables:
     ) -> None:
         check_num_games(num_tables, "num_tables")
         counts = check_player_counts(num_players)
-        check_choice("deck", deck, DECKS)
+        check_deck_name(deck)
         check_choice("reward mode", reward, REWARD_MODES)
         Rules(num_players=counts[0], num_rounds=num_rounds)  # validates num_rounds
         self.reward_mode = reward
@@ -111,9 +111,8 @@ class SelfPlayTables:
                 self.batch = fresh
             else:
                 self.batch.reset_games(np.arange(self.num_tables))
-            zeros = np.zeros((self.num_tables, MAX_SEATS))
             no = np.zeros(self.num_tables, dtype=bool)
-            return self._turn(zeros, no, no, zeros.astype(np.int64))
+            return self._turn(np.zeros((self.num_tables, MAX_SEATS)), no, no, np.zeros((self.num_tables, MAX_SEATS)))
 
     def step(self, actions: np.ndarray) -> Turn:
         """Play one card at every table for the player to move (``IllegalActionError`` and nothing played
@@ -134,6 +133,8 @@ class SelfPlayTables:
         return encode_states(self.batch)
 
     def _turn(self, rewards: np.ndarray, round_over: np.ndarray, game_over: np.ndarray, final: np.ndarray) -> Turn:
+        """A turn of arrays of its own, writable: the engine's results are read-only, some of them views of one
+        zero (``StepResult``)."""
         batch = self.batch
         return Turn(
             observations=encode_observations(batch),
@@ -141,7 +142,7 @@ class SelfPlayTables:
             seats=batch.current.copy(),
             num_players=batch.num_players.copy(),
             rewards=rewards,
-            round_over=round_over,
-            game_over=game_over,
-            final_scores=final,
+            round_over=np.array(round_over),
+            game_over=np.array(game_over),
+            final_scores=np.array(final, dtype=np.int64),
         )

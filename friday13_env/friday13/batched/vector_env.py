@@ -39,7 +39,7 @@ from friday13_env.friday13.batched.agents import BatchedAgent, act_seated, make_
 from friday13_env.friday13.batched.encoding import encode_observations
 from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, StepResult, check_num_games
 from friday13_env.friday13.batched.seating import seat_learners
-from friday13_env.friday13.cards import DECKS, get_deck
+from friday13_env.friday13.cards import check_deck_name, get_deck
 from friday13_env.friday13.encoding import observation_bounds
 from friday13_env.friday13.engine import IllegalActionError, Rules
 from friday13_env.friday13.options import (
@@ -99,7 +99,7 @@ class Friday13VectorEnv(VectorEnv):
             num_players, opponents, opponent_pool, seat, DEFAULT_OPPONENT_POOL
         )
         """The table sizes, the learner's seat and the opponents (``set_opponent_pool`` replaces them)."""
-        check_choice("deck", deck, DECKS)
+        check_deck_name(deck)
         check_choice("reward mode", reward, REWARD_MODES)
         check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         mode = autoreset_mode.value if isinstance(autoreset_mode, AutoresetMode) else autoreset_mode
