@@ -47,6 +47,7 @@ import copy
 import dataclasses
 import itertools
 import json
+import sys
 import time
 import zipfile
 from collections.abc import Sequence
@@ -84,12 +85,14 @@ from friday13_training.runs import (
 from friday13_training.script_args import (
     MAX_LEARNING_RATE,
     MAX_LOSS_WEIGHT,
+    MAX_ROLLOUT_BYTES,
     MAX_TORCH_THREADS,
     atomic_write_text,
     field_errors,
     network_errors,
     option,
     output_errors,
+    rollout_error,
 )
 from friday13_training.torch_policy import (
     MAX_SHARPNESS,
@@ -104,6 +107,7 @@ from tqdm import tqdm
 from friday13_env.core.checkpoint import CheckpointError
 from friday13_env.core.files import atomic_write
 from friday13_env.core.mlp import MLPPolicy
+from friday13_env.core.options import available_cpus
 from friday13_env.core.specs import parse_spec
 from friday13_env.friday import encoding
 from friday13_env.friday.actions import ACTIVATE, NUM_ACTIONS, TARGET
@@ -112,8 +116,30 @@ from friday13_env.friday.evaluation import LevelResult, evaluate
 from friday13_env.friday.levels import check_level
 from friday13_env.friday.policy import ENV_VERSION, policy_metadata, read_friday_policy
 
-
 # -- hyperparameters -------------------------------------------------------------------------------
+MAX_REWARD = 1_000.0
+"""The largest size a finished game's training reward may reach, ``--reward-scale`` x (``|--win-bonus|`` +
+``SCORE_BOUND``): far above every recipe here (at most 4), far inside float32 (``1e300`` overflowed it, and the run
+diverged after its folder was made)."""
+SCORE_BOUND = 200
+"""A bound on the size of every final score: they lie in -150..187 (``engine.MIN_SCORE``; every positive card owned,
+both pirates beaten and 22 life)."""
+DEALS_PER_ROUND = 100_000
+"""The most games a DAgger round deals (``--distill-games``): round ``i``'s deals are the seeds ``base(i)`` to
+``base(i) + 99,999`` (``iteration_tasks``), so more would deal the next round's games again."""
+MAX_EVAL_GAMES = 1_000_000
+"""The most games per level of an evaluation (``--eval-games``), as the card game's tournament (``MAX_GAMES``): its
+deals are those of ``evaluate``'s seed, which repeat another seed's past a million games."""
+OBSERVATION_ENTRIES = 128
+"""The non-zero entries per observation the memory estimates allow (about 75 on average; at most 106 in 2,000
+positions of random games)."""
+LABELS_PER_GAME = 200
+"""The labelled decisions per game the memory estimate of stage 1 allows (``dagger-v1``'s rounds labelled about 185 a
+game)."""
+GAME_BYTES = 32 << 10
+"""Memory of one game played in lockstep (a ``FridayEnv``, its dense observation and state: about 27 kB)."""
+
+
 @dataclass
 class Args:
     """Every knob of a run; each becomes a ``--flag`` with this default and help."""
@@ -126,11 +152,20 @@ class Args:
     total_timesteps: int = option(
         0, "stage 2: PPO samples (decisions with more than one legal move) after the distillation (0 = none)", minimum=0
     )
-    levels: list[int] = option([1, 2, 3, 4], "difficulty levels, one drawn per game", minimum=1, maximum=4)
-    reward_scale: float = option(
-        0.005, "stage 2: multiplies a finished game's reward, its score (about -80..+90) plus --win-bonus", above=0
+    levels: list[int] = option(
+        [1, 2, 3, 4], "difficulty levels, one drawn per game (each listed once)", minimum=1, maximum=4, unique=True
     )
-    win_bonus: float = option(200.0, "stage 2: score points added to a won game's reward (scaled: a win is worth 1)")
+    reward_scale: float = option(
+        0.005,
+        "stage 2: multiplies a finished game's reward, its score (about -80..+90) plus --win-bonus; --reward-scale x"
+        f" (|--win-bonus| + {SCORE_BOUND}) at most {MAX_REWARD:,.0f}",
+        above=0,
+    )
+    win_bonus: float = option(
+        200.0,
+        "stage 2: score points added to a won game's reward (scaled: a win is worth 1); --reward-scale x"
+        f" (|--win-bonus| + {SCORE_BOUND}) at most {MAX_REWARD:,.0f}",
+    )
     teacher: str = option("search", "stage 1: the agent spec DAgger distils (a registered name with options)")
     distill_init: str = option(
         "",
@@ -140,7 +175,12 @@ class Args:
     distill_iterations: int = option(
         12, "stage 1: DAgger rounds (the first plays the teacher's games; 0 = no distillation)", minimum=0
     )
-    distill_games: int = option(500, "stage 1: games played and labelled per round", minimum=1)
+    distill_games: int = option(
+        500,
+        f"stage 1: games played and labelled per round (at most {DEALS_PER_ROUND:,}, and all rounds' labels must fit"
+        f" in {MAX_ROLLOUT_BYTES >> 30} GiB)",
+        minimum=1,
+    )
     distill_beta: float = option(
         0.5, "stage 1: round i's moves are the teacher's with chance beta**i, else the student's", minimum=0, maximum=1
     )
@@ -156,11 +196,16 @@ class Args:
     )
     workers: int = option(
         2,
-        "stage 1: processes that play and label the games (its fits use as many torch threads)",
+        "stage 1: processes that play and label the games (its fits use as many torch threads); more than the CPUs "
+        "this process may use run as many as it may (more would only wait on each other)",
         minimum=1,
         maximum=MAX_TORCH_THREADS,
     )
-    num_envs: int = option(64, "stage 2: games played in lockstep", minimum=1)
+    num_envs: int = option(
+        64,
+        f"stage 2: games played in lockstep (--num-envs x --n-steps: a rollout within {MAX_ROLLOUT_BYTES >> 30} GiB)",
+        minimum=1,
+    )
     n_steps: int = option(128, "stage 2: samples per game per rollout", minimum=1)
     learning_rate: float = option(
         1e-4, "stage 2: Adam learning rate of the actor, annealed linearly to 0", above=0, maximum=MAX_LEARNING_RATE
@@ -194,7 +239,9 @@ class Args:
     eval_every: int = option(
         400_000, "stage 2: timesteps between evaluations; stage 1 evaluates after every round (0 = never)", minimum=0
     )
-    eval_games: int = option(200, "games per level of each evaluation (fixed deals, greedy policy)", minimum=1)
+    eval_games: int = option(
+        200, "games per level of each evaluation (fixed deals, greedy policy)", minimum=1, maximum=MAX_EVAL_GAMES
+    )
     checkpoint_every: int = option(200_000, "stage 2: timesteps between checkpoints (stage 1: every round)", minimum=1)
     export: str = option("", "also copy the final numpy policy here, e.g. my_friday.npz")
     resume: bool = option(False, "continue the run in the run directory after its last round or checkpoint")
@@ -223,6 +270,15 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
     return parse_run_args(Args, __doc__, checked_args, argv)
 
 
+def worker_count(args: Args) -> int:
+    """Stage 1's worker processes: ``--workers``, but no more than the games of a round or the CPUs this process may
+    use (more would only wait on each other); a note on standard error says when it is fewer than asked."""
+    workers = min(args.workers, args.distill_games, available_cpus())
+    if workers < args.workers:
+        print(f"--workers {args.workers}: {workers} process(es), one per game or CPU at most", file=sys.stderr)
+    return workers
+
+
 def checked_args(args: Args) -> Args:
     """The checks of a whole configuration, before any work; a ``ValueError`` listing every problem. A new run from a
     fresh actor is returned with its critic warm-up 0 (``actor_warmup``), as it records it; a resumed run keeps its
@@ -235,9 +291,21 @@ def checked_args(args: Args) -> Args:
         problems.append("nothing to train: give --distill-iterations or --total-timesteps above 0")
     if args.total_timesteps > 0 and (problem := warmup_problem(args.critic_warmup, args.total_timesteps)):
         problems.append(problem)
+    rollout = f"--num-envs {args.num_envs} x --n-steps {args.n_steps}"
     if args.total_timesteps > 0 and args.batch_size > args.num_envs * args.n_steps:
-        rollout = f"--num-envs {args.num_envs} x --n-steps {args.n_steps}"
         problems.append(f"--batch-size {args.batch_size} exceeds one rollout ({rollout})")
+    if args.total_timesteps > 0 and (
+        problem := rollout_error(rollout, rollout_memory(args.num_envs, args.n_steps), "games or samples per game")
+    ):
+        problems.append(problem)
+    problems += stage_1_errors(args)
+    reward = args.reward_scale * (abs(args.win_bonus) + SCORE_BOUND)
+    if not reward <= MAX_REWARD:  # an infinity too (1e300 x 1e300)
+        problems.append(
+            f"--reward-scale {args.reward_scale:g} x (|--win-bonus| {abs(args.win_bonus):g} + {SCORE_BOUND}) is "
+            f"{reward:g}: --reward-scale x (|--win-bonus| + {SCORE_BOUND}) must be at most {MAX_REWARD:,.0f} (the"
+            " size of a game's training reward)"
+        )
     for level in args.levels:
         try:
             check_level(level)
@@ -262,6 +330,40 @@ def checked_args(args: Args) -> Args:
     if problems:
         raise ValueError("; ".join(problems))
     return args
+
+
+def stage_1_errors(args: Args) -> list[str]:
+    """Why stage 1's sizes are refused: a round dealing more than ``DEALS_PER_ROUND`` games (it would replay the next
+    round's deals), or every round's labels (all kept in memory for the fits) over ``MAX_ROLLOUT_BYTES``."""
+    problems = []
+    if args.distill_games > DEALS_PER_ROUND:
+        problems.append(
+            f"--distill-games {args.distill_games}: a round deals at most {DEALS_PER_ROUND:,} games (its deals are"
+            f" {DEALS_PER_ROUND:,} seeds; more would be the next round's games again)"
+        )
+    labels = labels_memory(args.distill_iterations, args.distill_games)
+    if labels > MAX_ROLLOUT_BYTES:
+        problems.append(
+            f"--distill-iterations {args.distill_iterations} x --distill-games {args.distill_games}: about"
+            f" {labels / (1 << 30):,.1f} GiB of labelled decisions, all kept for the fits; allowed: at most"
+            f" {MAX_ROLLOUT_BYTES >> 30} GiB (use fewer rounds or games per round)"
+        )
+    return problems
+
+
+def labels_memory(rounds: int, games: int) -> int:
+    """Bytes of stage 1's labels after ``rounds`` rounds of ``games`` games (``LabelledGames``: per decision its sparse
+    observation, length, bit-packed mask, move and game), twice: each round's set and their concatenation are both
+    held while the student is fitted."""
+    per_decision = OBSERVATION_ENTRIES * (2 + 4) + 4 + (NUM_ACTIONS + 7) // 8 + 2 + 4
+    return 2 * rounds * games * LABELS_PER_GAME * per_decision
+
+
+def rollout_memory(num_envs: int, n_steps: int) -> int:
+    """Bytes of stage 2's rollout (``Rollout``: per sample its sparse observation, length, mask, move and five
+    numbers), twice (the update's copies), and of its ``num_envs`` games (``GAME_BYTES`` each)."""
+    per_sample = OBSERVATION_ENTRIES * (8 + 4) + 8 + NUM_ACTIONS + 8 + 5 * 4
+    return 2 * num_envs * n_steps * per_sample + num_envs * GAME_BYTES
 
 
 def trained_start(args: Args) -> bool:
@@ -452,7 +554,8 @@ def iteration_tasks(args: Args, iteration: int, student: Path | None) -> list[Ga
     """The games of DAgger iteration ``iteration``: levels drawn from ``--levels``, fresh seeds, the teacher's
     share ``beta ** iteration`` (all the teacher's in the first iteration, which has no student yet)."""
     rng = np.random.default_rng([args.seed, iteration])
-    base = (args.seed * 1_000 + iteration) * 100_000 + 50_000_000  # deals disjoint from the evaluations'
+    # deals disjoint from the evaluations' and, with at most DEALS_PER_ROUND games a round, from the other rounds'
+    base = (args.seed * 1_000 + iteration) * DEALS_PER_ROUND + 50_000_000
     beta = 1.0 if student is None else args.distill_beta**iteration
     return [
         GameTask(int(rng.choice(args.levels)), base + game, args.teacher, str(student or ""), beta)
@@ -510,7 +613,7 @@ def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
             atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
     parts = [read_games(folder / f"games_{index:02d}.npz") for index in range(len(record))]
     data: LabelledGames | None = None  # every label so far, once a round of this process has added some
-    workers = min(args.workers, args.distill_games)
+    workers = worker_count(args)
     with worker_pool(workers) as pool:
         for iteration in range(len(record), args.distill_iterations):
             started = time.time()
@@ -933,7 +1036,7 @@ def ppo(args: Args, run_dir: Path, progress: dict[str, Any], start: Path | None,
     if done >= args.total_timesteps:
         print(f"{run_dir} is finished: {done:,} timesteps (raise --total-timesteps to go on)", flush=True)
         return
-    torch.set_num_threads(max(args.torch_threads, args.workers))  # the run's cores; the games wait on the update
+    torch.set_num_threads(max(args.torch_threads, min(args.workers, available_cpus())))  # the games wait on the update
     rng = np.random.default_rng([args.seed, done])  # a resumed run deals anew, reproducibly
     generator = torch.Generator().manual_seed(int(rng.integers(2**63)))
     games = LockstepGames(args.num_envs, args.levels, rng)
@@ -955,7 +1058,12 @@ def ppo(args: Args, run_dir: Path, progress: dict[str, Any], start: Path | None,
             gains, targets = advantages(rollout, args.gamma, args.gae_lambda)
             stats = update(networks, rollout, gains, targets, args, rng, actor_learns=done >= args.critic_warmup)
             if not all(np.isfinite(value) for value in stats.values()):
-                raise RunError(f"stage 2 diverged at {done:,} timesteps ({stats}); the checkpoint on disk is kept")
+                kept = (
+                    f"the checkpoint on disk ({CHECKPOINT}, at {saved:,} timesteps) is kept"
+                    if saved is not None
+                    else f"no checkpoint was saved (stage 2 stopped before its first, at {next_checkpoint:,} timesteps)"
+                )
+                raise RunError(f"stage 2 diverged at {done:,} timesteps ({stats}); {kept}")
             done += per_rollout
             progress.update(timesteps=done, wall_time_s=time.time() - started)
             log_rollout(writer, rollout, stats, done)

@@ -16,22 +16,26 @@ alias of the same environment).
   raises a ``ValueError`` naming the legal actions instead.
 * Misuse of its state is a ``RuntimeError`` (as in the card game): using it before ``reset`` (rendering only
   with a render mode), stepping after the episode ended, and stepping after an exception raised while a move
-  was being applied (the environment then refuses every step until ``reset``). A rejected action (a
-  ``ValueError``) changes nothing, and the episode goes on.
+  was being applied, ``KeyboardInterrupt`` included (the environment then refuses every step until ``reset``). A
+  rejected action (a ``ValueError``) changes nothing, and the episode goes on.
 * Observation space: ``Box(-1, 1, (OBS_SIZE,), float32)``; layout and decoder in
   :mod:`friday13_env.friday.encoding`. Agents take ``{"observation": obs, "action_mask": mask}``
   (:func:`observation_dict`).
 * Reward: 0 until the end, then the rulebook's final score (``reward="score"``, default) or 1/0 for
   a win/loss (``reward="win"``, an optional alternative objective).
 * ``info``: ``action_mask``, ``phase``, ``life``, ``step``, ``illegal_action`` always; ``won`` and
-  ``score`` at the end.
+  ``score`` at the end. Every end shows the phase ``GAME_OVER`` (in ``info`` and the observation), an end by an
+  illegal action too, though the game's own state stays as it was.
 * Rendering: ``"ansi"`` (text), ``"human"`` (prints the text), ``"rgb_array"`` (a uint8 image of the
   same, drawn with numpy only; see :func:`friday13_env.friday.render.render_rgb`); with ``render_mode=None``
   ``render()`` renders nothing and returns ``None``, as in Gymnasium.
 * Seeding: ``reset(seed=...)`` takes ``None`` or a non-negative int (numpy integers too); it seeds the deal
   and, from a key of its own (``ACTION_SAMPLER_KEY``), the action space, so ``action_space.sample()`` rollouts
   are reproducible.
-* Episodes always terminate (every fight and every step are finite); there is no truncation.
+* Episodes end with the game. One position, reachable in principle but never met in play, lets a game go on for
+  ever: two exchange cards trading each other over an empty Robinson stack, discard pile and aging stack (a card
+  exchanged away is drawn straight back, unused). So an episode that reaches ``MAX_DECISIONS`` decisions without
+  ending is truncated (``truncated=True``, reward 0); no other episode is.
 """
 
 from __future__ import annotations
@@ -54,13 +58,16 @@ from friday13_env.friday.actions import NUM_ACTIONS
 from friday13_env.friday.encoding import OBS_SIZE, OBSERVATION_LAYOUT, encode
 from friday13_env.friday.levels import check_level
 from friday13_env.friday.render import RENDER_MODES, render_rgb, render_text
-from friday13_env.friday.state import State
+from friday13_env.friday.state import Phase, State
 
 REWARD_MODES = ("score", "win")
 ILLEGAL_ACTION_MODES = ("end", "raise")
 RESET_OPTIONS = ("level",)
 ILLEGAL_ACTION_PENALTY: dict[str, float] = {"score": float(engine.MIN_SCORE), "win": -1.0}
 """Reward of an illegal action under ``illegal_action="end"``, per reward mode: no worse a result exists."""
+MAX_DECISIONS = 10_000
+"""Decisions after which an episode that has not ended is truncated: 25 times the longest game measured
+(docs/friday.md), so only a player that keeps two exchange cards trading each other ever reaches it."""
 ILLEGAL_ACTION_NOTE = "Episode ended by an illegal action"
 """The last line of a rendering after an illegal action ended the episode (which then lists no legal action)."""
 
@@ -110,7 +117,9 @@ class FridayEnv(gym.Env[np.ndarray, int]):
         """Named views of an observation: ``env.unwrapped.layout.views(observation)``."""
         self.state: State | None = None
         self._ended = False
-        """The episode is over: the game ended, or an illegal action ended it."""
+        """The episode is over: the game ended, an illegal action ended it, or it was truncated."""
+        self._decisions = 0
+        """Steps taken in this episode (``MAX_DECISIONS``)."""
         self._illegal = False
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         """Legal actions now (int8), computed once after each reset and move; all zero once ended."""
@@ -140,6 +149,7 @@ class FridayEnv(gym.Env[np.ndarray, int]):
         self.state = engine.new_game(self.level, self.np_random)
         self._ended = self._illegal = False
         self._failure = None
+        self._decisions = 0
         self._update_mask(self.state)
         if self.render_mode == "human":
             self.render()
@@ -162,7 +172,7 @@ class FridayEnv(gym.Env[np.ndarray, int]):
             raise ValueError(f"illegal action {move} in phase {state.phase.name}; {engine.legal_text(state)}")
         try:
             return self._step(state, move)
-        except Exception as error:
+        except BaseException as error:  # Ctrl-C (KeyboardInterrupt) mid-move leaves it half played just as well
             self._failure = repr(error)
             raise
 
@@ -176,10 +186,24 @@ class FridayEnv(gym.Env[np.ndarray, int]):
             reward = 0.0
             if state.done:
                 reward = float(engine.final_score(state)) if self.reward == "score" else float(bool(state.won))
+        self._decisions += 1
+        truncated = not self._ended and self._decisions >= MAX_DECISIONS
+        terminated = self._ended
+        self._ended |= truncated
         self._update_mask(state)
         if self.render_mode == "human":
             self.render()
-        return encode(state), reward, self._ended, False, self._info()
+        return self._observation(state), reward, terminated, truncated, self._info()
+
+    def _observation(self, state: State) -> np.ndarray:
+        """``encode(state)``, except that after an illegal action ended the episode its phase is ``GAME_OVER``, as at
+        every other end (the game itself is left as it was: nothing was played)."""
+        observation = encode(state)
+        if self._illegal:
+            phase = OBSERVATION_LAYOUT.views(observation)["phase"]
+            phase[:] = 0.0
+            phase[Phase.GAME_OVER] = 1.0
+        return observation
 
     def _checked_action(self, state: State, action: object) -> int:
         """``action`` as an int in the action space, or a ``ValueError`` naming the legal actions."""
@@ -231,7 +255,7 @@ class FridayEnv(gym.Env[np.ndarray, int]):
         state = self._require_state()
         info: dict[str, Any] = {
             "action_mask": self._mask.copy(),
-            "phase": state.phase.name,
+            "phase": Phase.GAME_OVER.name if self._illegal else state.phase.name,
             "life": state.life,
             "step": state.step,
             "illegal_action": self._illegal,

@@ -26,14 +26,19 @@ def _hazard_label(card: int) -> str:
     return f"{side.name} (free {side.free}; {values}) -> {card_label(card)}"
 
 
+def _phase_name(state: State, ended: str | None) -> str:
+    """The phase a view shows: ``GAME_OVER`` once the episode ``ended`` early (the game's own phase is unchanged)."""
+    return Phase.GAME_OVER.name if ended is not None else state.phase.name
+
+
 def render_text(state: State, ended: str | None = None) -> str:
     """Multi-line description: status, piles, the current decision and the legal actions.
 
-    ``ended`` says why the episode ended before the game did (the environment's illegal action): then no action is
-    legal, and the text says so and ends with ``ended``."""
+    ``ended`` says why the episode ended before the game did (the environment's illegal action): then the phase shown
+    is ``GAME_OVER``, as at every end, no action is legal, and the text says so and ends with ``ended``."""
     lines = [
         f"Friday level {state.level} | step {STEP_NAMES[state.step]} | life {state.life} "
-        f"(reserve {state.reserve}) | phase {state.phase.name}",
+        f"(reserve {state.reserve}) | phase {_phase_name(state, ended)}",
         f"Robinson stack {len(state.robinson)} (unseen aging {len(state.hidden)}, known top "
         f"{state.known_top}, known bottom {state.known_bottom}) | discard {len(state.discard)} | "
         f"destroyed {len(state.destroyed)} | aging stack {len(state.aging)} | hazard stack "
@@ -100,7 +105,9 @@ def render_rgb(state: State, ended: str | None = None) -> np.ndarray:
     cards, the pending decision, the legal actions, or ``ended`` as in :func:`render_text`), cut off with ``...``
     if they do not fit."""
     canvas = Canvas(COLUMNS, ROWS, SCALE, BACKGROUND)
-    canvas.text(0, 0, f"FRIDAY  LEVEL {state.level}  STEP {STEP_NAMES[state.step]}  PHASE {state.phase.name}", TITLE)
+    canvas.text(
+        0, 0, f"FRIDAY  LEVEL {state.level}  STEP {STEP_NAMES[state.step]}  PHASE {_phase_name(state, ended)}", TITLE
+    )
     canvas.text(1, 0, f"LIFE {state.life} RESERVE {state.reserve}", TEXT)
     lost = max(0, MAX_LIFE - state.life - state.reserve)
     canvas.bar(1, _BAR_COLUMN, COLUMNS - _BAR_COLUMN, [LIFE] * state.life + [RESERVE] * state.reserve + [DIM] * lost)

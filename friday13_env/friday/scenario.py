@@ -4,7 +4,10 @@ A built state is a complete, consistent game: every one of the 59 fighting cards
 zone (cards not placed anywhere go to the box), so the engine can play on from it. What no game can hold is
 refused before anything is built, with a ``ValueError`` naming the problem and the allowed values: an unknown
 level, more life than the level's tokens, a step past the pirates, a card id out of range or given twice (in one
-zone or in two), a card that is not a hazard where a hazard must be, an unknown pirate, a table without a fight.
+zone or in two), a card that is not a hazard where a hazard must be, an unknown pirate, a table without a fight, a
+hazard fight or a hazard stack at step 3 (the pirates), a pirate fight before step 3 or against a defeated pirate,
+hidden cards that are not aging cards, a table slot whose flags are not bools, and »very stupid« anywhere at levels
+1-2 (which box it). Such states used to be built and failed later (an ``IndexError`` encoding a hazard at step 3).
 """
 
 from __future__ import annotations
@@ -16,7 +19,16 @@ import numpy as np
 
 from friday13_env.core.checks import counted
 from friday13_env.friday import engine
-from friday13_env.friday.cards import AGING_IDS, HAZARD_IDS, NUM_CARDS, NUM_PIRATES, NUM_STEPS, card_type, hazard_side
+from friday13_env.friday.cards import (
+    AGING_IDS,
+    HAZARD_IDS,
+    NUM_CARDS,
+    NUM_PIRATES,
+    NUM_STEPS,
+    VERY_STUPID_ID,
+    card_type,
+    hazard_side,
+)
 from friday13_env.friday.levels import LEVELS, check_level
 from friday13_env.friday.state import Fight, Phase, Slot, State
 
@@ -62,11 +74,12 @@ def build_state(
 ) -> State:
     """A state fighting ``hazard`` (or pirate index ``pirate``) with ``table`` already drawn.
 
-    ``table`` entries are card ids (free cards) or :class:`Slot` objects; the free cards already used
-    are the unpaid slots. Without a hazard or pirate the state is left in the CHOOSE_HAZARD phase with
-    no options drawn, ready for the caller to adjust. The reserve holds the level's remaining tokens.
-    ``hidden`` (unseen aging cards) must lie in the Robinson stack. Everything is checked first (see the module
-    doc), so a ``ValueError`` leaves nothing half built.
+    ``table`` entries are card ids (free cards) or :class:`Slot` objects (their flags bools); the free cards already
+    used are the unpaid slots, and a slot given ``used`` is a card whose ability was used in this fight. Without a
+    hazard or pirate the state is left in the CHOOSE_HAZARD phase with no options drawn, ready for the caller to
+    adjust. The reserve holds the level's remaining tokens. ``hidden`` (unseen aging cards) must be aging cards lying
+    in the Robinson stack. A hazard fight needs step 0-2, a pirate fight step 3 and an undefeated pirate. Everything
+    is checked first (see the module doc), so a ``ValueError`` leaves nothing half built.
     """
     level = check_level(level)
     config = LEVELS[level]
@@ -79,15 +92,21 @@ def build_state(
     aging_taken = _int_in("aging_taken", aging_taken, 0, len(AGING_IDS))
     given = list(table)
     table_cards = _card_ids("table", [s.card if isinstance(s, Slot) else s for s in given])
-    slots = [s if isinstance(s, Slot) else Slot(card, paid=False) for s, card in zip(given, table_cards, strict=True)]
+    slots = [_slot(i, s, card) for i, (s, card) in enumerate(zip(given, table_cards, strict=True))]
     if hazard is not None and pirate is not None:
         raise ValueError("give hazard= or pirate= (the fight), not both")
     if slots and hazard is None and pirate is None:
         raise ValueError("table= needs a fight: give hazard= or pirate=")
     if hazard is not None and not (_is_card(hazard) and hazard in HAZARD_IDS):
         raise ValueError(f"hazard must be a hazard card, one of {_HAZARDS}, got {_shown_card(hazard)}")
+    if hazard is not None and step == NUM_STEPS:
+        raise ValueError(
+            f"a hazard fight needs step 0, 1 or 2 (green, yellow, red), got step {step} (the pirates: give pirate=)"
+        )
     if pirate is not None:
         pirate = _int_in("pirate", pirate, 0, 1, " (an index into pirates=)")
+        if step != NUM_STEPS:
+            raise ValueError(f"a pirate fight needs step={NUM_STEPS} (the pirates), got step {step}")
     zones = {
         "hazard": [] if hazard is None else [int(hazard)],
         "table": table_cards,
@@ -99,16 +118,33 @@ def build_state(
         "destroyed": _card_ids("destroyed", destroyed),
     }
     _check_each_card_once(zones)
+    if step == NUM_STEPS and zones["hazard_stack"]:
+        raise ValueError(
+            f"hazard_stack must be empty at step {NUM_STEPS} (the pirates: no hazard is drawn any more), got "
+            f"{counted(len(zones['hazard_stack']), 'card')}"
+        )
+    if not config.very_stupid:
+        where = next((zone for zone, cards in zones.items() if VERY_STUPID_ID in cards), None)
+        if where is not None:
+            raise ValueError(
+                f"card {_shown_card(VERY_STUPID_ID)} is boxed at level {level} (levels 1-2 play without it); it was in "
+                f"{where}"
+            )
     unseen = set(_card_ids("hidden", hidden))
     outside = sorted(unseen - set(zones["robinson"]))
     if outside:
         raise ValueError(f"hidden cards must be in the Robinson stack: {_shown_card(outside[0])} is not")
+    not_aging = sorted(unseen - set(AGING_IDS))
+    if not_aging:
+        raise ValueError(f"hidden cards must be aging cards: {_shown_card(not_aging[0])} is not")
     chosen = list(pirates)
     if len(chosen) != 2 or not all(_is_int(p) and 0 <= p < NUM_PIRATES for p in chosen) or len(set(chosen)) != 2:
         raise ValueError(f"pirates must be two different pirate ids in 0..{NUM_PIRATES - 1}, got {pirates!r}")
     beaten = list(pirates_defeated)
     if len(beaten) != 2 or not all(isinstance(b, bool | np.bool_) for b in beaten):
         raise ValueError(f"pirates_defeated must be two bools, got {pirates_defeated!r}")
+    if pirate is not None and beaten[pirate]:
+        raise ValueError(f"pirate {pirate} is already defeated (pirates_defeated); a fight needs an undefeated pirate")
 
     state = State(level=level, life=life, reserve=tokens - life, step=step)
     state.robinson = zones["robinson"]
@@ -133,6 +169,23 @@ def build_state(
     placed = {c for cards in state.all_zones().values() for c in cards}
     state.boxed = [c for c in range(NUM_CARDS) if c not in placed]
     return state
+
+
+SLOT_FLAGS = ("paid", "used", "face_down", "doubled")
+"""The bool fields of a :class:`Slot`."""
+
+
+def _slot(index: int, given: int | Slot, card: int) -> Slot:
+    """Table entry ``index`` as a slot of its own (a card id is a free card): a given ``Slot`` is copied with its card
+    as an int and its flags as bools, or a ``ValueError`` names the first flag that is not a bool (``"no"`` would
+    count as true)."""
+    if not isinstance(given, Slot):
+        return Slot(card, paid=False)
+    for name in SLOT_FLAGS:
+        value = getattr(given, name)
+        if not isinstance(value, bool | np.bool_):
+            raise ValueError(f"table slot {index}: {name} must be a bool, got {value!r}")
+    return Slot(card, *(bool(getattr(given, name)) for name in SLOT_FLAGS))
 
 
 def _is_int(value: object) -> TypeGuard[int | np.integer]:

@@ -22,7 +22,7 @@ import numpy as np
 from friday13_env.friday import encoding
 from friday13_env.friday.actions import NUM_ACTIONS
 from friday13_env.friday.agents import load, make
-from friday13_env.friday.env import FridayEnv, observation_dict
+from friday13_env.friday.env import MAX_DECISIONS, FridayEnv, observation_dict
 from friday13_env.friday.evaluation import agent_seed
 from friday13_env.friday.levels import LEVELS
 from friday13_training.lockstep_games import row_entries, row_starts
@@ -174,7 +174,12 @@ def play_labelled_game(task: GameTask) -> LabelledGames:
                 move = label
         else:
             move = int(np.flatnonzero(legal)[0])
-        observation, _, done, _, info = env.step(move)
+        observation, _, done, truncated, info = env.step(move)
+        if truncated:
+            raise RuntimeError(
+                f"{task.teacher} and the student kept a level-{task.level} game (seed {task.seed}) going for "
+                f"{MAX_DECISIONS:,} decisions without an end: the game has no result to label"
+            )
     return LabelledGames(
         columns=np.concatenate(columns) if columns else np.zeros(0, np.uint16),
         values=np.concatenate(values) if values else np.zeros(0, np.float32),

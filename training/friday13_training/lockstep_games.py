@@ -3,7 +3,9 @@
 Each game is a ``FridayEnv`` (the environment users get, so the samples are exactly its games). A step plays
 one move in every game, then the forced moves (a single legal action) until each game is at a real choice or
 over: a forced move teaches nothing, so only choices become samples. A finished game is dealt anew at once,
-at a level drawn from the run's levels, with a seed from the run's generator.
+at a level drawn from the run's levels, with a seed from the run's generator. A game the environment truncates
+(``MAX_DECISIONS``: two exchange cards trading each other for ever) ends as a loss at the lowest score, so a policy
+never gains by stalling.
 
 Observations are kept sparse (:class:`SparseRows`): about 75 of a Friday observation's 2,175 entries are
 non-zero, and the networks' first layer reads only those (``EmbeddingBag``). Numpy only: the DAgger workers
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from friday13_env.friday.actions import NUM_ACTIONS
+from friday13_env.friday.engine import MIN_SCORE
 from friday13_env.friday.env import FridayEnv
 
 SEED_LIMIT = 2**31
@@ -129,9 +132,10 @@ class LockstepGames:
     def _move(self, game: int, action: int, ended: list[tuple[int, int, bool, int]]) -> None:
         if not self.mask[game, action]:
             raise ValueError(f"game {game}: action {action} is not legal; legal: {np.flatnonzero(self.mask[game])}")
-        observation, _, terminated, _, info = self.envs[game].step(action)
-        if terminated:
-            ended.append((game, int(self.level[game]), bool(info["won"]), int(info["score"])))
+        observation, _, terminated, truncated, info = self.envs[game].step(action)
+        if terminated or truncated:
+            won, score = (bool(info["won"]), int(info["score"])) if terminated else (False, MIN_SCORE)
+            ended.append((game, int(self.level[game]), won, score))
             self._deal(game)
         else:
             self.observation[game] = observation

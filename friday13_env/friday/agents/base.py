@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from friday13_env.core.agent import Observation, legal_actions
+from friday13_env.core.agent import Observation, checked_observation
 from friday13_env.core.registry import check_seed
+from friday13_env.friday.actions import NUM_ACTIONS
+from friday13_env.friday.encoding import OBS_SIZE
 
 
 class RandomAgent:
@@ -24,5 +26,8 @@ class RandomAgent:
             self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Observation) -> int:
-        """A uniformly random legal action."""
-        return int(self.rng.choice(legal_actions(observation)))
+        """A uniformly random legal action. The observation is checked as every solo agent checks it
+        (``checked_observation``: the dict, the vector's length, NaNs, the mask), so a bad one is a ``ValueError``
+        naming this agent, not a move."""
+        _, legal = checked_observation(observation, OBS_SIZE, NUM_ACTIONS, self.name)
+        return int(self.rng.choice(legal))

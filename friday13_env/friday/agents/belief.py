@@ -18,8 +18,9 @@ from collections import defaultdict
 
 import numpy as np
 
-from friday13_env.friday import zones
-from friday13_env.friday.actions import SORT_SIZE
+from friday13_env.core.agent import Observation, checked_observation
+from friday13_env.friday import engine, zones
+from friday13_env.friday.actions import NUM_ACTIONS, SORT_SIZE
 from friday13_env.friday.cards import (
     AGING_TYPES,
     CARD_TYPES,
@@ -32,7 +33,7 @@ from friday13_env.friday.cards import (
     Ability,
     PirateAbility,
 )
-from friday13_env.friday.encoding import CARD_FEATURES, MAX_FREE, MAX_HAZARD_VALUE, decode
+from friday13_env.friday.encoding import CARD_FEATURES, MAX_FREE, MAX_HAZARD_VALUE, OBS_SIZE, decode
 from friday13_env.friday.levels import LEVELS
 from friday13_env.friday.state import Fight, Pending, Phase, Slot, State
 
@@ -129,6 +130,24 @@ def sample_state(obs: np.ndarray, rng: np.random.Generator) -> State:
     if state.phase is Phase.GAME_OVER:
         state.won = bool(all(state.pirates_defeated))
     return state
+
+
+def observed_state(observation: Observation, rng: np.random.Generator, agent: str) -> tuple[State, np.ndarray]:
+    """What an agent that reasons on a complete state starts from: the observation dict checked
+    (``checked_observation``), a state sampled from it (:func:`sample_state`) and the legal actions of the mask.
+
+    A mask that is not the observation's own (its legal actions are not those of the position the vector shows) is a
+    ``ValueError`` naming ``agent`` and both sets of actions, before any search: the agent's move would otherwise be
+    legal in the position and not in the mask, or the other way round."""
+    vector, legal = checked_observation(observation, OBS_SIZE, NUM_ACTIONS, agent)
+    state = sample_state(vector, rng)
+    shown = engine.legal_actions(state)
+    if shown != legal.tolist():
+        raise ValueError(
+            f"{agent}: the action mask (legal {legal.tolist()}) does not match the observation, whose position allows "
+            f"{shown}; give the mask that came with the observation (observation_dict(obs, info))"
+        )
+    return state, legal
 
 
 def _split_aging(

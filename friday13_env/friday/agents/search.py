@@ -14,16 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from friday13_env.core.agent import Observation, checked_observation
+from friday13_env.core.agent import Observation
 from friday13_env.core.options import count_option, number_option
 from friday13_env.core.registry import check_seed
 from friday13_env.friday import actions as A
 from friday13_env.friday import engine
-from friday13_env.friday.actions import NUM_ACTIONS
-from friday13_env.friday.agents.belief import redeal, sample_state
+from friday13_env.friday.agents.belief import observed_state, redeal
 from friday13_env.friday.agents.expert import MAX_SAMPLES, ExpertPolicy
 from friday13_env.friday.agents.value import WinModel, shipped_model
-from friday13_env.friday.encoding import OBS_SIZE
 from friday13_env.friday.state import Phase, State
 from friday13_env.friday.strength import fight_target, fight_total
 
@@ -151,8 +149,8 @@ class SearchAgent:
 
     def act(self, observation: Observation) -> int:
         """The searched move in a determinisation of the observation."""
-        vector, legal = checked_observation(observation, OBS_SIZE, NUM_ACTIONS, self.name)
-        action = self.policy.choose(sample_state(vector, self.rng))
-        if action not in legal:
+        state, legal = observed_state(observation, self.rng, self.name)  # a mask not the observation's: ValueError
+        action = self.policy.choose(state)
+        if action not in legal:  # the position's own legal actions are the mask's: this would be a bug of the policy
             raise RuntimeError(f"search chose illegal action {action}; legal: {legal.tolist()}")
         return action

@@ -121,7 +121,8 @@ class WinModel:
         """A model file written by ``value_fit`` (by default the shipped ``value_weights.json``).
 
         Anything but a JSON object with the ``features`` this version computes and 4 rows of ``NUM_FEATURES``
-        finite ``coefficients`` is a ``ValueError`` naming the file and the problem. Only a regular file of at most
+        finite ``coefficients`` (JSON numbers: a string such as ``"1.5"`` or a boolean is refused, not converted) is a
+        ``ValueError`` naming the file and the problem. Only a regular file of at most
         ``MAX_MODEL_BYTES`` is read (``read_capped``), and JSON nested too deeply to parse is refused, not a
         ``RecursionError``."""
         raw = read_capped(path, MAX_MODEL_BYTES, "win model")
@@ -139,12 +140,23 @@ class WinModel:
             raise ValueError(f"{path}: the win model has no {' and no '.join(map(repr, missing))}")
         if data["features"] != list(FEATURE_NAMES):
             raise ValueError(f"{path}: fitted for features {data['features']}, not {list(FEATURE_NAMES)}")
-        try:
-            coefficients = np.asarray(data["coefficients"], dtype=np.float64)
-        except (TypeError, ValueError):
+        rows = data["coefficients"]
+        if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
             raise ValueError(
-                f"{path}: coefficients must be 4 lists of {NUM_FEATURES} numbers (one per step), "
-                f"got {shown(data['coefficients'])}"
+                f"{path}: coefficients must be 4 lists of {NUM_FEATURES} numbers (one per step), got {shown(rows)}"
+            )
+        for step, row in enumerate(rows):
+            for index, value in enumerate(row):  # numpy would read "1.5" and true as numbers
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    raise ValueError(
+                        f"{path}: coefficients must be numbers (ints or floats): coefficients[{step}][{index}] is "
+                        f"{shown(value)}"
+                    )
+        try:
+            coefficients = np.asarray(rows, dtype=np.float64)
+        except (ValueError, OverflowError):  # ragged rows, or an int past float64's range
+            raise ValueError(
+                f"{path}: coefficients must be 4 lists of {NUM_FEATURES} numbers (one per step), got {shown(rows)}"
             ) from None
         try:
             return cls(coefficients)

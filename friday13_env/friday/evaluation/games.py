@@ -22,11 +22,13 @@ import numpy as np
 
 from friday13_env.core import stats
 from friday13_env.core.agent import Agent, IllegalMoveError, reseeded
+from friday13_env.core.options import count_option
 from friday13_env.core.seeds import AGENT_KEY, derived_seed
 from friday13_env.core.specs import AgentSpec, parse_spec, shown
 from friday13_env.core.stats import Interval, wilson_interval
 from friday13_env.friday.agents import REGISTRY, make
 from friday13_env.friday.env import FridayEnv, observation_dict
+from friday13_env.friday.levels import check_level
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +73,7 @@ def play_game(env: FridayEnv, agent: Agent, seed: int) -> tuple[bool, int, int]:
         mask = info["action_mask"]
         action = agent.act(observation_dict(obs, info))
         try:
-            obs, _, done, _, info = env.step(action)
+            obs, _, done, truncated, info = env.step(action)
         except ValueError as error:
             raise IllegalMoveError(f"agent {agent.name!r} played an illegal move: {error}") from error
         if info["illegal_action"]:
@@ -81,14 +83,19 @@ def play_game(env: FridayEnv, agent: Agent, seed: int) -> tuple[bool, int, int]:
                 "(the environment ended the episode, so the game has no result)"
             )
         steps += 1
+        if truncated:
+            raise IllegalMoveError(
+                f"agent {agent.name!r} kept the game going for {steps:,} decisions without an end (the environment "
+                "truncates such an episode: docs/friday.md), so the game has no result"
+            )
     return bool(info["won"]), int(info["score"]), steps
 
 
 def evaluate(
     agent: str | AgentSpec | Agent,
-    level: int,
-    games: int,
-    seed: int = 0,
+    level: int | np.integer,
+    games: int | np.integer,
+    seed: int | np.integer = 0,
     progress: Callable[[int], None] | None = None,
 ) -> LevelResult:
     """Play ``games`` games at ``level`` and summarise them.
@@ -97,12 +104,12 @@ def evaluate(
     game, seeded with ``agent_seed`` of the game's seed) or an agent object (its ``reset(seed)`` hook, if any, is
     called with that seed before each game). Rows are labelled with the spec, or the agent's ``name``. Anything
     else as ``agent`` is a ``ValueError`` before any game; an illegal move is one naming the agent
-    (:func:`play_game`).
+    (:func:`play_game`). ``games`` (positive) and ``seed`` (non-negative) are ints, numpy integers too, as ``reset``
+    and ``make`` take them; a bool or a float is a ``ValueError``.
     """
-    if isinstance(games, bool) or not isinstance(games, int) or games <= 0:
-        raise ValueError(f"games must be a positive int, got {games!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    level = check_level(level)
+    games = count_option("games", games, takes="a positive int")
+    seed = count_option("seed", seed, minimum=0, takes="a non-negative int")
     if isinstance(agent, str | AgentSpec):
         spec = REGISTRY.check(parse_spec(agent))
         label = spec.label

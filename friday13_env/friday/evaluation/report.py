@@ -11,13 +11,16 @@ from friday13_env.friday.evaluation.games import LevelResult
 
 
 def format_table(results: Sequence[LevelResult]) -> str:
-    """Readable table: one row per agent and level."""
+    """Readable table: one row per agent and level, with the wall time per decision as the Markdown table has it."""
     width = max([10, *(len(r.agent) for r in results)])
-    header = f"{'agent':<{width}} {'level':>5} {'games':>6} {'win rate (95% CI)':>26} {'mean score (95% CI)':>28}"
+    header = (
+        f"{'agent':<{width}} {'level':>5} {'games':>6} {'win rate (95% CI)':>26} {'mean score (95% CI)':>28}"
+        f" {'ms / decision':>13}"
+    )
     lines = [header, "-" * len(header)]
     for r in results:
         rate, score = r.win_rate.formatted(1, scale=100, unit="%", width=5), r.mean_score.formatted(2, width=7)
-        lines.append(f"{r.agent:<{width}} {r.level:>5} {r.games:>6} {rate:>26} {score:>28}")
+        lines.append(f"{r.agent:<{width}} {r.level:>5} {r.games:>6} {rate:>26} {score:>28} {r.ms_per_decision:>13.2f}")
     return "\n".join(lines)
 
 

@@ -1,0 +1,409 @@
+"""A review of the solo game (release 0.19.0): each test here failed before its fix.
+
+Two »1x exchange« cards with nothing else to draw could trade each other for ever (the episode never ended); a
+``KeyboardInterrupt`` inside ``step`` left a half-played move that the environment went on stepping from; after an
+illegal action the observation and ``info`` still showed the phase before it; ``build_state`` accepted positions no
+game reaches (which crashed later); ``RandomAgent`` took any observation; a mask that contradicts the observation
+made ``heuristic`` and ``search`` raise a ``RuntimeError`` about their own move; ``WinModel.load`` read strings and
+booleans as coefficients; ``evaluate`` refused numpy integers; the text table had no time per decision; and
+``train_friday.py`` took sizes, rewards, workers and levels that failed (or silently skewed the run) only after its
+folder was made.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from friday13_env.core.stats import wilson_interval
+from friday13_env.friday import actions as A
+from friday13_env.friday import engine, zones
+from friday13_env.friday import env as env_module
+from friday13_env.friday.agents import RandomAgent, make
+from friday13_env.friday.agents.value import FEATURE_NAMES, NUM_FEATURES, WinModel
+from friday13_env.friday.cards import VERY_STUPID_ID, Ability, card_type
+from friday13_env.friday.encoding import CARD_FEATURES, OBS_SIZE, decode, encode
+from friday13_env.friday.env import FridayEnv, observation_dict
+from friday13_env.friday.evaluation import LevelResult, evaluate, format_table
+from friday13_env.friday.scenario import build_state, find_cards
+from friday13_env.friday.state import Phase, Slot, State
+from tests.friday.helpers import WILD
+from tests.scripts import load_training_script as load_script
+
+EXCHANGERS = [c for c in find_cards("strategy") if card_type(c).ability is Ability.EXCHANGE_1]
+CANNIBALS = find_cards("weapon", 4)[0]
+
+
+def two_exchangers_alone() -> State:
+    """The reviewer's position: a red fight with the two »1x exchange« cards on the table, every other card destroyed
+    or boxed, the aging stack empty, so an exchanged card is always drawn straight back."""
+    assert len(EXCHANGERS) == 2
+    kept = {*EXCHANGERS, CANNIBALS, VERY_STUPID_ID}
+    return build_state(
+        level=1,
+        step=2,
+        hazard=CANNIBALS,
+        table=EXCHANGERS,
+        destroyed=[c for c in range(59) if c not in kept],
+        aging_taken=10,
+    )
+
+
+def used_flags(observation: np.ndarray) -> list[bool]:
+    """The per-slot »used« flags of an observation's present table slots."""
+    slots = decode(observation)["slots"]
+    return [bool(row[CARD_FEATURES + 1] > 0.5) for row in slots if row[0] > 0.5]
+
+
+# -- 1: a game that never ends --------------------------------------------------------------------------------
+def test_a_card_exchanged_away_and_drawn_again_comes_back_unused() -> None:
+    """Interpretation 6 (docs/friday.md): flags do not pass to the replacement, even when the replacement is the card
+    just exchanged away, drawn straight back."""
+    state = two_exchangers_alone()
+    rng = np.random.default_rng(0)
+    first, second = EXCHANGERS
+    for move in (A.ACTIVATE + 0, A.TARGET + 1):  # the first exchanges the second, which is drawn straight back
+        engine.apply_action(state, move, rng)
+    assert [s.card for s in state.fight.table] == [first, second] and state.phase is Phase.FIGHT
+    assert used_flags(encode(state)) == [True, False] and A.ACTIVATE + 1 in engine.legal_actions(state)
+    for move in (A.ACTIVATE + 1, A.TARGET + 0):  # the second exchanges the first, which comes back unused
+        engine.apply_action(state, move, rng)
+    assert [s.used for s in state.fight.table] == [False, True] and A.ACTIVATE + 0 in engine.legal_actions(state)
+
+
+def endless_env() -> FridayEnv:
+    env = FridayEnv(level=1)
+    env.reset(seed=0)
+    env.state = two_exchangers_alone()
+    env._update_mask(env.state)
+    return env
+
+
+def test_the_endless_exchange_is_truncated_at_max_decisions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The two exchange cards traded each other for ever: ``step`` never ended the episode, against the docs."""
+    monkeypatch.setattr(env_module, "MAX_DECISIONS", 40)
+    env = endless_env()
+    for step in range(40):
+        move = (A.ACTIVATE + 0, A.TARGET + 1, A.ACTIVATE + 1, A.TARGET + 0)[step % 4]
+        _, reward, terminated, truncated, info = env.step(move)
+        assert not terminated and truncated == (step == 39) and reward == 0.0
+    assert not info["action_mask"].any() and "won" not in info and "score" not in info
+    with pytest.raises(RuntimeError, match="after the episode ended; call reset"):
+        env.step(A.ACTIVATE + 0)
+    env.reset(seed=0)
+    assert env.step(int(np.flatnonzero(env.action_masks())[0]))[3] is False, "reset starts a fresh count"
+
+
+def test_every_episode_is_truncated_no_later_than_max_decisions(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(env_module, "MAX_DECISIONS", 3)
+    env = FridayEnv()
+    env.reset(seed=1)
+    endings = [env.step(env.action_space.sample())[2:4] for _ in range(3)]
+    assert endings == [(False, False), (False, False), (False, True)]
+
+
+def test_the_evaluation_refuses_a_game_that_never_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(env_module, "MAX_DECISIONS", 5)
+    with pytest.raises(ValueError, match=r"agent 'random' kept the game going for 5 decisions without an end"):
+        evaluate("random", 1, games=1, seed=0)
+
+
+# -- 2: an interrupted step --------------------------------------------------------------------------------------
+def test_a_keyboard_interrupt_inside_step_makes_the_env_refuse_steps_until_reset(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    env = FridayEnv()
+    env.reset(seed=0)
+    env.step(A.HAZARD_A)  # a fight: the next move draws a card
+    original = zones.draw
+
+    def interrupted(state: State, rng: np.random.Generator) -> int | None:
+        original(state, rng)  # the card leaves the stack ...
+        raise KeyboardInterrupt  # ... and Ctrl-C arrives before it reaches the table
+
+    with monkeypatch.context() as patch:
+        patch.setattr(zones, "draw", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            env.step(A.DRAW_FREE)
+    with pytest.raises(RuntimeError, match=r"an earlier step\(\) raised KeyboardInterrupt\(\); call reset\(\) first"):
+        env.step(A.DRAW_FREE)
+    env.reset(seed=0)
+    assert env.step(A.HAZARD_A)[2] is False
+
+
+# -- 13: the end of an episode by an illegal action --------------------------------------------------------------
+@pytest.mark.parametrize("render_mode", [None, "ansi"])
+def test_an_illegal_action_shows_game_over_in_the_observation_info_and_text(render_mode: str | None) -> None:
+    env = FridayEnv(render_mode=render_mode)
+    env.reset(seed=0)
+    observation, _, terminated, _, info = env.step(A.END_FIGHT)  # illegal while choosing a hazard
+    assert terminated and info["illegal_action"] and info["phase"] == "GAME_OVER"
+    assert int(np.argmax(decode(observation)["phase"])) == Phase.GAME_OVER
+    assert decode(observation)["phase"].sum() == 1 and observation in env.observation_space
+    assert env.state.phase is Phase.CHOOSE_HAZARD, "nothing was played: the game itself is as it was"
+    if render_mode == "ansi":
+        text = env.render()
+        assert "phase GAME_OVER" in text.splitlines()[0] and text.endswith("Episode ended by an illegal action")
+
+
+# -- 6: build_state refuses what no game reaches ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"step": 3, "hazard": WILD}, r"a hazard fight needs step 0, 1 or 2 \(green, yellow, red\), got step 3"),
+        ({"step": 3, "hazard_stack": [WILD]}, r"hazard_stack must be empty at step 3 \(the pirates: .*\), got 1 card$"),
+        ({"step": 0, "pirate": 0}, r"a pirate fight needs step=3 \(the pirates\), got step 0"),
+        ({"step": 2, "pirate": 1}, r"a pirate fight needs step=3 \(the pirates\), got step 2"),
+        (
+            {"step": 3, "pirate": 0, "pirates_defeated": (True, False)},
+            r"pirate 0 is already defeated \(pirates_defeated\); a fight needs an undefeated pirate",
+        ),
+        ({"robinson": [0, 1, 2], "hidden": [0]}, r"hidden cards must be aging cards: 0 \(.+\) is not"),
+        ({"hazard": WILD, "table": [Slot(0, paid="no")]}, r"table slot 0: paid must be a bool, got 'no'"),  # type: ignore[arg-type]
+        ({"hazard": WILD, "table": [1, Slot(0, paid=False, used=1)]}, r"table slot 1: used must be a bool, got 1"),  # type: ignore[arg-type]
+        ({"hazard": WILD, "table": [Slot(0, False, face_down=None)]}, r"face_down must be a bool, got None"),  # type: ignore[arg-type]
+        ({"hazard": WILD, "table": [Slot(0, False, doubled="yes")]}, r"doubled must be a bool, got 'yes'"),  # type: ignore[arg-type]
+        (
+            {"level": 1, "aging": [VERY_STUPID_ID]},
+            r"is boxed at level 1 \(levels 1-2 play without it\); it was in aging",
+        ),
+        ({"level": 2, "robinson": [VERY_STUPID_ID]}, r"is boxed at level 2 \(levels 1-2 play without it\); it was in"),
+    ],
+)
+def test_build_state_refuses_positions_no_game_reaches(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        build_state(**options)
+
+
+def test_positions_games_do_reach_are_still_built() -> None:
+    assert encode(build_state(step=3, pirate=1, pirates_defeated=(True, False))).shape == (OBS_SIZE,)
+    assert encode(build_state(level=3, aging=[VERY_STUPID_ID])).shape == (OBS_SIZE,)
+    aging = find_cards("hungry")[0]
+    assert build_state(level=2, robinson=[aging, 0], hidden=[aging]).hidden == {aging}
+    assert build_state(hazard=WILD, table=[Slot(0, np.bool_(True))]).fight.table[0].paid is True
+
+
+# -- 5: the agents' checks ----------------------------------------------------------------------------------------
+def a_position() -> dict[str, np.ndarray]:
+    env = FridayEnv()
+    return observation_dict(*env.reset(seed=0))
+
+
+@pytest.mark.parametrize(
+    ("observation", "message"),
+    [
+        (None, r"random: an agent needs the observation dict"),
+        ({"observation": np.zeros(OBS_SIZE - 1, np.float32)}, r"random: the observation dict has no 'action_mask'"),
+        ("short", r"random: expected an observation vector of shape \(2175,\), got \(2174,\)"),
+        ("nan", r"random: the observation vector holds non-finite values"),
+        ("none-vector", r"random: expected an observation vector of shape \(2175,\), got \(\)"),
+    ],
+)
+def test_the_random_agent_checks_its_observation_as_the_other_agents_do(observation: Any, message: str) -> None:
+    position = a_position()
+    if observation == "short":
+        observation = {**position, "observation": position["observation"][:-1]}
+    elif observation == "nan":
+        observation = {**position, "observation": np.full(OBS_SIZE, np.nan, np.float32)}
+    elif observation == "none-vector":
+        observation = {**position, "observation": None}
+    with pytest.raises(ValueError, match=message):
+        RandomAgent(0).act(observation)
+
+
+def test_the_random_agent_still_plays_the_same_moves() -> None:
+    position = a_position()  # choosing a hazard: actions 0 and 1
+    agent, reference = RandomAgent(3), np.random.default_rng(3)
+    assert [agent.act(position) for _ in range(8)] == [int(reference.choice([0, 1])) for _ in range(8)]
+
+
+@pytest.mark.parametrize("spec", ["heuristic:samples=1", "search:budget=1,rollout_samples=1"])
+def test_a_mask_that_contradicts_the_observation_is_a_value_error_naming_both(spec: str) -> None:
+    position = a_position()  # choosing a hazard: actions 0 and 1
+    mask = np.zeros_like(position["action_mask"])
+    mask[A.END_FIGHT] = 1
+    name = spec.split(":")[0]
+    with pytest.raises(ValueError, match=rf"{name}: the action mask \(legal \[3\]\) does not match the observation"):
+        make(spec, seed=0).act({**position, "action_mask": mask})
+
+
+# -- 8: the win model's coefficients ------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ("1.5", r"coefficients must be numbers \(ints or floats\): coefficients\[0\]\[3\] is '1.5'$"),
+        (True, r"coefficients must be numbers \(ints or floats\): coefficients\[0\]\[3\] is True$"),
+        (None, r"coefficients must be numbers \(ints or floats\): coefficients\[0\]\[3\] is None$"),
+        ([1.0], r"coefficients must be numbers \(ints or floats\): coefficients\[0\]\[3\] is \[1.0\]$"),
+    ],
+)
+def test_win_model_coefficients_must_be_numbers(tmp_path: Path, bad: Any, message: str) -> None:
+    rows: list[list[Any]] = [[0.0] * NUM_FEATURES for _ in range(4)]
+    rows[0][3] = bad
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps({"features": list(FEATURE_NAMES), "coefficients": rows}))
+    with pytest.raises(ValueError, match=message):
+        WinModel.load(path)
+
+
+def test_win_model_coefficients_may_be_ints(tmp_path: Path) -> None:
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps({"features": list(FEATURE_NAMES), "coefficients": [[0] * NUM_FEATURES] * 4}))
+    assert WinModel.load(path).coefficients.dtype == np.float64
+
+
+# -- 12: numpy integers in the evaluation --------------------------------------------------------------------------
+def test_evaluate_takes_numpy_integers_as_the_rest_of_the_api_does() -> None:
+    plain = evaluate("random", 1, 2, seed=5)
+    numpy = evaluate("random", np.int64(1), np.int64(2), seed=np.uint32(5))
+    assert (numpy.games, numpy.wins, numpy.mean_score, numpy.mean_steps) == (
+        plain.games,
+        plain.wins,
+        plain.mean_score,
+        plain.mean_steps,
+    )
+    assert type(numpy.games) is int
+
+
+@pytest.mark.parametrize(
+    ("games", "seed", "message"),
+    [
+        (np.bool_(True), 0, r"games must be a positive int, got "),
+        (2, np.bool_(False), r"seed must be a non-negative int, got "),
+        (np.int64(0), 0, r"games must be a positive int, got "),
+        (2, np.int64(-1), r"seed must be a non-negative int, got "),
+        (2.0, 0, r"games must be a positive int, got 2.0"),
+    ],
+)
+def test_evaluate_still_refuses_bools_floats_and_negatives(games: Any, seed: Any, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        evaluate("random", 1, games, seed=seed)
+
+
+# -- 9: the text table's time per decision -------------------------------------------------------------------------
+def test_the_text_table_shows_the_time_per_decision() -> None:
+    interval = wilson_interval(1, 2)
+    result = LevelResult("random", 1, 2, 1, interval, interval, 40.0, 0.1234)
+    header, _, row = format_table([result]).splitlines()
+    assert header.endswith("ms / decision") and row.endswith("0.12")
+
+
+def test_the_evaluation_script_prints_the_time_per_decision(capsys: pytest.CaptureFixture[str]) -> None:
+    assert load_script("evaluate_friday").main(["--agents", "random", "--levels", "1", "--games", "1"]) == 0
+    assert "ms / decision" in capsys.readouterr().out
+
+
+# -- 3, 4, 7, 10, 11: train_friday.py's checks before any work ----------------------------------------------------
+def no_work(*args: Any, **kwargs: Any) -> None:
+    raise AssertionError("the run started: its flags were not refused")
+
+
+def refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *flags: str) -> str:
+    """The error of ``train_friday.py`` with ``flags``, which must come before the run folder exists (either stage
+    starting is a failure, not a run)."""
+    train = load_script("train_friday")
+    monkeypatch.setattr(train, "distill", no_work)
+    monkeypatch.setattr(train, "ppo", no_work)
+    run_dir = tmp_path / "run"
+    with pytest.raises(SystemExit):
+        train.main(["--run-dir", str(run_dir), "--no-progress", *flags])
+    assert not run_dir.exists()
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (
+            ["--total-timesteps", "1000000", "--num-envs", "1000000", "--n-steps", "100000"],
+            "--num-envs 1000000 x --n-steps 100000: ",
+        ),
+        (
+            ["--distill-iterations", "12", "--distill-games", "50000"],
+            "--distill-iterations 12 x --distill-games 50000: ",
+        ),
+        (["--eval-games", "1000001"], "--eval-games: must be at least 1 and at most 1,000,000, got 1,000,001"),
+    ],
+)
+def test_sizes_past_the_memory_bound_are_refused_before_the_run_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, flags: list[str], message: str
+) -> None:
+    error = refused(tmp_path, capsys, monkeypatch, *flags)
+    assert message in error
+    if " x " in message:
+        assert "GiB" in error and "allowed: at most 16 GiB" in error
+
+
+def test_the_memory_bound_leaves_the_recorded_recipes_alone() -> None:
+    train = load_script("train_friday")
+    assert train.labels_memory(12, 500) < 4 << 30, "today's default and dagger-v1's rounds"
+    assert train.rollout_memory(64, 128) < 1 << 30 and train.rollout_memory(8, 512) < 1 << 30  # PPO's, dagger-v1's
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--reward-scale", "1e300"],
+        ["--win-bonus", "1e300"],
+        ["--reward-scale", "3", "--win-bonus", "200"],
+        ["--win-bonus=-1e6"],
+    ],
+)
+def test_rewards_past_the_bound_are_refused_before_the_run_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, flags: list[str]
+) -> None:
+    error = refused(tmp_path, capsys, monkeypatch, "--total-timesteps", "1000000", *flags)
+    assert "--reward-scale x (|--win-bonus| + 200) must be at most 1,000" in error
+
+
+def test_a_diverged_stage_2_says_no_checkpoint_was_saved_when_none_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    train = load_script("train_friday")
+    monkeypatch.setattr(train, "update", lambda *args, **kwargs: {"value_loss": float("nan")})
+    run_dir = tmp_path / "run"
+    flags = [
+        "--run-dir", str(run_dir), "--distill-iterations", "0", "--workers", "1", "--num-envs", "2", "--n-steps", "8",
+        "--batch-size", "16", "--n-epochs", "1", "--hidden-sizes", "16", "--eval-every", "0", "--no-progress",
+        "--levels", "1", "--total-timesteps", "64",
+    ]  # fmt: skip
+    with pytest.raises(SystemExit) as stop:
+        train.main(flags)
+    message = str(stop.value)
+    assert "stage 2 diverged at 0 timesteps" in message and "no checkpoint was saved" in message
+    assert "the checkpoint on disk is kept" not in message and not (run_dir / "last.pt").exists()
+
+
+def test_more_workers_than_cpus_run_as_many_as_the_cpus(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--workers 1024`` spawned 1,024 processes on a 2-core machine; the evaluation already capped its own."""
+    train = load_script("train_friday")
+    monkeypatch.setattr(train, "available_cpus", lambda: 2)
+    assert train.worker_count(train.parse_args(["--workers", "3"])) == 2
+    assert "--workers 3: 2 process(es), one per game or CPU at most" in capsys.readouterr().err
+    assert train.worker_count(train.parse_args(["--workers", "2", "--distill-games", "1"])) == 1
+    capsys.readouterr()
+    assert train.worker_count(train.parse_args(["--workers", "2"])) == 2 and not capsys.readouterr().err
+
+
+def test_repeated_levels_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    error = refused(tmp_path, capsys, monkeypatch, "--levels", "1", "1", "1", "4")
+    assert "--levels: 1 1 1 4 repeats a value; list each one once" in error
+
+
+def test_rounds_never_share_deals_and_keep_their_seeds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    train = load_script("train_friday")
+    error = refused(tmp_path, capsys, monkeypatch, "--distill-games", "100001", "--distill-iterations", "1")
+    assert "--distill-games 100001: a round deals at most 100,000 games" in error
+    args = train.parse_args(["--run-dir", str(tmp_path / "run"), "--distill-games", "3", "--seed", "2"])
+    seeds = [[task.seed for task in train.iteration_tasks(args, iteration, None)] for iteration in (0, 1)]
+    assert seeds == [[250_000_000, 250_000_001, 250_000_002], [250_100_000, 250_100_001, 250_100_002]]
