@@ -53,12 +53,12 @@ def solo_positions(count: int, seed: int) -> list[Observation]:
         player = solo_agents.make("heuristic", seed=seed + game)
         observation, info = env.reset(seed=seed + game)
         game += 1
-        done = False
-        while not done and len(found) < count:
+        done = truncated = False
+        while not (done or truncated) and len(found) < count:
             view = observation_dict(observation, info)
             if info["action_mask"].sum() > 1:
                 found.append(view)
-            observation, _, done, _, info = env.step(player.act(view))
+            observation, _, done, truncated, info = env.step(player.act(view))
     return found
 
 

@@ -104,8 +104,8 @@ def _random_play(game: str, deck: str, part: int, rng: np.random.Generator) -> I
         while True:
             position = observation_dict(observation, info)
             yield position
-            observation, _, done, _, info = solo.step(int(rng.choice(np.flatnonzero(position["action_mask"]))))
-            if done:
+            observation, _, done, truncated, info = solo.step(int(rng.choice(np.flatnonzero(position["action_mask"]))))
+            if done or truncated:
                 observation, info = solo.reset()
     from friday13_env.friday13.aec import raw_env
 

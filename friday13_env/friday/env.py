@@ -24,8 +24,9 @@ alias of the same environment).
 * Reward: 0 until the end, then the rulebook's final score (``reward="score"``, default) or 1/0 for
   a win/loss (``reward="win"``, an optional alternative objective).
 * ``info``: ``action_mask``, ``phase``, ``life``, ``step``, ``illegal_action`` always; ``won`` and
-  ``score`` at the end. Every end shows the phase ``GAME_OVER`` (in ``info`` and the observation), an end by an
-  illegal action too, though the game's own state stays as it was.
+  ``score`` at the end. Every termination shows the phase ``GAME_OVER`` (in ``info`` and the observation), one by
+  an illegal action too, though the game's own state stays as it was; a truncated episode shows the game where it
+  stands (the observation a learner bootstraps from), and its renderings list no legal action.
 * Rendering: ``"ansi"`` (text), ``"human"`` (prints the text), ``"rgb_array"`` (a uint8 image of the
   same, drawn with numpy only; see :func:`friday13_env.friday.render.render_rgb`); with ``render_mode=None``
   ``render()`` renders nothing and returns ``None``, as in Gymnasium.
@@ -236,9 +237,11 @@ class FridayEnv(gym.Env[np.ndarray, int]):
             return None
         state = self._require_state()
         ended = ILLEGAL_ACTION_NOTE if self._illegal else None
+        if self._ended and not self._illegal and not state.done:
+            ended = f"Episode truncated after {self._decisions:,} decisions"
         if self.render_mode == "rgb_array":
-            return render_rgb(state, ended)
-        text = render_text(state, ended)
+            return render_rgb(state, ended, game_over=self._illegal)
+        text = render_text(state, ended, game_over=self._illegal)
         if self.render_mode == "human":
             print(text)
             return None

@@ -26,19 +26,21 @@ def _hazard_label(card: int) -> str:
     return f"{side.name} (free {side.free}; {values}) -> {card_label(card)}"
 
 
-def _phase_name(state: State, ended: str | None) -> str:
-    """The phase a view shows: ``GAME_OVER`` once the episode ``ended`` early (the game's own phase is unchanged)."""
-    return Phase.GAME_OVER.name if ended is not None else state.phase.name
+def _phase_name(state: State, ended: str | None, game_over: bool) -> str:
+    """The phase a view shows: ``GAME_OVER`` once the episode ``ended`` early as a game ends (``game_over``: an
+    illegal action); the game's own phase otherwise (a truncation: the game stands where it was)."""
+    return Phase.GAME_OVER.name if ended is not None and game_over else state.phase.name
 
 
-def render_text(state: State, ended: str | None = None) -> str:
+def render_text(state: State, ended: str | None = None, game_over: bool = True) -> str:
     """Multi-line description: status, piles, the current decision and the legal actions.
 
-    ``ended`` says why the episode ended before the game did (the environment's illegal action): then the phase shown
-    is ``GAME_OVER``, as at every end, no action is legal, and the text says so and ends with ``ended``."""
+    ``ended`` says why the episode ended before the game did: then no action is legal, and the text says so and ends
+    with ``ended``; with ``game_over`` (the environment's illegal action) the phase shown is ``GAME_OVER``, as at every
+    end of a game, and without it (a truncation) the game's own."""
     lines = [
         f"Friday level {state.level} | step {STEP_NAMES[state.step]} | life {state.life} "
-        f"(reserve {state.reserve}) | phase {_phase_name(state, ended)}",
+        f"(reserve {state.reserve}) | phase {_phase_name(state, ended, game_over)}",
         f"Robinson stack {len(state.robinson)} (unseen aging {len(state.hidden)}, known top "
         f"{state.known_top}, known bottom {state.known_bottom}) | discard {len(state.discard)} | "
         f"destroyed {len(state.destroyed)} | aging stack {len(state.aging)} | hazard stack "
@@ -99,15 +101,15 @@ _HEADER_ROWS = 5
 _BAR_COLUMN = 20
 
 
-def render_rgb(state: State, ended: str | None = None) -> np.ndarray:
+def render_rgb(state: State, ended: str | None = None, game_over: bool = True) -> np.ndarray:
     """The game as a uint8 (720, 960, 3) image: status, a life bar (life, reserve, lost), the piles, a bar of
     the fight's points against the hazard value, then the text view's details (pirates, hazards, table
-    cards, the pending decision, the legal actions, or ``ended`` as in :func:`render_text`), cut off with ``...``
+    cards, the pending decision, the legal actions, or ``ended`` and ``game_over`` as in :func:`render_text`), cut off
+    with ``...``
     if they do not fit."""
     canvas = Canvas(COLUMNS, ROWS, SCALE, BACKGROUND)
-    canvas.text(
-        0, 0, f"FRIDAY  LEVEL {state.level}  STEP {STEP_NAMES[state.step]}  PHASE {_phase_name(state, ended)}", TITLE
-    )
+    phase = _phase_name(state, ended, game_over)
+    canvas.text(0, 0, f"FRIDAY  LEVEL {state.level}  STEP {STEP_NAMES[state.step]}  PHASE {phase}", TITLE)
     canvas.text(1, 0, f"LIFE {state.life} RESERVE {state.reserve}", TEXT)
     lost = max(0, MAX_LIFE - state.life - state.reserve)
     canvas.bar(1, _BAR_COLUMN, COLUMNS - _BAR_COLUMN, [LIFE] * state.life + [RESERVE] * state.reserve + [DIM] * lost)
@@ -131,7 +133,7 @@ def render_rgb(state: State, ended: str | None = None) -> np.ndarray:
         segments = [color] * filled + [DIM] * (FIGHT_SEGMENTS - filled)
         canvas.bar(3, _BAR_COLUMN, COLUMNS - _BAR_COLUMN, segments)
     canvas.rule(4, DIM)
-    details = render_text(state, ended).split("\n")[2:]  # the first two lines are the status and piles above
+    details = render_text(state, ended, game_over).split("\n")[2:]  # the first two lines are the status and piles above
     lines = [
         (part, TITLE if line.startswith(("Game over", ended or "\0")) else MUTED if line.startswith("Legal") else TEXT)
         for line in details

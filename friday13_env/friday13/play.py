@@ -9,9 +9,10 @@ Opponents are agent specs, exactly as ``friday13_env.agents.make`` takes them: `
 The game runs on the engine directly rather than through an environment because a person wants to
 hear about every single play (which card, which pile, the announced total, what was taken) and the
 round results, which ``engine.play`` and ``last_round_points`` report as they happen. Input is
-read from any text stream so tests can script whole games; bad input is answered and asked again,
-never a crash. At a terminal, lines are read with ``input()`` and the ``readline`` module where Python
-has it, so the arrow keys edit the line and recall earlier moves instead of printing escape codes.
+read from any text stream so tests can script whole games; bad input is answered and asked again, never a crash
+(a pipe or file that cannot play, a line without end or ``MAX_REFUSED`` lines in a row that play no move, ends the
+game with status 1). At a terminal, lines are read with ``input()`` and the ``readline`` module where Python has it,
+so the arrow keys edit the line and recall earlier moves instead of printing escape codes.
 """
 
 from __future__ import annotations

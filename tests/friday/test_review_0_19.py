@@ -98,6 +98,20 @@ def test_the_endless_exchange_is_truncated_at_max_decisions(monkeypatch: pytest.
     assert env.step(int(np.flatnonzero(env.action_masks())[0]))[3] is False, "reset starts a fresh count"
 
 
+def test_a_truncated_episode_keeps_its_phase_and_its_views_list_no_legal_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The observation at a truncation is the game's own (a learner bootstraps from it), but the text still listed
+    legal moves that ``step`` refuses."""
+    monkeypatch.setattr(env_module, "MAX_DECISIONS", 3)
+    env = FridayEnv(level=1, render_mode="ansi")
+    env.reset(seed=0)
+    for _ in range(3):
+        _, _, _, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert truncated and info["phase"] == env.unwrapped.state.phase.name != "GAME_OVER"
+    text = env.render()
+    assert text.endswith("Legal: none\nEpisode truncated after 3 decisions") and "GAME_OVER" not in text
+    assert env_module.render_rgb(env.state, "x").shape == (720, 960, 3)
+
+
 def test_every_episode_is_truncated_no_later_than_max_decisions(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(env_module, "MAX_DECISIONS", 3)
     env = FridayEnv()
