@@ -405,7 +405,7 @@ GOOD_TABLES = {"players": [4], "deck": "standard", "reward": "points", "num_oppo
     ("change", "message"),
     [
         ({"reward": "pointz"}, r"reward mode must be one of \['points', 'relative', 'rival', 'win'\], got 'pointz'"),
-        ({"deck": "tarot"}, r"deck must be one of"),
+        ({"deck": "tarot"}, r"unknown deck 'tarot'; allowed values: \['german', 'standard'\]"),
         ({"players": []}, r"num_players must be one of \[3, 4, 5, 6\] or a non-empty list of them"),
         ({"players": [7]}, r"num_players must be one of \[3, 4, 5, 6\]"),
         ({"num_opponents": -1}, r"num_opponents must be a non-negative int, got -1"),
