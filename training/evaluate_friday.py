@@ -29,7 +29,7 @@ from pathlib import Path
 
 from friday13_env.core.checkpoint import CheckpointError
 from friday13_env.core.files import atomic_write_text, clashing_outputs, output_problem, run_writing
-from friday13_env.core.options import available_cpus
+from friday13_env.core.options import pool_size
 from friday13_env.core.pool import ordered_results
 from friday13_env.core.specs import (
     AgentSpec,
@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
 def evaluate_and_write(args: argparse.Namespace, written: list[str]) -> None:
     """Play every agent at every level, print the table, write the files asked for (each added to ``written``)."""
     units = [LevelUnit(spec, level, args.games, args.seed) for spec in args.specs for level in args.levels]
-    workers = min(args.workers, available_cpus(), len(units))
+    workers = pool_size(args.workers, len(units))
     if workers < args.workers:
         print(f"--workers {args.workers}: {workers} process(es), one per unit or CPU at most", file=sys.stderr)
     results = []

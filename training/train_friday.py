@@ -107,7 +107,7 @@ from tqdm import tqdm
 from friday13_env.core.checkpoint import CheckpointError
 from friday13_env.core.files import atomic_write
 from friday13_env.core.mlp import MLPPolicy
-from friday13_env.core.options import available_cpus
+from friday13_env.core.options import available_cpus, pool_size
 from friday13_env.core.specs import parse_spec
 from friday13_env.friday import encoding
 from friday13_env.friday.actions import ACTIVATE, NUM_ACTIONS, TARGET
@@ -273,7 +273,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
 def worker_count(args: Args) -> int:
     """Stage 1's worker processes: ``--workers``, but no more than the games of a round or the CPUs this process may
     use (more would only wait on each other); a note on standard error says when it is fewer than asked."""
-    workers = min(args.workers, args.distill_games, available_cpus())
+    workers = pool_size(args.workers, args.distill_games)
     if workers < args.workers:
         print(f"--workers {args.workers}: {workers} process(es), one per game or CPU at most", file=sys.stderr)
     return workers

@@ -32,6 +32,12 @@ def available_cpus() -> int:
     return max(1, count or 1)
 
 
+def pool_size(workers: int, units: int) -> int:
+    """The processes a run of ``units`` units of work plays on: ``workers``, at most the CPUs this process may use and
+    no more than there are units (one process more would have nothing to play)."""
+    return min(workers, available_cpus(), units)
+
+
 def count_option(
     name: str,
     value: object,

@@ -7,11 +7,12 @@ level, more life than the level's tokens, a step past the pirates, a card id out
 zone or in two), a card that is not a hazard where a hazard must be, an unknown pirate, a table without a fight, a
 hazard fight or a hazard stack at step 3 (the pirates), a pirate fight before step 3 or against a defeated pirate,
 hidden cards that are not aging cards, a table slot whose flags are not bools, and »very stupid« anywhere at levels
-1-2 (which box it). Such states used to be built and failed later (an ``IndexError`` encoding a hazard at step 3).
+1-2 (which box it): such a state would fail later (an ``IndexError`` encoding a hazard at step 3).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import TypeGuard
 
@@ -171,8 +172,8 @@ def build_state(
     return state
 
 
-SLOT_FLAGS = ("paid", "used", "face_down", "doubled")
-"""The bool fields of a :class:`Slot`."""
+SLOT_FLAGS = tuple(field.name for field in dataclasses.fields(Slot) if field.name != "card")
+"""The bool fields of a :class:`Slot`, in its order."""
 
 
 def _slot(index: int, given: int | Slot, card: int) -> Slot:

@@ -196,15 +196,10 @@ def check_deck_name(deck: object) -> None:
     """A ``ValueError`` unless ``deck`` is a deck's name, as the environments take it (their options are strings,
     as ``gymnasium.make`` passes them); a ``Deck`` object is told to pass its name."""
     if isinstance(deck, Deck):
-        hint = (
-            f"pass deck={deck.name!r}"
-            if DECKS.get(deck.name) == deck
-            else "a deck that is not one of these plays in the batched engine (GameBatch)"
-        )
-        raise ValueError(
-            f"deck must be a deck's name, one of {sorted(DECKS)}, got the Deck {deck.name!r} itself"
-            f"{': ' if hint.startswith('pass') else '; '}{hint}"
-        )
+        got = f"deck must be a deck's name, one of {sorted(DECKS)}, got the Deck {deck.name!r} itself"
+        if DECKS.get(deck.name) == deck:
+            raise ValueError(f"{got}: pass deck={deck.name!r}")
+        raise ValueError(f"{got}; a deck that is not one of these plays in the batched engine (GameBatch)")
     check_choice("deck", deck, DECKS, UNKNOWN_VALUE)
 
 

@@ -25,7 +25,7 @@ from benchmarks import bench_batched, policy_confidence, web_load
 from friday13_env.benchmark import command, leaderboard, ratings
 from friday13_env.benchmark.suite import get_suite
 from friday13_env.cli import main
-from friday13_env.core import files
+from friday13_env.core import files, options
 from friday13_env.friday13 import play
 from friday13_env.friday13.evaluation import command as evaluate_command
 from friday13_env.friday13.evaluation import tournament
@@ -314,7 +314,7 @@ def test_defect_8_evaluate_reports_the_pool_it_really_uses(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """4 games are one deal, one chunk: one process plays, though 5 were asked and 8 CPUs are there."""
-    monkeypatch.setattr(tournament, "available_cpus", lambda: 8)
+    monkeypatch.setattr(options, "available_cpus", lambda: 8)  # what pool_size reads
     code, printed = friday13(
         ["evaluate", "--focus", "cautious", "--vs", "random", "--games", "4", "--workers", "5", "--no-progress"]
     )

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from friday13_env.core import options
+
 pytest.importorskip("torch", reason="the training extra is not installed")
 
 from tests.scripts import load_training_script as load_script
@@ -100,7 +102,7 @@ def test_more_workers_than_cpus_run_as_many_as_the_cpus(
 ) -> None:
     """``--workers 1024`` spawned 1,024 processes on a 2-core machine; the evaluation already capped its own."""
     train = load_script("train_friday")
-    monkeypatch.setattr(train, "available_cpus", lambda: 2)
+    monkeypatch.setattr(options, "available_cpus", lambda: 2)  # what pool_size reads
     assert train.worker_count(train.parse_args(["--workers", "3"])) == 2
     assert "--workers 3: 2 process(es), one per game or CPU at most" in capsys.readouterr().err
     assert train.worker_count(train.parse_args(["--workers", "2", "--distill-games", "1"])) == 1

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from friday13_env.core import pool
+from friday13_env.core import options, pool
 from friday13_env.core.options import available_cpus
 from friday13_env.core.stats import mean_interval
 from friday13_env.friday.evaluation import evaluate as solo_evaluate
@@ -200,7 +200,7 @@ def test_the_solo_evaluation_script_gives_the_same_results_on_two_workers(
     """Each agent and level is one unit, played whole in one process: the files do not depend on ``--workers``
     (only the measured time per decision does). Two processes even where this machine has one CPU."""
     script = load_training_script("evaluate_friday")
-    monkeypatch.setattr(script, "available_cpus", lambda: 2)
+    monkeypatch.setattr(options, "available_cpus", lambda: 2)  # what pool_size reads
     argv = ["--agents", "random", "heuristic:samples=1", "--levels", "1", "2", "--games", "3", "--seed", "4"]
     for workers in ("1", "2"):
         assert script.main([*argv, "--workers", workers, "--json", str(tmp_path / f"{workers}.json")]) == 0

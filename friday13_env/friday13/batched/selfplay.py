@@ -111,8 +111,9 @@ class SelfPlayTables:
                 self.batch = fresh
             else:
                 self.batch.reset_games(np.arange(self.num_tables))
+            zeros = np.zeros((self.num_tables, MAX_SEATS))
             no = np.zeros(self.num_tables, dtype=bool)
-            return self._turn(np.zeros((self.num_tables, MAX_SEATS)), no, no, np.zeros((self.num_tables, MAX_SEATS)))
+            return self._turn(zeros, no, no, zeros)
 
     def step(self, actions: np.ndarray) -> Turn:
         """Play one card at every table for the player to move (``IllegalActionError`` and nothing played
@@ -133,8 +134,8 @@ class SelfPlayTables:
         return encode_states(self.batch)
 
     def _turn(self, rewards: np.ndarray, round_over: np.ndarray, game_over: np.ndarray, final: np.ndarray) -> Turn:
-        """A turn of arrays of its own, writable: the engine's results are read-only, some of them views of one
-        zero (``StepResult``)."""
+        """A turn of arrays of its own, writable: the flags and scores are copied, as the engine's results are
+        read-only, some of them views of one zero (``StepResult``)."""
         batch = self.batch
         return Turn(
             observations=encode_observations(batch),

@@ -19,6 +19,7 @@ from typing import TextIO
 
 from friday13_env.core.checks import counted
 from friday13_env.core.files import clashing_outputs, output_in_folder, output_problem, run_writing
+from friday13_env.core.options import pool_size
 from friday13_env.core.specs import (
     AgentSpec,
     first_repeat,
@@ -49,7 +50,6 @@ from friday13_env.friday13.evaluation.tournament import (
     MAX_GAMES,
     check_config,
     evaluate,
-    pool_size,
     unit_count,
 )
 
@@ -260,7 +260,7 @@ def check_outputs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 
 
 def capped_workers(asked: int, units: int) -> int:
-    """The processes a run of ``units`` chunks plays on (``tournament.pool_size``), with a note on stderr when that is
+    """The processes a run of ``units`` chunks plays on (``core.options.pool_size``), with a note on stderr when that is
     fewer than ``--workers`` asked for, naming what capped it: the CPUs this process may use, or the run's units of
     work. The command reports the pool it really uses, not the one asked for."""
     used = pool_size(asked, units)

@@ -25,7 +25,7 @@ import numpy as np
 
 from friday13_env.core.agent import check_reset_hook
 from friday13_env.core.checks import check_choice
-from friday13_env.core.options import available_cpus, count_option
+from friday13_env.core.options import count_option, pool_size
 from friday13_env.core.pool import ordered_results
 from friday13_env.core.stats import Estimate, mean_interval
 from friday13_env.friday13.agents import Agent
@@ -83,7 +83,7 @@ def evaluate(
     when tqdm is installed. Agent objects (rather than specs) in a matchup require ``workers=1``. ``checked`` says the
     caller has already run ``check_config`` on these arguments (as the evaluate command does), so its
     agents are not built again before the first game. At most ``available_cpus()`` processes play, and
-    never more than there are chunks (``pool_size``); one plays in this process. At most ``MAX_GAMES``
+    never more than there are chunks (``core.options.pool_size``); one plays in this process. At most ``MAX_GAMES``
     games are played per matchup and table size. ``replays`` saves the games of each
     matchup's first deals as replay files (written by the processes that play them); the results are the
     same with or without it.
@@ -128,12 +128,6 @@ def evaluate_agent(
     return {matchup.opponents[0]: matchup.stats(agent.name).win_rate for matchup in result.matchups}
 
 
-def pool_size(workers: int, units: int) -> int:
-    """The processes a run of ``units`` chunks plays on: ``workers``, at most the CPUs this process may use and no
-    more than there are chunks (one process more would have nothing to play)."""
-    return min(workers, available_cpus(), units)
-
-
 def unit_count(
     matchups: Sequence[Matchup],
     num_games: int,
@@ -142,7 +136,7 @@ def unit_count(
     seating_mode: str = "rotations",
 ) -> int:
     """The chunks (units of work) of a run: every matchup and table size's whole deals, ``chunk_deals`` a chunk, as
-    ``evaluate`` cuts them (for ``pool_size`` before the run, as the evaluate command reports it)."""
+    ``evaluate`` cuts them (for ``core.options.pool_size`` before the run, as the evaluate command reports it)."""
     deals = (deal_count(matchup.lineup(n), num_games, seating_mode) for n in counts for matchup in matchups)
     return sum(-(-count // chunk_deals) for count in deals)
 
