@@ -67,8 +67,9 @@ RESET_OPTIONS = ("level",)
 ILLEGAL_ACTION_PENALTY: dict[str, float] = {"score": float(engine.MIN_SCORE), "win": -1.0}
 """Reward of an illegal action under ``illegal_action="end"``, per reward mode: no worse a result exists."""
 MAX_DECISIONS = 10_000
-"""Decisions after which an episode that has not ended is truncated: 25 times the longest game measured
-(docs/friday.md), so only a player that keeps two exchange cards trading each other ever reaches it."""
+"""Decisions after which an episode that has not ended is truncated: far above the longest game measured
+(docs/friday.md, ``benchmarks/solo_game_lengths.py``), so only a player that keeps two exchange cards trading each
+other ever reaches it."""
 ILLEGAL_ACTION_NOTE = "Episode ended by an illegal action"
 """The last line of a rendering after an illegal action ended the episode (which then lists no legal action)."""
 
