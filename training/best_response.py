@@ -72,8 +72,8 @@ from friday13_training.script_args import (
 )
 
 from friday13_env import __version__
-from friday13_env.benchmark.exploitability import STARTS, read_table, record, spec_problem
-from friday13_env.core.specs import parse_spec, shown
+from friday13_env.benchmark.exploitability import STARTS, read_table, record
+from friday13_env.core.specs import parse_spec, shown, spec_problem
 from friday13_env.friday13.agents import REGISTRY
 from friday13_env.friday13.agents import make as make_agent
 from friday13_env.friday13.agents.policy import Friday13PolicyAgent, read_friday13_policy

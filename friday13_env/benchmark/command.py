@@ -34,6 +34,7 @@ from friday13_env.benchmark.runner import (
     execute,
     partial_path,
     prepare,
+    read_json,
     registry_of,
 )
 from friday13_env.benchmark.suite import SPLITS, Suite, suites
@@ -195,14 +196,24 @@ def _play(
         overwritten = overwritten_agent([args.agent], [path, partial_path(path)])
         if overwritten is not None:
             parser.error(overwritten)
-        if path.exists() and not args.overwrite:
-            parser.error(f"argument --out: {path} holds a complete result; --overwrite replaces it")
+        if path.exists():
+            try:  # --overwrite replaces a result, never a file of another kind (the ratings, a page, a checkpoint)
+                read_json(path, "the file at --out")
+            except ValueError as error:
+                parser.error(f"argument --out: {path} is not a benchmark result, so it is not replaced ({error})")
+            if not args.overwrite:
+                parser.error(f"argument --out: {path} holds a complete result; --overwrite replaces it")
         replays = checked_replays(
             args,
             parser,
             {"command": "friday13 benchmark", "suite": suite.id, "split": split},
             prefix="" if split == DEFAULT_SPLIT else f"{split}-",
         )
+        if replays is not None and replays.folder.name in {known.id for known in suites().values()}:
+            parser.error(
+                f"argument --replays: {replays.folder} is named as a suite's results folder, whose .json files the "
+                "leaderboard reads as results; give the replays a folder of their own"
+            )
         clash = clashing_outputs({"--out": path}, {} if replays is None else {"--replays": replays.folder})
         if clash is None and replays is not None:
             clash = output_in_folder({"--out": path}, "--replays", replays.folder)

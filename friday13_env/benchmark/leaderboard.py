@@ -21,9 +21,10 @@ import numpy as np
 
 from friday13_env.benchmark.exploitability import EXPLOITABILITY_FILE, Gap, largest_gaps, read_table
 from friday13_env.benchmark.results import read_result, result_name
+from friday13_env.benchmark.runner import registry_of
 from friday13_env.benchmark.suite import NORMALISERS, Suite, suites
 from friday13_env.core.checks import plain_text
-from friday13_env.core.specs import shown
+from friday13_env.core.specs import recorded_spec, shown
 
 RESULTS_FOLDER = Path("results") / "benchmark"
 LEADERBOARD = Path("docs") / "leaderboard.md"
@@ -365,7 +366,11 @@ def _details(loaded: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
                 normalised = "" if cell["normalised"] is None else f"<br>{format_interval(cell['normalised'], 2)}"
                 win, second = format_interval(cell["win_share"], 3), format_interval(cell[metric], 1)
                 cells.append(f"{win}{normalised}<br>{second}")
-            command = f"`friday13 benchmark --agent {shlex.quote(agent)} --suite {suite.name}`"
+            command = (
+                f"`friday13 benchmark --agent {shlex.quote(agent)} --suite {suite.name}`"
+                if registry_of(suite.game).builds(recorded_spec(agent).name)
+                else "an agent object: `run_benchmark(agent, ...)` with its author's code"
+            )
             lines.append(f"| `{agent}` | " + " | ".join(cells) + f" | {command} |")
         lines.append("")
     return lines

@@ -24,7 +24,7 @@ from friday13_env.core.checks import plain_text
 from friday13_env.core.extras import BENCHMARK_EXTRA, missing_extra
 from friday13_env.core.options import available_cpus, count_option
 from friday13_env.core.pool import ordered_results
-from friday13_env.core.specs import AgentSpec
+from friday13_env.core.specs import AgentSpec, spec_problem
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 
 TABLES_PER_UNIT = 4
@@ -208,7 +208,6 @@ def read_ratings(path: str | Path) -> dict[str, Any]:
 def _ratings_problem(data: dict[str, Any]) -> str | None:
     """What is wrong in a ratings file, or None; the checks that bound the work (the number of tables, the games
     of each) come before its games are fitted again."""
-    from friday13_env.benchmark.exploitability import spec_problem
 
     agents, games = data["agents"], data["games"]
     if not isinstance(agents, list) or len(agents) > MAX_AGENTS:
@@ -229,7 +228,7 @@ def _ratings_problem(data: dict[str, Any]) -> str | None:
         if problem is not None:
             return problem
     tables, seed = data["tables"], data["seed"]
-    if type(tables) is not int or tables != len(games) or type(seed) is not int:
+    if type(tables) is not int or tables != len(games) or type(seed) is not int or seed < 0:
         return "its table count and seed must be those of its games"
     if not (isinstance(data["model"], str) and plain_text(data["model"], 200)):
         return "its model must be plain text"

@@ -1,29 +1,37 @@
 """The result files the leaderboard reads, each checked before one of its figures is shown.
 
-A result is cited by its numbers, so every figure the page shows must follow from the file's own rows and the
-suite this package ships: the suite's header exactly, a complete run, the agent's spec (plain text, and the file's
-name) and, for an anchor, its fingerprint; the rows' shape and range; each cell's figures and the aggregate's values
-computed again from the rows (the aggregate's intervals come from scipy's bootstrap, so only their order is
-checked); the cost and provenance fields the page prints. A file that fails is a ``ValueError`` naming it and
-what is wrong, never a traceback or a silently wrong row.
+A result is cited by its numbers and its agent's name, so every figure the page shows must follow from the file's
+own rows and the suite this package ships: the suite's header exactly, a complete run, the agent's spec (plain text,
+and the file's name); for an anchor, or any agent this package builds by a name without options, the fingerprint it
+plays with here (and a zoo policy's checkpoint hash); the rows' shape and range; each cell's figures and the
+aggregate's values computed again from the rows, and the aggregate's intervals from the same seeded bootstrap (to a
+tenth of their width: scipy may resample a little differently in another version); the cost and provenance fields
+the page prints, within what a run can have. Counts are ints (``True`` and ``40.0`` are not), and a file whose name
+holds a control character is refused unread. A file that fails is a ``ValueError`` naming it and what is wrong,
+never a traceback or a silently wrong row.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import math
 import re
 from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from friday13_env.benchmark.exploitability import spec_problem
+from friday13_env.benchmark.fingerprints import behaviour_fingerprint
 from friday13_env.benchmark.play import METRICS
-from friday13_env.benchmark.runner import normalisers, number_rows, read_json, score_cells
-from friday13_env.benchmark.scores import aggregate_values
+from friday13_env.benchmark.runner import normalisers, number_rows, read_json, registry_of, score_cells
+from friday13_env.benchmark.scores import aggregate
 from friday13_env.benchmark.suite import Suite
-from friday13_env.core.checks import finite_number, is_duration, plain_text
-from friday13_env.core.specs import shown
+from friday13_env.core.checks import finite_number, has_control_character, plain_text
+from friday13_env.core.specs import shown, spec_problem
+from friday13_env.core.stats import Interval
 
 MAX_MACHINE_TEXT = 300
 """The most characters of a result's machine text, which the page prints."""
@@ -37,6 +45,9 @@ def result_name(spec: str) -> str:
 def read_result(path: Path, known: Mapping[str, Suite]) -> tuple[Suite, str, dict[str, Any]]:
     """A result file of one of the ``known`` suites (by id), every field the page uses checked: its suite, split and
     content, or a ``ValueError`` that names the file."""
+    name = f"{path.parent.name}/{path.name}"
+    if has_control_character(name):  # never printed raw: a terminal acts on them
+        raise ValueError(f"{path.parent.parent}: result file {shown(name)}'s name holds control characters; rename it")
     data = read_json(path, "benchmark result")
     try:
         suite, split = _suite_of(data, path, known)
@@ -54,11 +65,11 @@ def _suite_of(data: dict[str, Any], path: Path, known: Mapping[str, Suite]) -> t
         raise ValueError(f"{path}: a benchmark result without its suite")
     suite = known.get(header["id"])
     if suite is None:
-        raise ValueError(f"{path}: suite {header['id']} is not one this package ships ({sorted(known)})")
+        raise ValueError(f"{path}: suite {shown(header['id'])} is not one this package ships ({sorted(known)})")
     split = header.get("split")
     if not isinstance(split, str) or split not in suite.splits:
         raise ValueError(f"{path}: split {shown(split)} is not one of suite {suite.id}'s ({sorted(suite.splits)})")
-    if (header.get("name"), header.get("version")) != (suite.name, suite.version):
+    if header.get("name") != suite.name or type(header.get("version")) is not int or header["version"] != suite.version:
         raise ValueError(f"{path}: its suite name and version disagree with its id {suite.id}")
     if header.get("deals_sha256") != suite.deals_sha256[split]:
         raise ValueError(f"{path}: its deals are not suite {suite.id}'s frozen deals")
@@ -88,9 +99,57 @@ def _content_problem(data: dict[str, Any], path: Path, suite: Suite, split: str)
     rows, problem = _rows(data["rows"], suite, split)
     if problem is not None:
         return problem
-    if data["cells"] != score_cells(suite, split, rows):
+    if not same_json(data["cells"], score_cells(suite, split, rows)):
         return "its cells are not what its rows give"
-    return _aggregate_problem(data["normalised"], suite, rows) or _cost_problem(data["cost"], data["provenance"])
+    return (
+        _identity_problem(agent, suite)
+        or _aggregate_problem(data["normalised"], suite, split, rows)
+        or _cost_problem(data["cost"], data["provenance"])
+    )
+
+
+def same_json(found: object, expected: object) -> bool:
+    """Whether ``found`` (read from a file) is ``expected`` as JSON writes it: ``True`` is not ``1`` there, nor
+    ``40.0`` ``40``, as they are to Python's ``==``."""
+    return json.dumps(found, sort_keys=True) == json.dumps(expected, sort_keys=True)
+
+
+def _identity_problem(agent: dict[str, Any], suite: Suite) -> str | None:
+    """For an agent this package builds by name with no options (a registered agent or a zoo policy): does the file
+    say it is that agent as this package plays it? Its fingerprint must be the one that agent gives here, and a zoo
+    policy's checkpoint hash that of the zoo's file, else the row would credit it with another agent's games. A spec
+    with options, a checkpoint path or a ``module:factory`` is not built (a file must not make the page run a search
+    of any budget, or a user's code)."""
+    spec = agent["spec"]
+    registry = registry_of(suite.game)
+    if spec not in registry.names():
+        return None
+    zoo = registry.zoo()
+    if spec in zoo and agent["checkpoint_sha256"] != _file_sha256(zoo[spec]):
+        return f"its checkpoint hash {shown(agent['checkpoint_sha256'])} is not the checkpoint of zoo policy {spec}"
+    played = _fingerprint(suite.game, spec, suite.cells[0].deck)
+    if agent["fingerprint"] != played:
+        return (
+            f"its fingerprint {shown(agent['fingerprint'])} is not how {spec} plays in this package ({played}): "
+            "another agent's games, or another version's"
+        )
+    return None
+
+
+@cache
+def _file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@cache
+def _fingerprint(game: str, spec: str, deck: str) -> str:
+    """The behaviour fingerprint of a registered agent or zoo policy as ``runner.check_agent`` takes it (seed 0, the
+    suite's first deck), computed once per process."""
+    if game == "friday":
+        return behaviour_fingerprint(registry_of(game).make(spec, seed=0), game, deck)
+    from friday13_env.friday13.agents.seating import make_seated
+
+    return behaviour_fingerprint(make_seated(spec, 0, deck), game, deck)
 
 
 def _rows(found: object, suite: Suite, split: str) -> tuple[list[np.ndarray], str | None]:
@@ -113,37 +172,71 @@ def _rows(found: object, suite: Suite, split: str) -> tuple[list[np.ndarray], st
     return rows, None
 
 
-def _aggregate_problem(found: object, suite: Suite, rows: list[np.ndarray]) -> str | None:
+def _aggregate_problem(found: object, suite: Suite, split: str, rows: list[np.ndarray]) -> str | None:
+    """The normalised IQM and mean against what the rows give: each value exactly, each interval's ends within
+    ``INTERVAL_TOLERANCE`` of its width of the seeded bootstrap computed again here (scipy may resample a little
+    differently in another version; an interval narrowed, widened or dropped is refused)."""
     references = normalisers(suite)
     if references is None:
         return None if found is None else "a normalised score, where the suite has no references"
     if not isinstance(found, dict) or set(found) != {"iqm", "mean"}:
         return "its normalised score must hold the iqm and the mean"
-    values = aggregate_values([r[:, 0] for r in rows], *references)
-    for name, value in values.items():
+    recomputed = aggregate([r[:, 0] for r in rows], *references, suite.split(split).seed)
+    for name, expected in recomputed.items():
         interval = found[name]
-        if not isinstance(interval, dict) or interval.get("value") != value:
-            return f"its normalised {name} is not what its rows give ({value!r})"
-        ends = interval.get("low"), interval.get("high")
-        if ends == (None, None):
-            continue
-        low, high = (finite_number(end) for end in ends)
-        if low is None or high is None or not low <= value <= high:
-            return f"its normalised {name}'s interval must hold its value"
+        if not isinstance(interval, dict) or interval.get("value") != expected.value:
+            return f"its normalised {name} is not what its rows give ({expected.value!r})"
+        if not _interval_matches((interval.get("low"), interval.get("high")), expected):
+            shown_ends = "undefined" if math.isnan(expected.low) else f"[{expected.low:.4f}, {expected.high:.4f}]"
+            return f"its normalised {name}'s interval is not what its rows give ({shown_ends})"
     return None
+
+
+INTERVAL_TOLERANCE = 0.1
+"""How far, as a share of the interval's width, a file's aggregate interval's ends may lie from the bootstrap
+computed again from its rows."""
+
+
+def _interval_matches(ends: tuple[object, object], expected: Interval) -> bool:
+    if math.isnan(expected.low) or math.isnan(expected.high):  # a cell of one deal: no interval
+        return ends == (None, None)
+    low, high = (finite_number(end) for end in ends)
+    if low is None or high is None:
+        return False
+    slack = INTERVAL_TOLERANCE * (expected.high - expected.low) + 1e-12
+    return abs(low - expected.low) <= slack and abs(high - expected.high) <= slack
+
+
+MAX_DECISIONS = 10**15
+"""The most moves a result may count: no run of any suite makes more (a unit makes at most ``MAX_UNIT_DECISIONS``)."""
+MAX_MILLISECONDS_PER_MOVE = 3_600_000.0
+"""An hour per move: above it, a cost no agent's run has."""
+MAX_ELAPSED_SECONDS = 10.0**9
+"""About 30 years: above it, no run's time."""
+MAX_WORKERS = 1 << 20
+"""The most processes a result may say it used."""
 
 
 def _cost_problem(cost: dict[str, Any], provenance: dict[str, Any]) -> str | None:
+    """The cost and provenance fields the page prints: counts and durations a run can have (a bool is no count)."""
     ms_per_move, decisions = cost["ms_per_move"], cost["decisions"]
-    if not (isinstance(decisions, int) and not isinstance(decisions, bool) and decisions >= 0):
-        return "its cost's decisions must be a count"
-    if not (ms_per_move is None if decisions == 0 else is_duration(ms_per_move)):
-        return "its cost per move must be a number of milliseconds (none without decisions)"
-    if not is_duration(provenance["elapsed_s"]):
-        return "its provenance's elapsed seconds must be a number"
+    if not (type(decisions) is int and 0 <= decisions <= MAX_DECISIONS):
+        return f"its cost's decisions must be a count of 0 to {MAX_DECISIONS:,}"
+    if not (ms_per_move is None if decisions == 0 else _at_most(ms_per_move, MAX_MILLISECONDS_PER_MOVE)):
+        return (
+            f"its cost per move must be a number of milliseconds from 0 to {MAX_MILLISECONDS_PER_MOVE:,.0f} (none "
+            "without decisions)"
+        )
+    if not _at_most(provenance["elapsed_s"], MAX_ELAPSED_SECONDS):
+        return f"its provenance's elapsed seconds must be a number from 0 to {MAX_ELAPSED_SECONDS:,.0f}"
     workers = provenance["workers"]
-    if not (isinstance(workers, int) and not isinstance(workers, bool) and workers >= 1):
-        return "its provenance's workers must be a positive count"
+    if not (type(workers) is int and 1 <= workers <= MAX_WORKERS):
+        return f"its provenance's workers must be a count of 1 to {MAX_WORKERS:,}"
     if not (isinstance(provenance["machine"], str) and plain_text(provenance["machine"], MAX_MACHINE_TEXT)):
         return f"its provenance's machine must be 1-{MAX_MACHINE_TEXT} characters without | ` or controls"
     return None
+
+
+def _at_most(value: object, most: float) -> bool:
+    number = finite_number(value)
+    return number is not None and 0 <= number <= most

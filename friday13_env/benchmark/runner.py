@@ -39,7 +39,7 @@ from friday13_env.core.files import atomic_write_text, read_capped
 from friday13_env.core.options import available_cpus, count_option
 from friday13_env.core.pool import ordered_results
 from friday13_env.core.registry import Registry
-from friday13_env.core.specs import AgentSpec, Entrant, entrant_label, shown
+from friday13_env.core.specs import AgentSpec, Entrant, entrant_label, recorded_spec, shown, spec_problem
 from friday13_env.friday13.evaluation.report import check_output_path
 
 if TYPE_CHECKING:
@@ -72,12 +72,7 @@ def check_agent(suite: Suite, agent: str | Entrant, workers: int) -> tuple[Entra
         if workers > 1:
             raise ValueError(f"agent object {agent.name!r} cannot be sent to worker processes; use workers=1 or a spec")
         entrant = agent
-        if agent.name in suite.anchor_names:
-            raise ValueError(
-                f"agent object {agent.name!r} has the name of an anchor of suite {suite.name!r} "
-                f"({suite.anchor_names}); "
-                "give it another name, so that its results are not filed as the anchor's"
-            )
+        _check_object_name(agent.name, registry, suite)
     else:
         raise ValueError(f"expected an agent spec or an agent object, got {shown(agent)}")
     built = _build(suite, entrant)
@@ -90,6 +85,23 @@ def check_agent(suite: Suite, agent: str | Entrant, workers: int) -> tuple[Entra
         "checkpoint_sha256": checkpoint,
     }
     return entrant, identity
+
+
+def _check_object_name(name: object, registry: Registry, suite: Suite) -> None:
+    """An agent object's name is what its result is filed and shown under: text the pages can print (checked here,
+    not after the games), and no name of an agent this package builds (a registered agent, with options or not, or a
+    zoo policy), whose row would credit that agent and give a command that plays it."""
+    if not isinstance(name, str):
+        raise ValueError(f"agent object's name: {shown(name)} is not a text")
+    problem = spec_problem(name)
+    if problem is not None:
+        raise ValueError(f"agent object's name: {problem}")
+    if recorded_spec(name).name in registry.names():
+        which = f"an anchor of suite {suite.name!r}" if name in suite.anchor_names else "an agent this package builds"
+        raise ValueError(
+            f"agent object {name!r} has the name of {which} ({registry.game} agents: {registry.names()}); give it "
+            "another name, so that its results are not filed as that agent's"
+        )
 
 
 def _decks(suite: Suite) -> list[str]:
@@ -301,10 +313,10 @@ def read_json(path: str | Path, what: str, expected: str = RESULT_FORMAT) -> dic
         raise ValueError(f"{what} {path} is not JSON: {reason}") from error
     if not isinstance(data, dict) or data.get("format") != expected:
         raise ValueError(f"{what} {path} is not a {expected} file (its format is not {expected!r})")
-    if data.get("format_version") != RESULT_FORMAT_VERSION:
+    version = data.get("format_version")
+    if type(version) is not int or version != RESULT_FORMAT_VERSION:  # True == 1 to Python, not in a file
         raise ValueError(
-            f"{what} {path} has format version {shown(data.get('format_version'))}; this package reads "
-            f"{RESULT_FORMAT_VERSION}"
+            f"{what} {path} has format version {shown(version)}; this package reads {RESULT_FORMAT_VERSION}"
         )
     return data
 

@@ -84,16 +84,6 @@ def aggregate(
     return results
 
 
-def aggregate_values(
-    cells: Sequence[np.ndarray], random_scores: Sequence[float], search_scores: Sequence[float]
-) -> dict[str, float]:
-    """``aggregate``'s values (IQM and mean) without their intervals: what a result's rows give, computed the same
-    way (the intervals depend on scipy's bootstrap as well)."""
-    data = tuple(np.asarray(cell, dtype=np.float64) for cell in cells)
-    statistics = _statistics(scipy_stats(), random_scores, search_scores)
-    return {name: float(statistic(*data)) for name, statistic in statistics.items()}
-
-
 Statistic = Callable[..., np.ndarray]
 
 

@@ -102,6 +102,12 @@ class Registry:
         """Every name ``make`` accepts with no options: registered agents and zoo policies, sorted."""
         return sorted([*self._factories, *self.zoo()])
 
+    def builds(self, name: str) -> bool:
+        """Whether ``make`` reads ``name`` (a spec's name, options aside) as an agent it can build: a registered agent,
+        a zoo policy, a ``module:factory`` or a checkpoint path (whether the file exists or not). A name that is none
+        of these can only be an agent object's own. Nothing is imported or looked up on disk."""
+        return name in self._factories or name in self.zoo() or bool(FACTORY.match(name)) or _looks_like_path(name)
+
     def batched_names(self) -> list[str]:
         """The registered agents that have a batched form, sorted (every zoo policy and checkpoint has one too)."""
         return sorted(self._batched)

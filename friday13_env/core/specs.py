@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from friday13_env.core.agent import Agent
+from friday13_env.core.checks import plain_text
 
 OptionValue = bool | int | float | str
 SHOWN_CHARACTERS = 60
@@ -139,6 +140,34 @@ def _parse_value(key: str, text: str) -> OptionValue:
 
 def _format_value(value: OptionValue) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+MAX_SPEC_TEXT = 200
+"""The most characters of a spec that a result, a ratings file or an exploitability table may name an agent by."""
+
+
+def recorded_spec(text: str) -> AgentSpec:
+    """``text`` read as a run records a spec: parsed (``parse_spec``, without looking at files), or, where it reads as
+    no options (``checkpoints/mypol:best.npz``), a checkpoint path taken whole, stripped."""
+    try:
+        return parse_spec(text, files=False)
+    except ValueError:
+        return AgentSpec(text.strip())
+
+
+def spec_problem(target: str) -> str | None:
+    """Why a page could not name ``target`` as an agent, or None: too long, a character that would break the page,
+    or no agent spec as a run records one (``parse_spec``'s canonical ``label``: ``search:budget=016`` is recorded
+    ``search:budget=16``). The pages print a spec in a command to copy (``friday13 benchmark --agent SPEC``), so a
+    file's text that is no spec is refused, not shown. The answer does not depend on the files of the working folder
+    (a result is read where its checkpoint is not): text that reads as no options (``checkpoints/mypol:best.npz``)
+    is a checkpoint path a run took whole, as it records an existing file whatever its name."""
+    if not plain_text(target, MAX_SPEC_TEXT):
+        return f"{target!r:.100} must be 1-{MAX_SPEC_TEXT} characters without | ` or control characters"
+    label = recorded_spec(target).label
+    if label != target:
+        return f"{target!r:.100} is no agent spec as a run records it ({label!r:.100} is)"
+    return None
 
 
 def shown(value: object, limit: int = SHOWN_CHARACTERS) -> str:

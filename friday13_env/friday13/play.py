@@ -420,24 +420,21 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, input_stream:
     game.say(INSTRUCTIONS)
     try:
         game.play(line_reader(input_stream, output_stream))
+        farewell, status = "", 0
     except InputClosed:
-        game.say("\nInput ended before the game did; leaving the game.")
+        farewell, status = "\nInput ended before the game did; leaving the game.", 0
     except InputUnusable as error:
-        game.say(f"\n{error}: this input cannot play. Leaving the game.")
-        output_stream.flush()
-        return 1
+        farewell, status = f"\n{error}: this input cannot play. Leaving the game.", 1
     except QuitGame:
-        game.say("You left the game. Goodbye!")
+        farewell, status = "You left the game. Goodbye!", 0
     except AgentFailed as error:
-        game.say(f"\n{error}. The game cannot go on.")
-        output_stream.flush()
-        return 1
+        farewell, status = f"\n{error}. The game cannot go on.", 1
     except KeyboardInterrupt:
-        game.say("\nInterrupted; leaving the game.")
-        output_stream.flush()
-        return 128 + signal.SIGINT
+        farewell, status = "\nInterrupted; leaving the game.", 128 + signal.SIGINT
+    if farewell:
+        game.say(farewell)
     output_stream.flush()
-    return 0
+    return status
 
 
 def main(

@@ -4,6 +4,7 @@ computed here so that ``runner.prepare``'s checks pass exactly as they do for a 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import io
 from collections.abc import Mapping, Sequence
 from functools import cache
@@ -75,7 +76,7 @@ def made_result(
             "split": split,
             "deals_sha256": suite.deals_sha256[split],
         },
-        "agent": {"spec": spec, "fingerprint": suite.anchors.get(spec, "0123456789abcdef"), "checkpoint_sha256": None},
+        "agent": made_identity(suite, spec),
         "complete": True,
         "cells": cells,
         "normalised": normalised,
@@ -83,6 +84,18 @@ def made_result(
         "provenance": runner.provenance(1, 1.0, 0),
         "rows": [r.tolist() for r in rows],
     }
+
+
+def made_identity(suite: Suite, spec: str) -> dict[str, Any]:
+    """The agent identity a run records: for a registered agent or zoo policy named without options, its real
+    fingerprint (and the zoo file's hash), which the leaderboard checks; for any other spec a made-up one."""
+    registry = runner.registry_of(suite.game)
+    if spec not in registry.names():
+        return {"spec": spec, "fingerprint": suite.anchors.get(spec, "0123456789abcdef"), "checkpoint_sha256": None}
+    path = registry.zoo().get(spec)
+    checkpoint = None if path is None else hashlib.sha256(path.read_bytes()).hexdigest()
+    fingerprint = anchor_fingerprint(suite.game, suite.cells[0].deck, spec)
+    return {"spec": spec, "fingerprint": fingerprint, "checkpoint_sha256": checkpoint}
 
 
 def friday13(argv: list[str]) -> tuple[int, str]:

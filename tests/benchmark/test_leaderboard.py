@@ -141,7 +141,7 @@ def edited(data: dict[str, Any], **suite: Any) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("edit", "folder", "message"),
     [
-        ({"version": 2, "id": "card-4p-quick-v2"}, "card-4p-quick-v2", r"suite card-4p-quick-v2 is not one this"),
+        ({"version": 2, "id": "card-4p-quick-v2"}, "card-4p-quick-v2", r"suite 'card-4p-quick-v2' is not one this"),
         ({"id": "card-4p-v1", "name": "card-4p"}, "card-4p-v1", r"its deals are not suite card-4p-v1's frozen deals"),
         ({"deals_sha256": "0" * 64}, None, r"its deals are not suite card-4p-quick-v1's frozen deals"),
         ({}, "card-4p-v1", r"a card-4p-quick-v1 result in the folder of another suite"),

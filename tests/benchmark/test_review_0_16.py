@@ -385,11 +385,12 @@ def test_a_complete_result_under_the_canonical_name_is_kept(
     monkeypatch.setattr(command, "suites", lambda: {"tiny": suite})
     existing = tmp_path / "results" / "benchmark" / "tiny-v1" / "majority_keep_min_2.json"
     existing.parent.mkdir(parents=True)
-    existing.write_text("kept")
+    kept = json.dumps({"format": runner.RESULT_FORMAT, "format_version": runner.RESULT_FORMAT_VERSION})
+    existing.write_text(kept)
     code, _ = friday13(["benchmark", "--agent", "majority: keep_min=2", "--suite", "tiny", "--no-progress"])
     assert code == 2
     assert "majority_keep_min_2.json holds a complete result; --overwrite replaces it" in capsys.readouterr().err
-    assert existing.read_text() == "kept"
+    assert existing.read_text() == kept
 
 
 # -- 7. the pre-check's actions ------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from friday13_env.benchmark import command, leaderboard, ratings
 from friday13_env.benchmark.suite import get_suite
 from friday13_env.cli import main
 from friday13_env.core import files, options
+from friday13_env.core.specs import spec_problem
 from friday13_env.friday13 import play
 from friday13_env.friday13.evaluation import command as evaluate_command
 from friday13_env.friday13.evaluation import tournament
@@ -221,9 +222,7 @@ def test_defect_5_a_ratings_file_of_too_many_agents_is_refused_before_any_agent_
 ) -> None:
     """780k agents and 500 tables took 100 s before failing: every agent was checked and ``set(agents)`` was built
     again for every table."""
-    from friday13_env.benchmark import exploitability
-
-    monkeypatch.setattr(exploitability, "spec_problem", never)
+    monkeypatch.setattr(ratings, "spec_problem", never)
     agents = [f"a{index}" for index in range(ratings.MAX_AGENTS + 1)]
     data = {"format": ratings.RATINGS_FORMAT, "format_version": 1, "agents": agents, "games": [], "tables": 0}
     path = tmp_path / "ratings.json"
@@ -468,11 +467,10 @@ def test_defect_6_a_result_of_a_checkpoint_path_holding_a_colon_is_shown_whether
 def test_defect_6_whether_a_spec_is_refused_does_not_depend_on_the_files_of_the_working_folder(
     target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from friday13_env.benchmark import exploitability
 
     monkeypatch.chdir(tmp_path)
-    absent = exploitability.spec_problem(target)
+    absent = spec_problem(target)
     (tmp_path / target).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / target).write_bytes(b"")
-    assert exploitability.spec_problem(target) == absent
+    assert spec_problem(target) == absent
     assert (absent is None) == (target == CHECKPOINT_WITH_A_COLON)

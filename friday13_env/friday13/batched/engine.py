@@ -19,7 +19,7 @@ game); the deck is one per batch. All randomness (deals, table sizes) comes from
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
@@ -160,8 +160,8 @@ class StepResult:
     """Each seat's total after a round that ended with this play (the final totals if it ended the game)."""
 
     def __post_init__(self) -> None:
-        for field in fields(self):
-            getattr(self, field.name).setflags(write=False)
+        for array in vars(self).values():
+            array.setflags(write=False)
 
 
 def nth_from_prefix(prefix: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
