@@ -261,6 +261,47 @@ def test_the_type_shared_actor_relabels_its_logits_with_the_omen_types() -> None
             assert follows == (actor is shared or order == (0, 1, 2))
 
 
+def per_type_logits(actor: Any, inputs: torch.Tensor) -> torch.Tensor:
+    """The type-shared actor's function as its docstring states it, one type's block at a time: a block reads its own
+    type's entries with ``own``, the sum of the other types' with ``other``, the shared entries with
+    ``shared_weights``; the reference its three dense matrix products must equal."""
+    blocks = inputs[:, actor.own]  # (batch, type, entries)
+    common = (inputs[:, actor.shared] @ actor.shared_weights).unsqueeze(1)
+    last = len(actor.own_weights) - 1
+    for index, (own, other, bias) in enumerate(zip(actor.own_weights, actor.other_weights, actor.biases, strict=True)):
+        others = blocks.sum(dim=1, keepdim=True) - blocks
+        blocks = blocks @ own + others @ other + bias + (common if index == 0 else 0)
+        if index < last:
+            blocks = torch.tanh(blocks)
+    return blocks.flatten(1)[:, actor.action_order]
+
+
+def test_the_type_shared_actors_dense_products_are_its_per_type_reading() -> None:
+    """``forward`` (three matrix products built from the shared parameters) gives the per-type reading's logits and
+    the same gradients to every parameter; the built matrices are not saved in a checkpoint (one written before
+    them loads)."""
+    from friday13_training.actor_critic import TypeSharedActor
+
+    groups = omen_type_groups(get_deck("standard"))
+    torch.manual_seed(0)
+    actor = TypeSharedActor(groups, [24, 24], "tanh")
+    for parameter in actor.parameters():
+        torch.nn.init.normal_(parameter, std=0.3)
+    observations = torch.rand(64, observation_layout(get_deck("standard")).size, dtype=torch.float64)
+    observations[:, groups.unused] = 0
+    actor = actor.double()
+    fast, reference = actor(observations), per_type_logits(actor, observations)
+    torch.testing.assert_close(fast, reference, rtol=1e-12, atol=1e-12)
+    weights = torch.rand(64, 18, dtype=torch.float64)
+    fast_grads = torch.autograd.grad((fast * weights).sum(), list(actor.parameters()))
+    reference_grads = torch.autograd.grad((reference * weights).sum(), list(actor.parameters()))
+    for got, expected in zip(fast_grads, reference_grads, strict=True):
+        torch.testing.assert_close(got, expected, rtol=1e-10, atol=1e-12)
+    saved = actor.state_dict()
+    assert "eye" not in saved
+    TypeSharedActor(groups, [24, 24], "tanh").double().load_state_dict(saved)
+
+
 def test_an_updates_statistics_are_its_minibatches_losses_each_under_its_own_name() -> None:
     """With one pass over one minibatch the statistics are the losses of the network before its step: the
     entropy of its masked policy, half the critic's mean squared error, no clipped ratio, and a policy

@@ -62,13 +62,16 @@ class TypeSharedActor(nn.Module):
     own: torch.Tensor
     shared: torch.Tensor
     action_order: torch.Tensor
+    eye: torch.Tensor
 
     def __init__(self, groups: OmenTypeGroups, hidden: Sequence[int], activation: str) -> None:
         super().__init__()
         self.register_buffer("own", torch.as_tensor(groups.own))
         self.register_buffer("shared", torch.as_tensor(groups.shared))
         self.register_buffer("action_order", torch.as_tensor(np.argsort(groups.actions.reshape(-1))))
-        self.groups, self.activation = groups, activation
+        self.register_buffer("eye", torch.eye(NUM_PILES), persistent=False)  # not in checkpoints: a constant
+        self.num_inputs = groups.own.size + groups.shared.size + groups.unused.size
+        self.activation = ACTIVATIONS[activation]()
         blocks = [groups.own.shape[1]] + [width // NUM_PILES for width in hidden] + [groups.actions.shape[1]]
         self.own_weights = nn.ParameterList()
         self.other_weights = nn.ParameterList()
@@ -80,33 +83,39 @@ class TypeSharedActor(nn.Module):
             self.biases.append(nn.Parameter(torch.zeros(outputs)))
         self.shared_weights = nn.Parameter(nn.init.orthogonal_(torch.empty(groups.shared.size, blocks[1]), np.sqrt(2)))
 
-    def forward(self, inputs: torch.Tensor) -> torch.Tensor:
-        blocks = inputs[:, self.own]  # (batch, type, entries)
-        common = (inputs[:, self.shared] @ self.shared_weights).unsqueeze(1)
-        last = len(self.own_weights) - 1
+    def dense_weights(self) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """The network as plain ``(weights (inputs, outputs), biases)`` layers over the observation, built from the
+        shared parameters (gradients reach them through it). A layer's block ``(t, u)`` is ``own`` if ``t == u``,
+        else ``other``; the first layer's rows are the observation's entries (each type's own entries, the shared
+        ones, zeros for the unused ones), the last layer's columns the actions in their order. The batch then goes
+        through three matrix products, not the many small operations of reading each type's entries apart."""
+        layers = []
         for index, (own, other, bias) in enumerate(zip(self.own_weights, self.other_weights, self.biases, strict=True)):
-            others = blocks.sum(dim=1, keepdim=True) - blocks
-            blocks = blocks @ own + others @ other + bias + (common if index == 0 else 0)
-            if index < last:
-                blocks = torch.tanh(blocks) if self.activation == "tanh" else torch.relu(blocks)
-        return blocks.flatten(1)[:, self.action_order]
+            weights = torch.kron(self.eye, own) + torch.kron(1 - self.eye, other)
+            if index == 0:
+                rows = weights.new_zeros((self.num_inputs, weights.shape[1])).index_copy(
+                    0, self.own.reshape(-1), weights
+                )
+                weights = rows.index_copy(0, self.shared, self.shared_weights.repeat(1, NUM_PILES))
+            layers.append((weights, bias.repeat(NUM_PILES)))
+        weights, bias = layers[-1]
+        layers[-1] = (weights[:, self.action_order], bias[self.action_order])
+        return layers
+
+    def forward(self, inputs: torch.Tensor) -> torch.Tensor:
+        layers = self.dense_weights()
+        for index, (weights, bias) in enumerate(layers):
+            inputs = torch.addmm(bias, inputs, weights)
+            if index < len(layers) - 1:
+                inputs = self.activation(inputs)
+        return inputs
 
     def dense_layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The same network as plain ``(weights (inputs, outputs), biases)`` layers over the observation."""
-        eye, groups = np.eye(NUM_PILES), self.groups
-        layers = []
-        for index, parameters in enumerate(zip(self.own_weights, self.other_weights, self.biases, strict=True)):
-            own, other, bias = (parameter.detach().cpu().numpy() for parameter in parameters)
-            weights = np.kron(eye, own) + np.kron(1 - eye, other)  # block (t, u): own if t == u, else other
-            if index == 0:  # rows: the observation's entries (type-major blocks, shared ones, unused ones)
-                rows = np.zeros((groups.own.size + groups.shared.size + groups.unused.size, weights.shape[1]))
-                rows[groups.own.reshape(-1)] = weights
-                rows[groups.shared] = np.tile(self.shared_weights.detach().cpu().numpy(), (1, NUM_PILES))
-                weights = rows
-            layers.append((weights, np.tile(bias, NUM_PILES)))
-        order = self.action_order.cpu().numpy()  # type-major columns back to the action order
-        layers[-1] = (layers[-1][0][:, order], layers[-1][1][order])
-        return [(weights.astype(np.float32), biases.astype(np.float32)) for weights, biases in layers]
+        """``dense_weights`` as numpy arrays: the export's layers."""
+        with torch.no_grad():
+            return [
+                (weights.cpu().numpy().copy(), biases.cpu().numpy().copy()) for weights, biases in self.dense_weights()
+            ]
 
 
 class ActorCritic(nn.Module):
