@@ -8,7 +8,7 @@ function), so one implementation serves every caller without changing what its e
 from __future__ import annotations
 
 import math
-import re
+import unicodedata
 from collections.abc import Callable, Collection
 from typing import Any
 
@@ -103,23 +103,29 @@ def is_duration(value: object) -> bool:
     return number is not None and number >= 0
 
 
-CONTROL_CHARACTERS = r"\x00-\x1f\x7f-\x9f"
-"""The C0 and C1 control characters and DEL, as a regular-expression range: a terminal acts on them (``ESC [2J``
-clears the screen, ``\x9b`` is an 8-bit ``ESC [``), so a text from a file that holds one is never printed."""
-PLAIN_TEXT = re.compile(f"[^|`{CONTROL_CHARACTERS}]*")
-"""Text a Markdown table cell shows as written: no ``|``, no backtick, no control character."""
-_CONTROL = re.compile(f"[{CONTROL_CHARACTERS}]")
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf"})
+"""The Unicode categories of characters that are never printed from a file: control characters (C0, DEL and C1: a
+terminal acts on them, ``ESC [2J`` clears the screen, ``\x9b`` is an 8-bit ``ESC [``) and format characters
+(bidirectional overrides, zero-width spaces and joiners: they reorder what follows, or make one label look like
+another)."""
 
 
 def plain_text(text: str, limit: int) -> bool:
-    """Whether a table cell can show ``text``: 1 to ``limit`` characters, none that would break the page."""
-    return 0 < len(text) <= limit and PLAIN_TEXT.fullmatch(text) is not None
+    """Whether a table cell can show ``text``: 1 to ``limit`` characters, none that would break the page (``|``, a
+    backtick) or that is never printed (``HIDDEN_CATEGORIES``)."""
+    return 0 < len(text) <= limit and "|" not in text and "`" not in text and not has_control_character(text)
 
 
 def has_control_character(text: str) -> bool:
-    """Whether ``text`` holds a control character (``CONTROL_CHARACTERS``): text read from a file that a command
-    prints (a replay's seat labels) must not, or the file could drive the terminal."""
-    return _CONTROL.search(text) is not None
+    """Whether ``text`` holds a character of ``HIDDEN_CATEGORIES``: text read from a file that a command prints (a
+    replay's seat labels) must not, or the file could drive the terminal or pass for another text."""
+    return any(unicodedata.category(character) in HIDDEN_CATEGORIES for character in text)
+
+
+def printable(text: str) -> str:
+    """``text`` as a message may print it: as it is, or escaped (its ``repr``) if it holds a character of
+    ``HIDDEN_CATEGORIES`` (a file's name from elsewhere)."""
+    return repr(text) if has_control_character(text) else text
 
 
 def no_render_mode() -> None:

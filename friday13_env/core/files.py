@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO
 
+from friday13_env.core.checks import printable
 from friday13_env.core.signals import Interrupted, signals_interrupt
 
 __all__ = [
@@ -76,18 +77,19 @@ def read_capped(path: str | Path, limit: int, what: str, error: type[Exception] 
     device or a pipe, a link to one included, which report no size a cap can trust), over ``limit`` bytes (no more
     than ``limit + 1`` are read), or not readable."""
     path = Path(path)
+    named = printable(str(path))  # a file's name from elsewhere never drives the terminal
     try:
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):
-            raise error(f"{what} {path} is not a regular file; not read")
+            raise error(f"{what} {named} is not a regular file; not read")
         if info.st_size > limit:
-            raise error(f"{what} {path} is {info.st_size} bytes, over the {limit}-byte limit; not read")
+            raise error(f"{what} {named} is {info.st_size} bytes, over the {limit}-byte limit; not read")
         with path.open("rb") as handle:
             raw = handle.read(limit + 1)
     except OSError as failure:
-        raise error(f"{what} {path} cannot be read: {failure.strerror or failure}") from None
+        raise error(f"{what} {named} cannot be read: {failure.strerror or failure}") from None
     if len(raw) > limit:
-        raise error(f"{what} {path} is over the {limit}-byte limit; not read")
+        raise error(f"{what} {named} is over the {limit}-byte limit; not read")
     return raw
 
 

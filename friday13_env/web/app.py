@@ -98,17 +98,17 @@ def create_app(
 
     async def create(request: Request) -> Response:
         body = await _json_body(request)
+        game = body.get("game")
+        if game not in ("friday13", "friday"):
+            raise RequestError(f"game must be 'friday13' or 'friday', got {game!r}")
         # The place is taken before any work and held while the game is built (seconds, for a network's agents), so
         # requests that come together cannot all pass a check of the room and all build a game on a full server; a
         # build that fails gives the place back.
         with store.reserved() as keep:
-            game = body.get("game")
             if game == "friday13":
                 session: Session = await run_in_threadpool(CardSession.from_request, body, options.card_agents)
-            elif game == "friday":
-                session = await run_in_threadpool(SoloSession.from_request, body)
             else:
-                raise RequestError(f"game must be 'friday13' or 'friday', got {game!r}")
+                session = await run_in_threadpool(SoloSession.from_request, body)
             key = keep(session)
         return JSONResponse({"id": key, **session.state(0)}, status_code=201)
 

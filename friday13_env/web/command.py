@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import ipaddress
 import os
 import socket
 import sys
@@ -12,6 +13,7 @@ import webbrowser
 from pathlib import Path
 from typing import TextIO
 
+from friday13_env.core.checks import printable
 from friday13_env.core.extras import WEB_EXTRA, missing_extra
 from friday13_env.core.specs import integer_argument
 from friday13_env.friday13.evaluation.report import check_output_path
@@ -79,6 +81,19 @@ def listening_sockets(host: str, port: int) -> list[socket.socket]:
     return sockets
 
 
+def every_address_loopback(sockets: list[socket.socket]) -> str | None:
+    """Where a browser on this machine reaches a server listening on every address, or None if it listens on none:
+    told by the addresses the sockets were bound to, however ``--host`` spelled them (``0``, ``::``, ``[::0]``), and
+    the loopback of a family one of them listens on (``::`` alone listens on IPv6 only, so ``::1``, not
+    ``127.0.0.1``, where another program may be)."""
+    unspecified = {
+        listening.family for listening in sockets if ipaddress.ip_address(listening.getsockname()[0]).is_unspecified
+    }
+    if not unspecified:
+        return None
+    return "127.0.0.1" if socket.AF_INET in unspecified else "::1"
+
+
 def run_serve(args: argparse.Namespace, parser: argparse.ArgumentParser, input_stream: TextIO, output: TextIO) -> int:
     if not args.host.strip():
         parser.error(
@@ -98,10 +113,7 @@ def run_serve(args: argparse.Namespace, parser: argparse.ArgumentParser, input_s
         if missing_extra(error, "friday13 serve", WEB_EXTRA):
             parser.error(str(error))
         raise
-    wildcard = args.host in ("0.0.0.0", "::")
     bare = args.host.strip("[]")
-    hosts = None if wildcard else LOOPBACK_NAMES | {bare}  # any name reaches a server on every address
-    app = create_app(SessionStore(args.max_sessions, args.idle_minutes * 60.0), hosts=hosts)
     try:  # bound before the address is printed or a browser sent there: a busy port is an error, not another's page
         sockets = listening_sockets(bare, args.port)
     except OSError as error:
@@ -109,7 +121,10 @@ def run_serve(args: argparse.Namespace, parser: argparse.ArgumentParser, input_s
             busy = f"port {args.port} on {args.host} is in use; stop what uses it or choose another --port"
             parser.error(f"argument --port: {busy}")
         parser.error(f"cannot listen on {args.host} port {args.port}: {error.strerror or error}")
-    host = "127.0.0.1" if wildcard else bare
+    host = every_address_loopback(sockets)
+    hosts = None if host is not None else LOOPBACK_NAMES | {bare}  # any name reaches a server on every address
+    app = create_app(SessionStore(args.max_sessions, args.idle_minutes * 60.0), hosts=hosts)
+    host = bare if host is None else host
     url = f"http://{f'[{host}]' if ':' in host else host}:{args.port}/"
     try:
         output.write(f"friday13-env: open {url} (Ctrl-C stops the server)\n")
@@ -135,8 +150,9 @@ def run_replay(args: argparse.Namespace, parser: argparse.ArgumentParser, input_
     if source.name in ("", ".."):  # "", ".", "/", "..": no file is named, and no page can be named beside it
         parser.error(f"argument GAME.json: {args.game!r} names no file; give a replay file such as game.json")
     target = Path(args.html) if args.html else source.with_suffix(".html")
+    shown_target = printable(str(target))  # a downloaded file's name never drives the terminal
     if target.resolve() == source.resolve():
-        parser.error(f"--html {target} would overwrite the replay file itself")
+        parser.error(f"--html {shown_target} would overwrite the replay file itself")
     problem = check_output_path(target)
     if problem is not None:  # checked before the replay is read and replayed
         parser.error(f"argument --html: {problem}")
@@ -145,5 +161,5 @@ def run_replay(args: argparse.Namespace, parser: argparse.ArgumentParser, input_
     except record.ReplayError as error:
         parser.error(str(error))
     replay_html.write(game, target)
-    output.write(f"wrote {target} ({replay_html.title(game)})\n")
+    output.write(f"wrote {shown_target} ({replay_html.title(game)})\n")
     return 0

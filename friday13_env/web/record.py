@@ -25,7 +25,7 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
-from friday13_env.core.checks import has_control_character
+from friday13_env.core.checks import has_control_character, printable
 from friday13_env.core.files import atomic_write_text, read_capped
 from friday13_env.core.specs import shown
 from friday13_env.friday import engine as solo_engine
@@ -184,11 +184,11 @@ def load(path: str | Path) -> Record:
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:  # ValueError: a JSONDecodeError, or a number
-        raise ReplayError(f"replay {path} is not JSON: {error}") from None  # of more digits than Python reads
-    try:
+        raise ReplayError(f"replay {printable(str(path))} is not JSON: {error}") from None  # of more digits than
+    try:  # Python reads
         return from_dict(data)
     except ReplayError as error:
-        raise ReplayError(f"replay {path}: {error}") from None
+        raise ReplayError(f"replay {printable(str(path))}: {error}") from None
 
 
 def _label(value: object) -> TypeGuard[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import socket
 from pathlib import Path
 
 import numpy as np
@@ -109,12 +110,27 @@ def test_serve_refuses_bad_options_before_starting(
     assert message in capsys.readouterr().err
 
 
+class BoundTo:
+    """A listening socket's stand-in, bound to ``host`` (what ``every_address_loopback`` reads of it)."""
+
+    def __init__(self, host: str) -> None:
+        self.family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.host = host
+
+    def getsockname(self) -> tuple[str, int]:
+        return self.host, 8013
+
+    def close(self) -> None:
+        pass
+
+
 @pytest.mark.parametrize(
     ("host", "url", "hosts"),
     [
         ("127.0.0.1", "http://127.0.0.1:8013/", {"127.0.0.1", "localhost", "::1"}),
         ("::1", "http://[::1]:8013/", {"127.0.0.1", "localhost", "::1"}),
         ("0.0.0.0", "http://127.0.0.1:8013/", None),
+        ("::", "http://[::1]:8013/", None),
         ("192.168.1.5", "http://192.168.1.5:8013/", {"127.0.0.1", "localhost", "::1", "192.168.1.5"}),
     ],
 )
@@ -129,7 +145,7 @@ def test_serve_prints_an_address_a_browser_opens_and_answers_only_its_own_names(
     from friday13_env.web import command
 
     served: list[object] = []
-    monkeypatch.setattr(command, "listening_sockets", lambda host, port: [])
+    monkeypatch.setattr(command, "listening_sockets", lambda host, port: [BoundTo(host)])
     monkeypatch.setattr(uvicorn.Server, "run", lambda server, sockets=None: served.append(server.config.app))
     code, output = run_command("serve", "--no-browser", "--host", host)
     assert code == 0 and f"open {url} " in output
