@@ -62,6 +62,7 @@ from friday13_training.runs import (
     warmup_problem,
 )
 from friday13_training.script_args import (
+    MAX_EVAL_GAMES,
     MAX_LEARNING_RATE,
     MAX_LOSS_WEIGHT,
     MAX_TORCH_THREADS,
@@ -156,13 +157,16 @@ class Args:
         "duplicate games of the final evaluation (deals x seat rotations, whole deals: the result records the games "
         "played); more than --players, so that it plays at least two deals and its interval is defined",
         minimum=1,
+        maximum=MAX_EVAL_GAMES,
     )
     final_seed: int = option(0, "seed of the final evaluation's deals (0: the strength figures' deals)", minimum=0,
                              maximum=MAX_SEED)  # fmt: skip
     eval_every: int = option(
         2_000_000, "card plays between the learning curve's evaluations (0 = never)", minimum=0, maximum=MAX_TIMESTEPS
     )
-    eval_games: int = option(200, "duplicate games of each learning-curve evaluation", minimum=1)
+    eval_games: int = option(
+        200, "duplicate games of each learning-curve evaluation", minimum=1, maximum=MAX_EVAL_GAMES
+    )
     checkpoint_every: int = option(
         2_000_000, "card plays between checkpoints (0 = only at the end)", minimum=0, maximum=MAX_TIMESTEPS
     )
@@ -558,7 +562,9 @@ def final_result(args: Args, run_dir: Path, progress: dict[str, Any], fingerprin
     }
 
 
-REPORTED = (*HYPERPARAMETERS, "total_timesteps", "final_games", "final_seed", "device")
+REPORTED = (*HYPERPARAMETERS, "total_timesteps", "final_games", "final_seed", "device", "torch_threads", "eval_every")
+"""The flags that change a result (the threads and the device its float rounding, the evaluations the curve): the
+command of the result gives each one not at its default."""
 
 
 def command_of(args: Args) -> str:

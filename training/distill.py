@@ -82,6 +82,7 @@ from friday13_training.runs import (
     signals_interrupt,
 )
 from friday13_training.script_args import (
+    MAX_EVAL_GAMES,
     MAX_LEARNING_RATE,
     MAX_TORCH_THREADS,
     dataclass_parser,
@@ -119,7 +120,10 @@ class DistillArgs:
     hidden_sizes: list[int] = option([256, 256], "hidden layer widths of the student", minimum=1)
     batch_size: int = option(512, "minibatch size", minimum=1)
     eval_games: int = option(
-        400, "4-player duplicate games against 3 copies of each --eval-opponents (0 = none)", minimum=0
+        400,
+        "4-player duplicate games against 3 copies of each --eval-opponents (0 = none)",
+        minimum=0,
+        maximum=MAX_EVAL_GAMES,
     )
     eval_opponents: list[str] = option(
         ["cautious", "majority"],

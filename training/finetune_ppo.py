@@ -90,6 +90,8 @@ from friday13_training.runs import (
     warmup_problem,
 )
 from friday13_training.script_args import (
+    MAX_CLIP,
+    MAX_EVAL_GAMES,
     MAX_LEARNING_RATE,
     MAX_LOSS_WEIGHT,
     MAX_TORCH_THREADS,
@@ -171,7 +173,7 @@ class Args:
     n_epochs: int = option(10, "passes over each rollout", minimum=1)
     gamma: float = option(0.99, "discount factor", minimum=0, maximum=1)
     gae_lambda: float = option(0.95, "GAE lambda", minimum=0, maximum=1)
-    clip_range: float = option(0.2, "PPO clip range", above=0)
+    clip_range: float = option(0.2, "PPO clip range", above=0, maximum=MAX_CLIP)
     ent_coef: float = option(0.001, "entropy bonus (from scratch: 0.01)", minimum=0, maximum=MAX_LOSS_WEIGHT)
     vf_coef: float = option(0.5, "value loss weight", minimum=0, maximum=MAX_LOSS_WEIGHT)
     hidden_sizes: list[int] = option([256, 256], "hidden layer widths of the actor and the critic", minimum=1)
@@ -195,7 +197,9 @@ class Args:
         minimum=0,
     )
     eval_every: int = option(100_000, "timesteps between evaluations against the baselines (0 = never)", minimum=0)
-    eval_games: int = option(200, "4-player duplicate-deal games per evaluation opponent", minimum=1)
+    eval_games: int = option(
+        200, "4-player duplicate-deal games per evaluation opponent", minimum=1, maximum=MAX_EVAL_GAMES
+    )
     eval_opponents: list[str] = option(
         ["cautious", "majority"], "baselines the periodic evaluation plays: agent specs, as --opponents"
     )
@@ -218,8 +222,9 @@ OTHER_RUN_FILES = ("progress.json", PPO_CHECKPOINT)
 AGENT_FIELDS = ("opponents", "eval_opponents")
 """The arguments that name agents: a ``module:factory`` there that only the record names is refused on ``--resume``
 (``runs.check_recorded_factories``)."""
-IDENTITY = ("run_dir", "resume")
-"""Where the run is and that it is resumed: always this command line's, never the record's."""
+IDENTITY = ("run_dir", "resume", "export")
+"""Where the run is, that it is resumed and where its policy is copied: always this command line's, never the
+record's (a record's export path, of a moved or altered run, is written only if the command names it)."""
 HYPERPARAMETERS = tuple(field.name for field in dataclasses.fields(Args) if field.name not in RUN_SETTINGS)
 
 

@@ -132,7 +132,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             name = name if len(curves) == 1 else f"{label}: {name}"
             colour = colours.setdefault(opponent, f"C{len(colours)}")
             style = LINE_STYLES[index % len(LINE_STYLES)]
-            axes.plot(where, rates, marker="o", markersize=4, color=colour, linestyle=style, label=name)
+            shown_as = name.replace("$", r"\$")  # as written: a "$" would start mathtext, which may not parse
+            axes.plot(where, rates, marker="o", markersize=4, color=colour, linestyle=style, label=shown_as)
     axes.axhline(1 / players, linestyle="--", color="grey", label=f"equal seat (1/{players})")
     axes.set_xlabel(AXES[args.x])
     axes.set_ylabel(f"{players}-player win rate")

@@ -18,7 +18,7 @@ import gymnasium as gym
 import numpy as np
 from friday13_training.friday13_agents import checked_specs
 from friday13_training.runs import MAX_SEED
-from friday13_training.script_args import bounded, output_errors
+from friday13_training.script_args import MAX_EVAL_GAMES, bounded, output_errors
 from sb3_contrib import MaskablePPO
 
 import friday13_env  # noqa: F401  (registers the Gymnasium ids)
@@ -70,9 +70,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--eval-games",
-        type=bounded(int, {"minimum": 0}),
+        type=bounded(int, {"minimum": 0, "maximum": MAX_EVAL_GAMES}),
         default=200,
-        help="evaluation games per opponent (0: none)",
+        help=f"evaluation games per opponent (0: none; at most {MAX_EVAL_GAMES:,})",
     )
     parser.add_argument("--save", default="runs/sb3_vector_env.zip", help="where to save the SB3 model")
     parser.add_argument(

@@ -83,6 +83,8 @@ from friday13_training.runs import (
     warmup_problem,
 )
 from friday13_training.script_args import (
+    MAX_CLIP,
+    MAX_EVAL_GAMES,
     MAX_LEARNING_RATE,
     MAX_LOSS_WEIGHT,
     MAX_ROLLOUT_BYTES,
@@ -127,9 +129,6 @@ both pirates beaten and 22 life)."""
 DEALS_PER_ROUND = 100_000
 """The most games a DAgger round deals (``--distill-games``): round ``i``'s deals are the seeds ``base(i)`` to
 ``base(i) + 99,999`` (``iteration_tasks``), so more would deal the next round's games again."""
-MAX_EVAL_GAMES = 1_000_000
-"""The most games per level of an evaluation (``--eval-games``), as the card game's tournament (``MAX_GAMES``): its
-deals are those of ``evaluate``'s seed, which repeat another seed's past a million games."""
 OBSERVATION_ENTRIES = 128
 """The non-zero entries per observation the memory estimates allow (about 75 on average; at most 106 in 2,000
 positions of random games)."""
@@ -231,7 +230,7 @@ class Args:
     n_epochs: int = option(4, "stage 2: passes over each rollout", minimum=1)
     gamma: float = option(1.0, "stage 2: discount per sample (the reward comes at the game's end)", above=0, maximum=1)
     gae_lambda: float = option(0.95, "stage 2: GAE lambda", minimum=0, maximum=1)
-    clip_range: float = option(0.1, "stage 2: PPO clip range", above=0)
+    clip_range: float = option(0.1, "stage 2: PPO clip range", above=0, maximum=MAX_CLIP)
     ent_coef: float = option(0.001, "stage 2: entropy bonus", minimum=0, maximum=MAX_LOSS_WEIGHT)
     max_grad_norm: float = option(0.5, "stage 2: gradient norm clip of each network", above=0)
     hidden_sizes: list[int] = option([256, 256], "hidden layer widths of the actor and the critic", minimum=1)

@@ -36,7 +36,8 @@ What a run leaves in ``--run-dir`` (default ``runs/<run-name>``), every file wri
 
 Every flag is checked before anything is built. ``--resume`` continues the run with its recorded
 arguments: a run setting given on the command line (``--total-timesteps``, ``--eval-every``,
-``--checkpoint-every``, ``--export``, ``--progress``, ``--torch-threads``, ``--device``) is applied and recorded; a
+``--checkpoint-every``, ``--export``, ``--progress``, ``--torch-threads``, ``--device``) is applied and recorded (an
+``--export`` only the record names is not written); a
 hyperparameter given with another value than the run's is refused, the error listing each one, and so is an agent
 factory (``module:factory``) that only the record names (nothing is imported that no command named). Resuming a
 finished run exports it (once its ``policy.npz`` reads back) and stops. A resumed run deals from a seed derived
@@ -93,6 +94,8 @@ from friday13_training.runs import (
     warmup_problem,
 )
 from friday13_training.script_args import (
+    MAX_CLIP,
+    MAX_EVAL_GAMES,
     MAX_LEARNING_RATE,
     MAX_LOSS_WEIGHT,
     MAX_TORCH_THREADS,
@@ -187,7 +190,7 @@ class Args:
         "dealt anew) or the game's",
         choices=["round", "game"],
     )
-    clip_coef: float = option(0.2, "PPO clip range", above=0)
+    clip_coef: float = option(0.2, "PPO clip range", above=0, maximum=MAX_CLIP)
     ent_coef: float = option(0.03, "entropy bonus", minimum=0, maximum=MAX_LOSS_WEIGHT)
     ent_anneal: bool = option(False, "anneal the entropy bonus linearly to 0 with the learning rate")
     vf_coef: float = option(0.5, "value loss weight", minimum=0, maximum=MAX_LOSS_WEIGHT)
@@ -214,7 +217,7 @@ class Args:
     eval_every: int = option(
         4_000_000, "timesteps between evaluations against the baselines (0 = never)", minimum=0, maximum=MAX_TIMESTEPS
     )
-    eval_games: int = option(200, "duplicate-deal games per evaluation opponent", minimum=1)
+    eval_games: int = option(200, "duplicate-deal games per evaluation opponent", minimum=1, maximum=MAX_EVAL_GAMES)
     eval_opponents: list[str] = option(
         ["cautious", "majority"], "baselines of the periodic evaluation (--eval-players - 1 copies each): agent specs"
     )
@@ -332,6 +335,11 @@ def checked_args(args: Args) -> Args:
         except ValueError as error:
             problems.append(f"--opponents: {error}")
     problems += evaluation_opponent_errors(args.eval_opponents, deck)
+    if args.snapshot_every and args.pool_share == 0:
+        problems.append(
+            f"--snapshot-every {args.snapshot_every}: snapshots join the pool, which --pool-share 0 never draws; give "
+            "a --pool-share above 0, or leave --snapshot-every at 0"
+        )
     if args.init_policy:
         problems += init_policy_errors(args)
     elif args.init_sharpness != 1:
@@ -707,7 +715,7 @@ def add_snapshot(
     fixed = tables.pool[: len(args.opponents)]
     tables.pool = [
         *fixed,
-        *(BatchedPolicy(read_snapshot(run_dir, kept), kept, greedy=False) for kept in progress["snapshots"]),
+        *(BatchedPolicy(read_snapshot(run_dir, kept, args.deck), kept, greedy=False) for kept in progress["snapshots"]),
     ]
 
 
@@ -792,7 +800,7 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
         return run_dir
     tables = Tables(args, seed=args.seed + done)
     for name in progress["snapshots"]:
-        tables.pool.append(BatchedPolicy(read_snapshot(run_dir, name), name, greedy=False))
+        tables.pool.append(BatchedPolicy(read_snapshot(run_dir, name, args.deck), name, greedy=False))
     writer = tensorboard(run_dir)
     per_rollout = args.num_tables * args.num_steps
     next_eval = next_multiple(done, args.eval_every)

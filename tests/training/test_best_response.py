@@ -103,7 +103,7 @@ def test_start_target_begins_as_the_target_itself(tmp_path: Path) -> None:
     assert result["start"] == "target"
     assert result["command"] == (
         "python training/best_response.py --target ppo-v4 --start target --critic-warmup 0 --num-tables 16 "
-        "--num-steps 8 --minibatch-size 64 --eval-games 8 --total-timesteps 128 --final-games 8"
+        "--num-steps 8 --minibatch-size 64 --eval-games 8 --total-timesteps 128 --final-games 8 --eval-every 128"
     )
     assert result["curve"][0] == {"card_plays": 0, "win_share": 0.25}
     assert result["target_fingerprint"] == agents.make("ppo-v4").policy.fingerprint()  # type: ignore[attr-defined]
@@ -253,7 +253,7 @@ def test_resuming_a_finished_run_evaluates_and_records_it_without_training_on(tm
     assert (entry["target"], entry["start"], entry["card_plays"]) == ("cautious", "scratch", 128)
     assert entry["command"] == (
         "python training/best_response.py --target cautious --num-tables 16 --num-steps 8 --minibatch-size 64 "
-        "--eval-games 8 --total-timesteps 128 --final-games 8"
+        "--eval-games 8 --total-timesteps 128 --final-games 8 --eval-every 128"
     )
 
 
@@ -335,7 +335,7 @@ def test_a_finished_run_evaluated_again_elsewhere_keeps_the_device_it_trained_on
     progress["args"]["device"] = "cuda"  # as a run on a GPU machine records it
     (run_dir / "progress.json").write_text(json.dumps(progress))
     again = run(run_dir, "--resume", "--device", "cpu", "--final-games", "8", "--no-progress")
-    assert again["device"] == "cuda" and again["command"].endswith(" --device cuda")
+    assert again["device"] == "cuda" and " --device cuda" in again["command"]
     if not torch.cuda.is_available():
         with pytest.raises(SystemExit, match=r"--device cuda: this torch .* sees no CUDA device; use --device cpu"):
             run(run_dir, "--resume", "--total-timesteps", "256", "--no-progress")

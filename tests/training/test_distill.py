@@ -286,7 +286,10 @@ def test_a_run_records_the_ensembles_moves_fits_exports_and_reuses_its_data(
         (["--teacher", "search", "--hidden-sizes", "0"], "argument --hidden-sizes: must be at least 1, got 0"),
         (["--teacher", "search", "--dagger-opponents", "search:budget=x"], "--dagger-opponents: search option budget"),
         (["--teacher", "search", "--eval-opponents", "cautious", "cautious"], "cautious is listed twice"),
-        (["--teacher", "search", "--eval-games", "-1"], "argument --eval-games: must be at least 0, got -1"),
+        (
+            ["--teacher", "search", "--eval-games", "-1"],
+            "argument --eval-games: must be at least 0 and at most 1,000,000, got -1",
+        ),
         (["--teacher", "search", "--export", "/"], "--export: / is a directory"),
     ],
 )

@@ -38,7 +38,7 @@ def test_the_sb3_example_trains_saves_and_evaluates(tmp_path: Path, capsys: pyte
         (["--timesteps", "0"], "--timesteps: must be at least 1, got 0"),
         (["--timesteps", "-5"], "--timesteps: must be at least 1, got -5"),
         (["--num-envs", "0"], "--num-envs: must be at least 1 and at most 1,048,576, got 0"),
-        (["--eval-games", "-1"], "--eval-games: must be at least 0, got -1"),
+        (["--eval-games", "-1"], "--eval-games: must be at least 0 and at most 1,000,000, got -1"),
         (["--seed", "-1"], "--seed: must be at least 0 and at most 4,294,967,295, got -1"),
         (["--save", "/proc/x.zip"], "--save: cannot write in /proc"),
         (["--save", "{tmp}"], "--save: {tmp} is a directory"),

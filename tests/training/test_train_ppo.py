@@ -877,7 +877,7 @@ def test_resume_blames_a_bad_export_on_the_command_line_not_on_the_run(finished_
         (["--pool-share", "1.5"], "argument --pool-share: must be at least 0 and at most 1, got 1.5"),
         (["--learning-rate", "0"], "argument --learning-rate: must be above 0 and at most 1, got 0"),
         (["--learning-rate", "nan"], "argument --learning-rate: must be a finite number, got nan"),
-        (["--clip-coef", "0"], "argument --clip-coef: must be above 0, got 0"),
+        (["--clip-coef", "0"], "argument --clip-coef: must be above 0 and at most 10, got 0"),
         (["--init-sharpness", "0"], "argument --init-sharpness: must be at least 0.000976562 and at most 1024, got 0"),
         (["--init-sharpness", "2048"], "argument --init-sharpness: must be at least 0.000976562 and at most 1024, got"),
         (["--init-sharpness", "4"], "--init-sharpness 4 sharpens the start of --init-policy: give one"),

@@ -2,7 +2,8 @@
 
 ``save_run`` writes a checkpoint so that a kill at any moment leaves a run that resumes as one of its checkpoints
 (``recover_checkpoint`` finishes or drops the one a kill interrupted); ``load_checkpoint`` reads it back checked
-(``read_state``: no code runs, and no zip member inflates past the file's size);
+(``read_state``: no code runs, and no zip member inflates past the file's size; ``weights_problem`` and
+``moments_problem``: its keys, shapes and dtypes are the networks' and Adam's, its tensors stored densely);
 ``Boundary`` holds the run at a rollout's start, what Ctrl-C or SIGTERM saves; ``check_finite`` stops a run whose
 update diverged before anything of it is saved. The frozen snapshots of the opponent pool live beside the checkpoint.
 """
@@ -16,6 +17,7 @@ import json
 import math
 import os
 import zipfile
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, ClassVar, Protocol
@@ -47,6 +49,10 @@ OTHER_RUN_FILES = ("progress.json", "last.zip")
 """What another run leaves in a folder without ``last.pt``: any run script's record, ``finetune_ppo.py``'s
 checkpoint. A new run there is refused (``open_run``, which refuses ``distill.py``'s files too): it would write over
 them."""
+ADAM_STEP = torch.zeros(())
+"""A tensor like Adam's step count of a parameter: a float32 scalar."""
+PLAIN = (bool, int, float, str, type(None))
+"""The types of Adam's hyperparameters (``betas``: a tuple of them)."""
 TEMPORARY = (".*.tmp", ".*.unchecked")
 """The names of the temporary files of writes a kill cut short (``atomic_write``'s, the policy checks'), which
 ``recover_checkpoint`` deletes in the run folder and its ``snapshots/``."""
@@ -90,13 +96,20 @@ def check_started_by(run_dir: Path, progress: dict[str, Any], script: str) -> No
     raise RunError(f"--resume: {run_dir} is a {started} run: resume it with {started} --resume{stale}")
 
 
-def read_snapshot(run_dir: Path, name: str) -> MLPPolicy:
-    """The pool's frozen snapshot ``name`` (``snapshots/<name>.npz``), or a ``RunError`` naming the file."""
+def read_snapshot(run_dir: Path, name: str, deck: str) -> MLPPolicy:
+    """The pool's frozen snapshot ``name`` (``snapshots/<name>.npz``), a policy of the run's ``deck``, or a
+    ``RunError`` naming the file (``--opponents`` refuses another deck's policy too)."""
     path = run_dir / "snapshots" / f"{name}.npz"
     try:
-        return read_friday13_policy(path)
+        policy = read_friday13_policy(path)
     except (OSError, ValueError) as error:
         raise RunError(f"--resume: the snapshot {path} is missing or damaged ({error})") from error
+    if policy.metadata.deck != deck:
+        raise RunError(
+            f"--resume: the snapshot {path} plays the {shown(policy.metadata.deck)} deck, the run the {deck!r} deck; "
+            "restore it or start a new run"
+        )
+    return policy
 
 
 def save_run(
@@ -213,10 +226,12 @@ def stored_timesteps(state: dict[str, Any], path: Path) -> int | None:
 
 
 def load_checkpoint(
-    run_dir: Path, model: ActorCritic, optimizer: torch.optim.Optimizer, device: str, timesteps: int
+    run_dir: Path, model: ActorCritic, optimizer: torch.optim.Adam, device: str, timesteps: int
 ) -> None:
     """``last.pt`` into the networks and the optimizer: it must be this run's, of the record's ``timesteps`` (files
-    written before the checkpoints held them are taken as they are) and hold finite numbers only, all checked before
+    written before the checkpoints held them are taken as they are), with the networks' and Adam's keys, shapes and
+    dtypes (``weights_problem``, ``moments_problem``: read from keys, sizes and strides alone, so that the scan for
+    non-finite numbers reads tensors of the networks' sizes only) and finite numbers only, all checked before
     anything is loaded into the networks or the optimizer."""
     path = run_dir / CHECKPOINT
     try:
@@ -230,6 +245,9 @@ def load_checkpoint(
             f"--resume: {path} holds {stored:,} timesteps but {run_dir / 'progress.json'} records "
             f"{timesteps:,}: the two files are not of the same checkpoint; restore them or start a new run"
         )
+    problem = weights_problem(weights, model) or moments_problem(moments, model, optimizer)
+    if problem is not None:
+        raise not_this_runs(path, problem)
     if not all_finite(weights) or not all_finite(moments):
         raise RunError(
             f"--resume: {path} is damaged: it holds non-finite numbers (NaN or inf) in its "
@@ -238,16 +256,151 @@ def load_checkpoint(
     try:
         model.load_state_dict(weights)
         optimizer.load_state_dict(moments)
-    except Exception as error:  # another network's names or shapes
+    except Exception as error:  # what the checks above do not know of
         raise not_this_runs(path, error) from error
 
 
-def not_this_runs(path: Path, error: Exception) -> RunError:
+def not_this_runs(path: Path, problem: Exception | str) -> RunError:
     """The error of a checkpoint that cannot be read or loaded: damaged, or another run's."""
+    detail = problem if isinstance(problem, str) else f"{type(problem).__name__}: {problem}"
     return RunError(
-        f"--resume: {path} is damaged or not this run's checkpoint ({type(error).__name__}: {error}); "
-        "restore it or start a new run"
+        f"--resume: {path} is damaged or not this run's checkpoint ({detail}); restore it or start a new run"
     )
+
+
+def weights_problem(weights: Any, model: ActorCritic) -> str | None:
+    """Why a checkpoint's networks' state ``weights`` does not fit ``model``, or None: the keys of its state (its
+    buffers that are not persistent, such as ``TypeSharedActor``'s ``eye``, are in no checkpoint), each a tensor of
+    the shape and dtype of the model's (``tensors_problem``)."""
+    expected = {key: (like, "the networks'") for key, like in model.state_dict().items()}
+    return tensors_problem(
+        "its model state", weights, expected, "the networks' state", lambda key: f"the weight {key!r}"
+    )
+
+
+def moments_problem(moments: Any, model: ActorCritic, optimizer: torch.optim.Adam) -> str | None:
+    """Why a checkpoint's optimizer state ``moments`` does not fit ``optimizer``, Adam over ``model``'s parameters,
+    or None: its parameter groups hold the optimizer's parameters (their indices, group by group) and plain
+    hyperparameters (``plain``); its state holds, for any of those parameters, Adam's step count (a float32 scalar)
+    and moments (of the parameter's shape and dtype; ``max_exp_avg_sq`` too in a group with ``amsgrad``) and no more
+    (``tensors_problem``). A parameter that never had a gradient has no state (an actor during the critic's
+    warm-up)."""
+    problem = keys_problem("its optimizer state", moments, ("state", "param_groups"), "Adam's state")
+    if problem is not None:
+        return problem
+    groups, state = moments["param_groups"], moments["state"]
+    expected = [group["params"] for group in optimizer.state_dict()["param_groups"]]
+    layout = group_layout(groups)
+    if layout is None:
+        return "the optimizer's parameter groups are not a list of dicts, each with its parameters' indices"
+    if layout != expected:
+        return f"the optimizer's parameter groups hold the parameters {shown(layout)}, the optimizer's {expected}"
+    for index, group in enumerate(groups):
+        for key, value in group.items():
+            if key != "params" and not plain(value):
+                return (
+                    f"the optimizer's parameter group {index} holds {named(key)} as a {type(value).__name__}, not "
+                    "a plain number, flag or text"
+                )
+    if not isinstance(state, dict):
+        return f"the optimizer's state is a {type(state).__name__}, not a dict"
+    parameters = [parameter for group in optimizer.param_groups for parameter in group["params"]]
+    names = {id(parameter): name for name, parameter in model.named_parameters()}
+    amsgrad = [bool(group.get("amsgrad")) for group in groups for _ in group["params"]]
+    for index, entry in state.items():
+        if type(index) is not int or not 0 <= index < len(parameters):
+            return (
+                f"the optimizer's state holds {named(index)}, not the index of one of its {len(parameters)} parameters"
+            )
+        name = f"{names[id(parameters[index])]!r} (parameter {index})"
+        problem = adam_state_problem(entry, parameters[index], name, amsgrad[index])
+        if problem is not None:
+            return problem
+    return None
+
+
+def adam_state_problem(entry: Any, parameter: torch.Tensor, name: str, amsgrad: bool) -> str | None:
+    """Why ``entry``, a checkpoint's Adam state of ``parameter`` (``name`` in messages), is not the step count and
+    the moments (``max_exp_avg_sq`` too with ``amsgrad``) Adam holds for it, or None (``tensors_problem``)."""
+    moment = (parameter, "its parameter's")
+    expected = {"step": (ADAM_STEP, "Adam's step count"), "exp_avg": moment, "exp_avg_sq": moment}
+    expected |= {"max_exp_avg_sq": moment} if amsgrad else {}
+    where = f"the optimizer's state of {name}"
+    return tensors_problem(where, entry, expected, "Adam's state", lambda key: f"the optimizer's {key} of {name}")
+
+
+def group_layout(groups: Any) -> list[list[int]] | None:
+    """The parameter indices of an optimizer state's ``param_groups``, group by group, or None where they are not a
+    list of dicts each holding a list of ints as ``params``."""
+    if type(groups) is not list or any(type(group) is not dict for group in groups):
+        return None
+    layout = [group.get("params") for group in groups]
+    if any(type(params) is not list or any(type(index) is not int for index in params) for params in layout):
+        return None
+    return layout
+
+
+def plain(value: Any) -> bool:
+    """Whether a hyperparameter is a plain value (``PLAIN``) or a tuple of them (Adam's ``betas``)."""
+    return type(value) in PLAIN or (type(value) is tuple and all(type(item) in PLAIN for item in value))
+
+
+def keys_problem(where: str, found: Any, expected: Collection[Any], owner: str) -> str | None:
+    """Why ``found``, ``where`` in a checkpoint, is not a dict of ``expected``'s keys (``owner``'s), or None: the
+    first key it holds that ``owner`` does not, else the first it lacks."""
+    if not isinstance(found, dict):
+        return f"{where} is a {type(found).__name__}, not a dict"
+    known = set(expected)
+    unknown = [key for key in found if key not in known]
+    if unknown:
+        return f"{where} holds {named(unknown[0])}, a key {owner} does not have"
+    missing = [key for key in expected if key not in found]
+    if missing:
+        return f"{where} lacks {missing[0]!r}, a key {owner} has"
+    return None
+
+
+def tensors_problem(
+    where: str, found: Any, expected: dict[str, tuple[torch.Tensor, str]], owner: str, label: Callable[[str], str]
+) -> str | None:
+    """Why ``found``, ``where`` in a checkpoint, is not a dict of ``expected``'s keys (``owner``'s), each a tensor
+    like the one ``expected`` gives with its owner (``tensor_problem``), or None; ``label(key)`` names a key's
+    tensor in a message."""
+    problem = keys_problem(where, found, expected, owner)
+    if problem is not None:
+        return problem
+    for key, (like, whose) in expected.items():
+        problem = tensor_problem(label(key), found[key], like, whose)
+        if problem is not None:
+            return problem
+    return None
+
+
+def tensor_problem(label: str, value: Any, like: torch.Tensor, whose: str) -> str | None:
+    """Why ``value``, the checkpoint's ``label``, is not a dense tensor of ``like``'s dtype and shape (``whose``),
+    or None. Its sizes and strides say it, not its values: a stored tensor holds one stored number per element,
+    a view may repeat one number (zero strides) or overlap itself, showing more elements than its storage holds."""
+    expected = f"a tensor of {like.dtype} and shape {tuple(like.shape)} as {whose}"
+    if not isinstance(value, torch.Tensor):
+        return f"{label} is a {type(value).__name__}, not {expected}"
+    if value.layout != torch.strided:
+        return f"{label} is a {value.layout} tensor, not {expected}"
+    if value.dtype != like.dtype or value.shape != like.shape:
+        return f"{label} is a tensor of {value.dtype} and shape {tuple(value.shape)}, not {expected}"
+    stored = value.untyped_storage().nbytes()
+    repeated = any(size > 1 and stride == 0 for size, stride in zip(value.shape, value.stride(), strict=True))
+    if repeated or stored < value.numel() * value.element_size():
+        return (
+            f"{label} is not stored densely: {value.numel():,} elements of {value.element_size()} bytes over "
+            f"{stored:,} bytes of storage, strides {value.stride()}"
+        )
+    return None
+
+
+def named(key: Any) -> str:
+    """A key of a checkpoint's dict for a message: its ``repr`` (cut) where it is a text or a number, else its type
+    (the ``repr`` of a nested container that a file repeats by reference could take any time and memory)."""
+    return shown(key) if isinstance(key, str | int | float) else f"a key of type {type(key).__name__}"
 
 
 def all_finite(value: Any) -> bool:

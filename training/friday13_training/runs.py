@@ -15,10 +15,11 @@ import json
 import math
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import IO, Any, Protocol, TypeVar
 
 from friday13_env.core.checks import finite_number, is_duration
 from friday13_env.core.files import clashing_outputs, output_inside
@@ -93,6 +94,7 @@ def open_run(
     if resume:
         if not (run_dir / checkpoint).is_file():
             raise RunError(f"--resume: no checkpoint at {run_dir / checkpoint}; start the run without --resume first")
+        lock_run(run_dir)
         return read_progress(run_dir / "progress.json", fresh_progress, extra_keys)
     if (run_dir / checkpoint).exists():
         raise RunError(f"{run_dir} already holds a run: pass --resume to continue it, or choose another --run-name")
@@ -107,7 +109,35 @@ def open_run(
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise RunError(f"cannot create the run directory {run_dir}: {error.strerror or error}") from error
+    lock_run(run_dir)
     return fresh_progress
+
+
+LOCK_FILE = ".run.lock"
+"""The file in a run folder whose lock the process running the run holds."""
+_held_locks: dict[Path, IO[bytes]] = {}
+
+
+def lock_run(run_dir: Path) -> None:
+    """Hold ``run_dir``'s lock (an exclusive ``flock`` of ``LOCK_FILE``) until this process ends, or a ``RunError``
+    if another process holds it: two processes on one run folder wrote over each other's checkpoints and records
+    (the one that finished last left its run, the other's was gone). A process that holds it already goes on (a
+    script that resumes its own run). Where ``flock`` does not exist (Windows), nothing is locked."""
+    key = run_dir.resolve()
+    if key in _held_locks or sys.platform == "win32":
+        return
+    import fcntl
+
+    handle = (run_dir / LOCK_FILE).open("a+b")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise RunError(
+            f"{run_dir} is in use by another process (it holds {run_dir / LOCK_FILE}): wait for that run to end, or "
+            "choose another --run-name"
+        ) from None
+    _held_locks[key] = handle
 
 
 def read_progress(path: Path, template: dict[str, Any], extra_keys: Iterable[str] | None = None) -> dict[str, Any]:
@@ -128,10 +158,14 @@ def load_progress(path: Path, template: dict[str, Any], extra_keys: Iterable[str
     ``json`` takes by default) is refused. A ``FileNotFoundError`` when it is missing, a ``ValueError`` saying what
     is damaged for any other problem (without the path: ``read_progress`` and ``plot_curve.py`` name it)."""
     try:
-        size = path.stat().st_size
-        if size > MAX_PROGRESS_BYTES:
-            raise ValueError(f"{size:,} bytes (a run's record holds at most {MAX_PROGRESS_BYTES:,})")
-        progress = json.loads(path.read_bytes(), parse_constant=_no_constant)
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a device or a pipe reports no size a cap can trust (/dev/zero, a FIFO)
+            raise ValueError("not a regular file")
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_PROGRESS_BYTES + 1)
+        if len(raw) > MAX_PROGRESS_BYTES:
+            raise ValueError(f"over {MAX_PROGRESS_BYTES:,} bytes (a run's record holds at most that)")
+        progress = json.loads(raw, parse_constant=_no_constant)
     except FileNotFoundError:
         raise
     except RecursionError:
@@ -428,13 +462,23 @@ def export_problem(
     ``inputs``: the files the run reads, by flag (its starting policy, ensemble members, opponents, a target; a text
     that names no file, such as ``cautious``, is skipped): an export that is one of them (by any path, a link
     included) would replace it."""
+    folder_paths = {flag: Path(folder) for flag, folder in folders.items()}
+    for flag, paths in (inputs or {}).items():  # what the run reads must not lie where it writes (its policy.npz)
+        for read in [Path(path) for path in paths if str(path) and Path(path).is_file()]:
+            inside = output_inside({flag: read}, folder_paths)
+            if inside is not None:
+                return (
+                    f"{flag} {read} is inside the run directory {folders[inside[1]]} ({inside[1]}), where the run "
+                    "writes its files (its policy.npz, snapshots, checkpoint): it could be replaced as the run goes; "
+                    "copy it outside that folder"
+                )
     files = {flag: Path(path) for flag, path in [("--export", export), *(outputs or {}).items()] if str(path)}
     if not files:  # (the folders may share a path: distill.py's --data-dir may be its --out-dir)
         return None
-    clash = clashing_outputs(files, {flag: Path(folder) for flag, folder in folders.items()})
+    clash = clashing_outputs(files, folder_paths)
     if clash:
         return clash
-    inside = output_inside(files, {flag: Path(folder) for flag, folder in folders.items()})
+    inside = output_inside(files, folder_paths)
     if inside is not None:
         flag, folder_flag = inside
         return (
@@ -568,6 +612,8 @@ def resumed_run_args(
         raise RunError("--resume keeps the run's hyperparameters; these differ: " + "; ".join(changed))
     merged = {**stored, **{name: values[name] for name in run_settings if name in given or name == "resume"}}
     merged["run_dir"] = str(run_dir)
+    if "export" in names:  # written only where this command says: a record's (of a moved or altered run) is not
+        merged["export"] = values["export"]
     try:
         resumed = cls(**{name: merged[name] for name in names})
     except (KeyError, TypeError) as error:

@@ -21,6 +21,7 @@ from friday13_env.core.checkpoint import MAX_LAYERS, MAX_PARAMETERS, parameter_c
 from friday13_env.core.files import atomic_write_bytes as atomic_write_bytes  # re-exported for the scripts
 from friday13_env.core.files import atomic_write_text as atomic_write_text
 from friday13_env.core.files import output_problem
+from friday13_env.friday13.evaluation.tournament import MAX_GAMES
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 """The checkout the training scripts run from: where the shipped teacher checkpoints live."""
@@ -32,6 +33,13 @@ MAX_LOSS_WEIGHT = 100.0
 """The largest weight of a loss term (``--ent-coef``, ``--vf-coef``): far above every recipe here (an entropy bonus
 of at most 0.03, a value weight of 0.5), where the term drowns the policy's loss; one past float32's range
 (``1e300``) made the loss infinite, and the run stopped with NaN weights after its folder was made."""
+MAX_CLIP = 10.0
+"""The largest PPO clip range (``--clip-coef``, ``--clip-range``): a range of 1 already leaves no lower clip, and every
+recipe here is at most 0.2; one past float32's range (``1e39``) crashed torch after the run folder was made."""
+MAX_EVAL_GAMES = MAX_GAMES
+"""The most games an evaluation plays per opponent or level (``--eval-games``, ``--final-games``), as the card
+game's tournament (``MAX_GAMES``): its deals are those of its seed, which repeat another seed's past a million games,
+and the evaluation refuses more, which the scripts said only after training."""
 MAX_ROLLOUT_BYTES = 16 << 30
 """The most memory a rollout's arrays may take (with the copies the update makes of its samples), checked before
 anything is built: the rollout's sizes are bounded by it, not by the machine's memory running out."""
