@@ -207,7 +207,7 @@ def test_an_init_policy_may_be_a_zoo_name(tmp_path: Path) -> None:
         (["--batch-size", "1"], "argument --batch-size: must be at least 2, got 1"),
         (["--batch-size", "4096"], "--batch-size 4096 exceeds one rollout (2 x 1 steps)"),
         (["--seed", "-1"], "argument --seed: must be at least 0 and at most 4,294,967,295, got -1"),
-        (["--clip-range", "0"], "argument --clip-range: must be above 0, got 0"),
+        (["--clip-range", "0"], "argument --clip-range: must be above 0 and at most 10, got 0"),
         (["--activation", "gelu"], "argument --activation: invalid choice: 'gelu'"),
         (["--reward", "score"], "argument --reward: invalid choice: 'score'"),
         (["--deck", "french"], "argument --deck: invalid choice: 'french'"),
@@ -427,8 +427,11 @@ def test_the_run_machinery_raises_instead_of_exiting(tmp_path: Path) -> None:
 
 
 def test_every_output_of_a_run_is_written_atomically(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each file a run leaves (TensorBoard's logs aside) goes through a temporary file and a rename."""
+    """Each file a run leaves (TensorBoard's logs and the empty file whose lock it held aside) goes through a
+    temporary file and a rename."""
     import os
+
+    from friday13_training.runs import LOCK_FILE
 
     train = load_script()
     renamed: list[Path] = []
@@ -442,7 +445,11 @@ def test_every_output_of_a_run_is_written_atomically(tmp_path: Path, monkeypatch
     run_dir = tmp_path / "run"
     export = tmp_path / "exported.npz"
     train.main(["--run-dir", str(run_dir), "--total-timesteps", "128", "--export", str(export), *RUN])
-    written = {path.resolve() for path in run_dir.rglob("*") if path.is_file() and "tb" not in path.parts}
+    written = {
+        path.resolve()
+        for path in run_dir.rglob("*")
+        if path.is_file() and "tb" not in path.parts and path.name != LOCK_FILE
+    }
     assert written and written <= set(renamed)
     assert export.resolve() in renamed
 
