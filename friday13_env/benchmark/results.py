@@ -13,7 +13,6 @@ never a traceback or a silently wrong row.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import re
@@ -26,7 +25,15 @@ import numpy as np
 
 from friday13_env.benchmark.fingerprints import behaviour_fingerprint
 from friday13_env.benchmark.play import METRICS
-from friday13_env.benchmark.runner import normalisers, number_rows, read_json, registry_of, score_cells
+from friday13_env.benchmark.runner import (
+    built_at,
+    file_sha256,
+    normalisers,
+    number_rows,
+    read_json,
+    registry_of,
+    score_cells,
+)
 from friday13_env.benchmark.scores import aggregate
 from friday13_env.benchmark.suite import Suite
 from friday13_env.core.checks import finite_number, has_control_character, plain_text
@@ -125,7 +132,7 @@ def _identity_problem(agent: dict[str, Any], suite: Suite) -> str | None:
     if spec not in registry.names():
         return None
     zoo = registry.zoo()
-    if spec in zoo and agent["checkpoint_sha256"] != _file_sha256(zoo[spec]):
+    if spec in zoo and agent["checkpoint_sha256"] != file_sha256(zoo[spec]):
         return f"its checkpoint hash {shown(agent['checkpoint_sha256'])} is not the checkpoint of zoo policy {spec}"
     played = _fingerprint(suite.game, spec, suite.cells[0].deck)
     if agent["fingerprint"] != played:
@@ -137,19 +144,10 @@ def _identity_problem(agent: dict[str, Any], suite: Suite) -> str | None:
 
 
 @cache
-def _file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-@cache
 def _fingerprint(game: str, spec: str, deck: str) -> str:
     """The behaviour fingerprint of a registered agent or zoo policy as ``runner.check_agent`` takes it (seed 0, the
     suite's first deck), computed once per process."""
-    if game == "friday":
-        return behaviour_fingerprint(registry_of(game).make(spec, seed=0), game, deck)
-    from friday13_env.friday13.agents.seating import make_seated
-
-    return behaviour_fingerprint(make_seated(spec, 0, deck), game, deck)
+    return behaviour_fingerprint(built_at(game, registry_of(game).check(spec), deck), game, deck)
 
 
 def _rows(found: object, suite: Suite, split: str) -> tuple[list[np.ndarray], str | None]:

@@ -78,7 +78,7 @@ def check_agent(suite: Suite, agent: str | Entrant, workers: int) -> tuple[Entra
     built = _build(suite, entrant)
     checkpoint = None
     if isinstance(entrant, AgentSpec) and (entrant.name in registry.zoo() or entrant.name.endswith(".npz")):
-        checkpoint = hashlib.sha256(registry.policy_path(entrant.name).read_bytes()).hexdigest()
+        checkpoint = file_sha256(registry.policy_path(entrant.name))
     identity = {
         "spec": entrant_label(entrant),
         "fingerprint": behaviour_fingerprint(built, suite.game, _decks(suite)[0]),
@@ -113,12 +113,23 @@ def _build(suite: Suite, entrant: Entrant) -> Agent:
     checked against every deck of the suite (the card game)."""
     if not isinstance(entrant, AgentSpec):
         reseeded(entrant, 0)
-    if suite.game == "friday":
+    built = [built_at(suite.game, entrant, deck) for deck in _decks(suite)]
+    return built[0]
+
+
+def built_at(game: str, entrant: Entrant, deck: str) -> Agent:
+    """``entrant`` as it plays ``game`` at a table of ``deck``, built with seed 0 (a spec; an object as it is, seated
+    at the card game's table); the agent a fingerprint is taken of."""
+    if game == "friday":
         return registry_of("friday").make(entrant, seed=0) if isinstance(entrant, AgentSpec) else entrant
     from friday13_env.friday13.agents.seating import make_seated
 
-    built = [make_seated(entrant, 0, deck) for deck in _decks(suite)]
-    return built[0]
+    return make_seated(entrant, 0, deck)
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 a result records of a checkpoint file."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def check_suite(suite: Suite, split: str) -> str:

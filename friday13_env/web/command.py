@@ -121,10 +121,10 @@ def run_serve(args: argparse.Namespace, parser: argparse.ArgumentParser, input_s
             busy = f"port {args.port} on {args.host} is in use; stop what uses it or choose another --port"
             parser.error(f"argument --port: {busy}")
         parser.error(f"cannot listen on {args.host} port {args.port}: {error.strerror or error}")
-    host = every_address_loopback(sockets)
-    hosts = None if host is not None else LOOPBACK_NAMES | {bare}  # any name reaches a server on every address
+    loopback = every_address_loopback(sockets)
+    hosts = None if loopback else LOOPBACK_NAMES | {bare}  # any name reaches a server on every address
     app = create_app(SessionStore(args.max_sessions, args.idle_minutes * 60.0), hosts=hosts)
-    host = bare if host is None else host
+    host = loopback or bare
     url = f"http://{f'[{host}]' if ':' in host else host}:{args.port}/"
     try:
         output.write(f"friday13-env: open {url} (Ctrl-C stops the server)\n")

@@ -184,8 +184,9 @@ def load(path: str | Path) -> Record:
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:  # ValueError: a JSONDecodeError, or a number
-        raise ReplayError(f"replay {printable(str(path))} is not JSON: {error}") from None  # of more digits than
-    try:  # Python reads
+        # of more digits than Python reads
+        raise ReplayError(f"replay {printable(str(path))} is not JSON: {error}") from None
+    try:
         return from_dict(data)
     except ReplayError as error:
         raise ReplayError(f"replay {printable(str(path))}: {error}") from None
