@@ -63,11 +63,14 @@ import numpy as np
 import torch
 from friday13_training.actor_critic import ActorCritic
 from friday13_training.friday13_agents import evaluation_opponent_errors, spec_files
+from friday13_training.pool_results import PoolResults, learner_shares, record_games, state_problem
 from friday13_training.ppo_checkpoint import (
     CHECKPOINT,
     OTHER_RUN_FILES,
+    POOL_RESULTS,
     PROGRESS_EXTRA_KEYS,
     SCRIPT,
+    STARTED_FROM,
     Boundary,
     check_finite,
     check_started_by,
@@ -77,10 +80,12 @@ from friday13_training.ppo_checkpoint import (
     save_run,
 )
 from friday13_training.reporting import print_win_rates, progress_bar, steps_per_second, tensorboard, write_curve
+from friday13_training.run_fork import fork_problems, start_from, started_from_problem
 from friday13_training.runs import (
     MAX_SEED,
     MAX_TIMESTEPS,
     Interrupted,
+    RunError,
     check_own_folder,
     check_win_rate_curve,
     export_copy,
@@ -174,6 +179,16 @@ class Args:
         maximum=MAX_TIMESTEPS,
     )
     max_snapshots: int = option(4, "snapshots kept in the pool, the oldest leave first", minimum=1)
+    pool_weighting: str = option(
+        "uniform",
+        "how pool members are drawn: uniformly (one listed twice twice as often), or pfsp (prioritised fictitious "
+        "self-play): weighted by (1 - the learner's recent win share against each) ** --pfsp-power, so the members it "
+        "still loses to are drawn most (friday13_training.pool_results)",
+        choices=["uniform", "pfsp"],
+    )
+    pfsp_power: float = option(
+        2.0, "with --pool-weighting pfsp: the power of its weights (0: uniform)", minimum=0, maximum=10
+    )
     learning_rate: float = option(
         2.5e-3,
         "Adam learning rate (the actor's and, without --critic-learning-rate, the critic's), annealed linearly to 0",
@@ -265,6 +280,13 @@ class Args:
         minimum=MIN_SHARPNESS,
         maximum=MAX_SHARPNESS,
     )
+    init_run: str = option(
+        "",
+        "start the actor and the critic from the last checkpoint of another train_ppo.py run (its folder): a new run, "
+        "with its own pool, rates and schedule (Adam starts afresh), on from that run's networks (of the same "
+        "--hidden-sizes, --activation, --input-features, --actor, --critic-sees-hands and --deck). Learned from "
+        "scratch if that run was (friday13_training.run_fork)",
+    )
     critic_learning_rate: float = option(
         0.0,
         "Adam learning rate of the critic, annealed linearly to 0 with the actor's (0: --learning-rate). A fresh "
@@ -282,6 +304,7 @@ RUN_SETTINGS = (
 ADDED_LATER = {
     "pool_draw": "seat", "input_features": RAW_INPUT, "ent_anneal": False, "device": "cpu", "actor": "mlp",
     "eval_players": 4, "init_policy": "", "critic_warmup": 0, "init_sharpness": 1.0, "critic_learning_rate": 0.0,
+    "pool_weighting": "uniform", "pfsp_power": 2.0, "init_run": "",
 }  # fmt: skip
 """Arguments added after release 0.6.0, with the value the runs recorded before them were trained with."""
 AGENT_FIELDS = ("opponents", "eval_opponents", "init_policy")
@@ -340,6 +363,17 @@ def checked_args(args: Args) -> Args:
             f"--snapshot-every {args.snapshot_every}: snapshots join the pool, which --pool-share 0 never draws; give "
             "a --pool-share above 0, or leave --snapshot-every at 0"
         )
+    if args.pool_weighting == "pfsp" and args.pool_share == 0:
+        problems.append(
+            "--pool-weighting pfsp weights the pool's draws, which --pool-share 0 never makes; give a "
+            "--pool-share above 0, or leave --pool-weighting uniform"
+        )
+    elif args.pool_weighting == "uniform" and args.pfsp_power != 2:
+        problems.append(f"--pfsp-power {args.pfsp_power:g} weights the draws of --pool-weighting pfsp: give it")
+    if args.init_run and args.init_policy:
+        problems.append("--init-run and --init-policy both start the actor: give one")
+    elif args.init_run and not args.resume:  # (a resumed run has its own networks: its source is not read again)
+        problems += fork_problems(Path(args.init_run), fresh_progress(args), ADDED_LATER)
     if args.init_policy:
         problems += init_policy_errors(args)
     elif args.init_sharpness != 1:
@@ -460,12 +494,15 @@ class Rollout:
 class Tables:
     """The self-play tables and who sits where: per game, learner seats and pool opponents."""
 
-    def __init__(self, args: Args, seed: int) -> None:
+    def __init__(self, args: Args, seed: int, results: dict[str, list[float]] | None = None) -> None:
         self.args = args
         self.rng = np.random.default_rng(seed)
         self.tables = SelfPlayTables(args.num_tables, args.players, args.deck, reward=args.reward, seed=seed)
         self.turn = self.tables.reset()
         self.pool: list[BatchedAgent] = [make_batched(spec, self.tables.batch.deck) for spec in args.opponents]
+        self.members: list[str] = list(args.opponents)
+        """The pool's names, entry by entry: ``--opponents``, then the snapshots'."""
+        self.results = PoolResults(args.players, results)
         self.learner = np.ones((args.num_tables, MAX_SEATS), dtype=bool)
         self.opponent = np.zeros((args.num_tables, MAX_SEATS), dtype=np.int64)
         self.seat_games(np.arange(args.num_tables))
@@ -483,11 +520,41 @@ class Tables:
             pool_size=len(self.pool),
             share=self.args.pool_share,
             per_seat=self.args.pool_draw == "seat",
+            weights=self.draw_weights(),
         )
         self.learner[games] = True
         self.learner[seating.games] = seating.learner_mask
         if seating.opponents is not None:
             self.opponent[seating.games] = seating.opponents
+
+    def draw_weights(self) -> np.ndarray | None:
+        """With ``--pool-weighting pfsp`` the probability of drawing each pool entry; ``None``: uniform."""
+        if self.args.pool_weighting == "uniform" or not self.pool:
+            return None
+        return self.results.weights(self.members, self.args.pfsp_power)
+
+    def set_snapshots(self, names: list[str], policies: list[BatchedAgent]) -> None:
+        """The pool: the ``--opponents``, then these snapshots. A game under way goes on against the snapshot it was
+        dealt (its index moves with it); one whose snapshot left the pool, against the newest."""
+        fixed = len(self.args.opponents)
+        place = {name: fixed + index for index, name in enumerate(names)}
+        moved = np.arange(max(len(self.members), 1))
+        for index, name in enumerate(self.members[fixed:], start=fixed):
+            moved[index] = place.get(name, fixed + len(names) - 1)
+        self.opponent = moved[self.opponent]
+        self.pool = [*self.pool[:fixed], *policies]
+        self.members = [*self.members[:fixed], *names]
+
+    def record_results(self, games: np.ndarray, sizes: np.ndarray, scores: np.ndarray) -> None:
+        """The learner's results in the finished ``games`` (of ``sizes``, final ``scores``) that it played against
+        the pool, before their tables are seated anew (``PoolResults``; only ``--pool-weighting pfsp`` reads them)."""
+        learner = self.learner[games]
+        pooled = learner.sum(axis=1) == 1  # pure self-play seats the learner everywhere
+        if self.args.pool_weighting == "uniform" or not pooled.any():
+            return
+        games, sizes, learner = games[pooled], sizes[pooled], learner[pooled]
+        shares = learner_shares(scores[pooled], sizes, learner)
+        record_games(self.results, self.members, self.opponent[games], learner, shares, sizes)
 
     def opponent_actions(self, games: np.ndarray) -> np.ndarray:
         """The pool members' moves at ``games`` (each game's mover is one of them)."""
@@ -552,6 +619,7 @@ def collect(
             getattr(rollout, name)[waiting_seat, waiting_game] = getattr(tables.previous, name)[source, waiting_game]
         last[waiting_game, waiting_seat] = waiting_seat
     everyone = np.arange(n)
+    tables.results.age(tables.members)
     for row in range(CARRIED, rows):
         turn = tables.turn
         seats = turn.seats
@@ -601,6 +669,7 @@ def collect(
             last[over] = -1
         new_games = np.flatnonzero(tables.turn.game_over)
         if new_games.size:
+            tables.record_results(new_games, turn.num_players[new_games], tables.turn.final_scores[new_games])
             tables.seat_games(new_games)
     open_game, open_seat = np.nonzero(last >= 0)
     rollout.open[last[open_game, open_seat], open_game] = True
@@ -710,13 +779,16 @@ def add_snapshot(
     name = f"snapshot_{steps}"
     (run_dir / "snapshots").mkdir(exist_ok=True)
     model.export(run_dir / "snapshots" / f"{name}.npz", args, f"self-play snapshot at {steps:,} timesteps", {})
-    kept = [*progress["snapshots"], name][-args.max_snapshots :]
-    progress["snapshots"] = kept  # dropped files are deleted once progress.json no longer names them (save_run)
-    fixed = tables.pool[: len(args.opponents)]
-    tables.pool = [
-        *fixed,
-        *(BatchedPolicy(read_snapshot(run_dir, kept, args.deck), kept, greedy=False) for kept in progress["snapshots"]),
-    ]
+    progress["snapshots"] = [*progress["snapshots"], name][-args.max_snapshots :]
+    # (dropped files are deleted once progress.json no longer names them: save_run)
+    load_snapshots(run_dir, progress["snapshots"], args, tables)
+
+
+def load_snapshots(run_dir: Path, names: list[str], args: Args, tables: Tables) -> None:
+    """The snapshots ``names`` into the pool, after the ``--opponents`` (sampling, as the learner does)."""
+    tables.set_snapshots(
+        names, [BatchedPolicy(read_snapshot(run_dir, name, args.deck), name, greedy=False) for name in names]
+    )
 
 
 # -- the run ---------------------------------------------------------------------------------------
@@ -771,6 +843,13 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
         check_started_by(run_dir, progress, script)
         args = resumed_args(args, given, progress, run_dir)
         check_win_rate_curve(run_dir / "progress.json", progress, args.eval_opponents)
+        problem = state_problem(progress.get(POOL_RESULTS, {}))
+        if problem is None and STARTED_FROM in progress:
+            problem = started_from_problem(progress[STARTED_FROM])
+        if problem is not None:
+            raise RunError(
+                f"--resume: {run_dir / 'progress.json'} is damaged: {problem}; restore it or start a new run"
+            )
         progress["args"] = dataclasses.asdict(args)
     else:
         progress["script"] = script  # (not in the template ``fresh``: the records of earlier releases have none)
@@ -790,6 +869,8 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
     if args.init_policy:
         model.load_actor(initial_policy(args.init_policy, args.deck), args.init_sharpness)  # a resume loads its own
     model = model.to(args.device)
+    if args.init_run and not args.resume:  # a resume loads its own
+        progress[STARTED_FROM] = start_from(Path(args.init_run), model, args.device, fresh_progress(args), ADDED_LATER)
     optimizer = adam(model, args)
     if args.resume:
         load_checkpoint(run_dir, model, optimizer, args.device, progress["timesteps"])
@@ -798,9 +879,8 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
         print(f"{run_dir} is finished: {done:,} timesteps (raise --total-timesteps to go on)", flush=True)
         export_copy(run_dir, args.export)
         return run_dir
-    tables = Tables(args, seed=args.seed + done)
-    for name in progress["snapshots"]:
-        tables.pool.append(BatchedPolicy(read_snapshot(run_dir, name, args.deck), name, greedy=False))
+    tables = Tables(args, seed=args.seed + done, results=progress.get(POOL_RESULTS))
+    load_snapshots(run_dir, progress["snapshots"], args, tables)
     writer = tensorboard(run_dir)
     per_rollout = args.num_tables * args.num_steps
     next_eval = next_multiple(done, args.eval_every)
@@ -816,6 +896,8 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
         if done == 0 and args.eval_every and not progress["curve"]:  # (a run stopped at 0 may have its first point)
             record_evaluation(model, args, 0, time.perf_counter() - started, progress, run_dir, writer, clock)
         while done < args.total_timesteps:
+            if args.pool_weighting == "pfsp":
+                progress[POOL_RESULTS] = tables.results.state()
             boundary = Boundary.of(done, model, optimizer, progress)
             fraction = 1.0 - done / args.total_timesteps
             for group, rate in zip(optimizer.param_groups, learning_rates(args), strict=True):
@@ -838,6 +920,9 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
                     writer.add_scalar(f"losses/{name}", value, done)
                 if (elapsed := time.perf_counter() - started) > 0:  # (a clock may not have moved)
                     writer.add_scalar("charts/steps_per_second", done / elapsed, done)
+                if args.pool_weighting == "pfsp":
+                    for name in dict.fromkeys(tables.members):  # the learner's estimated win share against each
+                        writer.add_scalar(f"pool/win_share_vs_{name}", tables.results.win_share(name), done)
             if bar is not None:
                 bar.update(per_rollout)
             if done >= next_snapshot:
@@ -851,6 +936,8 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
                 progress["timesteps"] = done
                 progress["seconds"] = time.perf_counter() - started
                 progress["clock"] = clock
+                if args.pool_weighting == "pfsp":
+                    progress[POOL_RESULTS] = tables.results.state()
                 save_run(run_dir, model, optimizer, args, progress)
                 saved = done
         if bar is not None:

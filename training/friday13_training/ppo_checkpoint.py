@@ -38,9 +38,16 @@ CHECKPOINT, NEXT_CHECKPOINT = "last.pt", "next.pt"
 TARGET_FINGERPRINT = "target_fingerprint"
 """The key of a best response's record holding its target's fingerprint, taken when the run started (0.18.0 and
 later), which every ``--resume`` compares with the target's."""
-PROGRESS_EXTRA_KEYS = ("clock", "script", TARGET_FINGERPRINT)
+POOL_RESULTS = "pool_results"
+"""The key of a ``--pool-weighting pfsp`` run's record holding the learner's results against its pool
+(``pool_results.PoolResults.state``), checked on ``--resume`` (``pool_results.state_problem``)."""
+STARTED_FROM = "started_from"
+"""The key of a record of a run started from another run's networks (``train_ppo.py --init-run``, ``run_fork``):
+``{"run": its folder, "timesteps": its timesteps then, "from_scratch": whether that run was learned from scratch}``."""
+PROGRESS_EXTRA_KEYS = ("clock", "script", TARGET_FINGERPRINT, POOL_RESULTS, STARTED_FROM)
 """Keys of ``progress.json`` beyond a fresh run's: a checkpoint adds the seconds each part took; a run started by
-0.17.0 or later names the script that started it (``started_by``); a best response's, its target's fingerprint."""
+0.17.0 or later names the script that started it (``started_by``); a best response's, its target's fingerprint; a
+PFSP run's, its results against its pool; a forked run's, where it started."""
 SCRIPT, BEST_RESPONSE = "train_ppo.py", "best_response.py"
 """The scripts whose runs these are: ``best_response.py`` trains with ``train_ppo.py``'s loop, in a run folder of the
 same files, and adds its result (``BEST_RESPONSE_RESULT``)."""
@@ -63,6 +70,7 @@ class RunArgs(NetworkArgs, Protocol):
 
     __dataclass_fields__: ClassVar[dict[str, Any]]
     init_policy: str
+    init_run: str
 
 
 def started_by(run_dir: Path, progress: dict[str, Any]) -> str | None:
@@ -112,6 +120,20 @@ def read_snapshot(run_dir: Path, name: str, deck: str) -> MLPPolicy:
     return policy
 
 
+def policy_description(args: RunArgs, started_from: dict[str, Any] | None) -> str:
+    """What an exported policy says of how it was made: from scratch, from a policy's weights (``--init-policy``), or
+    on from another run's networks (``--init-run``: from scratch if that run was)."""
+    if args.init_policy:
+        return f"PPO started from {args.init_policy}'s weights, not from scratch (training/train_ppo.py --init-policy)"
+    if started_from is not None:
+        lineage = "learned from scratch" if started_from["from_scratch"] else "not from scratch"
+        return (
+            f"self-play PPO going on from the networks of run {started_from['run']} at {started_from['timesteps']:,} "
+            f"timesteps, {lineage} (training/train_ppo.py --init-run)"
+        )
+    return "self-play PPO from scratch (training/train_ppo.py)"
+
+
 def save_run(
     run_dir: Path, model: ActorCritic, optimizer: torch.optim.Optimizer, args: RunArgs, progress: dict[str, Any]
 ) -> None:
@@ -124,12 +146,7 @@ def save_run(
         "args": dataclasses.asdict(args),
         "timesteps": progress["timesteps"],
     }
-    description = (
-        f"PPO started from {args.init_policy}'s weights, not from scratch (training/train_ppo.py --init-policy)"
-        if args.init_policy
-        else "self-play PPO from scratch (training/train_ppo.py)"
-    )
-    model.export(run_dir / "policy.npz", args, description, training)
+    model.export(run_dir / "policy.npz", args, policy_description(args, progress.get(STARTED_FROM)), training)
     atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
     os.replace(run_dir / NEXT_CHECKPOINT, run_dir / CHECKPOINT)
     for path in (run_dir / "snapshots").glob("snapshot_*.npz"):  # snapshots that left the pool, the run's own only

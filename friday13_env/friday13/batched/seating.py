@@ -42,6 +42,7 @@ def seat_learners(
     share: float | None = None,
     seat: int | None = None,
     per_seat: bool = True,
+    weights: np.ndarray | None = None,
 ) -> Seating:
     """Draw who plays the new ``games`` (of sizes ``num_players``), each draw only when it is needed, in this order:
 
@@ -50,8 +51,11 @@ def seat_learners(
     2. if no game is left, or ``pool_size`` is 0 (no opponents to draw), nothing more;
     3. without a fixed ``seat``, ``rng.integers(n)``: the learner's seat at each game left;
     4. with a ``pool_size`` (not ``None``: a fixed line-up draws nothing), ``rng.integers(pool_size, size=(g, 6))``
-       (``per_seat``: an opponent for each seat) or ``size=(g, 1)`` (one for the whole table).
+       (``per_seat``: an opponent for each seat) or ``size=(g, 1)`` (one for the whole table); with ``weights``
+       (the probability of each pool member) ``rng.choice(pool_size, size=..., p=weights)`` instead.
     """
+    if weights is not None and (pool_size is None or np.shape(weights) != (pool_size,)):
+        raise ValueError(f"weights of shape {np.shape(weights)} for a pool of {pool_size} members: give one per member")
     chosen, sizes = games, num_players
     if share is not None:
         picked = rng.random(games.size) < share
@@ -62,6 +66,7 @@ def seat_learners(
     learner_seats = rng.integers(sizes) if seat is None else np.full(chosen.size, seat)
     opponents = None
     if pool_size is not None:
-        drawn = rng.integers(pool_size, size=(chosen.size, MAX_SEATS if per_seat else 1))
+        shape = (chosen.size, MAX_SEATS if per_seat else 1)
+        drawn = rng.integers(pool_size, size=shape) if weights is None else rng.choice(pool_size, size=shape, p=weights)
         opponents = np.broadcast_to(drawn, (chosen.size, MAX_SEATS))
     return Seating(chosen, learner_seats, opponents)
