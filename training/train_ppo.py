@@ -548,9 +548,11 @@ class Tables:
     def record_results(self, games: np.ndarray, sizes: np.ndarray, scores: np.ndarray) -> None:
         """The learner's results in the finished ``games`` (of ``sizes``, final ``scores``) that it played against
         the pool, before their tables are seated anew (``PoolResults``; only ``--pool-weighting pfsp`` reads them)."""
+        if self.args.pool_weighting == "uniform":
+            return
         learner = self.learner[games]
         pooled = learner.sum(axis=1) == 1  # pure self-play seats the learner everywhere
-        if self.args.pool_weighting == "uniform" or not pooled.any():
+        if not pooled.any():
             return
         games, sizes, learner = games[pooled], sizes[pooled], learner[pooled]
         shares = learner_shares(scores[pooled], sizes, learner)

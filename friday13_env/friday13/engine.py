@@ -160,6 +160,14 @@ def winners(scores: Sequence[int]) -> list[int]:
     return [player for player, score in enumerate(scores) if score == best]
 
 
+def winning_seats(totals: np.ndarray, num_players: np.ndarray) -> np.ndarray:
+    """``winners`` for many tables at once: ``(g, seats)`` bools marking the seats tied for the lowest of ``totals``
+    among each table's first ``num_players`` seats (the seats past them, padding, never win)."""
+    present = np.arange(totals.shape[1]) < np.asarray(num_players)[:, None]
+    totals = np.where(present, totals, np.iinfo(np.int64).max)
+    return present & (totals == totals.min(axis=1, keepdims=True))
+
+
 @dataclass(slots=True, eq=False)
 class GameState:
     """The complete state of a game in progress: data only, mutable, with a cheap ``copy``.

@@ -16,7 +16,7 @@ import numpy as np
 
 from friday13_env.core.checks import check_choice
 from friday13_env.friday13.cards import FRIDAY_POINTS, OMEN_POINTS, Deck, as_deck
-from friday13_env.friday13.engine import Rules
+from friday13_env.friday13.engine import Rules, winning_seats
 
 REWARD_MODES: dict[str, str] = {
     "points": "every agent receives minus its bad-luck points at the end of each round",
@@ -92,9 +92,7 @@ def seat_rewards(result: RoundScores, mode: str) -> np.ndarray:
         return rewards
     if mode != "win":  # every mode is checked where an environment is built; this is the last line of defence
         raise ValueError(f"reward mode must be one of {sorted(REWARD_MODES)}, got {mode!r}")
-    scores = np.where(present, result.round_totals, np.iinfo(np.int64).max)
-    best = scores.min(axis=1, keepdims=True)
-    return (result.game_over[:, None] & present & (scores == best)).astype(np.float64)
+    return (result.game_over[:, None] & winning_seats(result.round_totals, result.num_players)).astype(np.float64)
 
 
 def rival_margins(totals: np.ndarray, present: np.ndarray) -> np.ndarray:

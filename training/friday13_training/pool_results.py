@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from friday13_env.friday13.batched.engine import MAX_SEATS
+from friday13_env.friday13.engine import winning_seats
 
 DECAY = 0.9
 """What one rollout leaves of the sums before it (a half-life of about 6.6 rollouts)."""
@@ -79,9 +80,7 @@ def state_problem(state: object) -> str | None:
 def learner_shares(scores: np.ndarray, sizes: np.ndarray, learner: np.ndarray) -> np.ndarray:
     """The learner's win share in each finished game: ``scores`` ``(g, 6)`` final totals (padded past each game's
     ``sizes``), ``learner`` ``(g, 6)`` its seats; the lowest total wins, ``k`` tied seats get ``1/k`` each."""
-    present = np.arange(MAX_SEATS) < sizes[:, None]
-    totals = np.where(present, scores, np.iinfo(np.int64).max)
-    top = present & (totals == totals.min(axis=1, keepdims=True))
+    top = winning_seats(scores, sizes)
     return (top & learner).sum(axis=1) / top.sum(axis=1)
 
 

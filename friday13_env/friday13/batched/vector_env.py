@@ -41,7 +41,7 @@ from friday13_env.friday13.batched.engine import MAX_SEATS, GameBatch, StepResul
 from friday13_env.friday13.batched.seating import seat_learners
 from friday13_env.friday13.cards import check_deck_name, get_deck
 from friday13_env.friday13.encoding import observation_bounds
-from friday13_env.friday13.engine import IllegalActionError, Rules
+from friday13_env.friday13.engine import IllegalActionError, Rules, winning_seats
 from friday13_env.friday13.options import (
     DEFAULT_OPPONENT_POOL,
     ILLEGAL_ACTION_MODES,
@@ -352,14 +352,13 @@ class Friday13VectorEnv(VectorEnv):
         totals = scores[rows, self._seats]
         over = batch.game_over
         present = np.arange(MAX_SEATS)[None, :] < n[:, None]
-        best = np.where(present, scores, np.iinfo(np.int64).max).min(axis=1)
         infos: dict[str, Any] = {
             "action_mask": self._mask.copy(),
             "round": batch.round - (self._round_over & ~over),
             "round_over": self._round_over.copy(),
             "round_points": self._round_points.copy(),
             "total_points": totals,
-            "winner": over & (totals == best),
+            "winner": over & winning_seats(scores, n)[rows, self._seats],
             "illegal_action": self._illegal.copy(),
             "rank": np.where(over, 1 + (np.where(present, scores, totals[:, None]) < totals[:, None]).sum(axis=1), 0),
             "final_scores": np.where(over[:, None], scores, 0),
