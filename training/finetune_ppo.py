@@ -61,7 +61,6 @@ from friday13_training.imitation import EVAL_SEED
 from friday13_training.maskable_ppo import (
     ACTIVATIONS,
     RunError,
-    changed_hyperparameters,
     check_checkpoint,
     close_vec_env,
     export_copy,
@@ -80,11 +79,11 @@ from friday13_training.runs import (
     MAX_TIMESTEPS,
     Interrupted,
     check_own_folder,
-    check_recorded_factories,
     checkpoint_reach,
     export_problem,
     load_progress,
     parse_run_args,
+    resumed_run_args,
     run_directory,
     run_main,
     warmup_problem,
@@ -222,10 +221,6 @@ OTHER_RUN_FILES = ("progress.json", PPO_CHECKPOINT)
 AGENT_FIELDS = ("opponents", "eval_opponents")
 """The arguments that name agents: a ``module:factory`` there that only the record names is refused on ``--resume``
 (``runs.check_recorded_factories``)."""
-IDENTITY = ("run_dir", "resume", "export")
-"""Where the run is, that it is resumed and where its policy is copied: always this command line's, never the
-record's (a record's export path, of a moved or altered run, is written only if the command names it)."""
-HYPERPARAMETERS = tuple(field.name for field in dataclasses.fields(Args) if field.name not in RUN_SETTINGS)
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
@@ -290,41 +285,38 @@ def initial_policy(args: Args) -> MLPPolicy | None:
 
 # -- resuming --------------------------------------------------------------------------------------
 def resumed_args(args: Args, given: set[str], run_dir: Path, progress: dict[str, Any]) -> Args:
-    """The arguments a resumed run goes on with: the run's own, recorded in ``progress.json``, with the run
-    settings the command line gives, in the folder it is in (``run_dir``, whatever the record says). A ``RunError``
-    if the command line gives a hyperparameter another value than the run has, if the record is damaged, or if it
-    names an agent factory that the command line does not (``check_recorded_factories``, before any agent is
-    built)."""
-    stored = progress["args"]
+    """The arguments a resumed run goes on with (``runs.resumed_run_args``): the run's own, recorded in
+    ``progress.json``, with the run settings the command line gives, in the folder it is in (``run_dir``, whatever
+    the record says). A ``RunError`` if the record holds an argument this script does not know, if the command line
+    gives a hyperparameter another value than the run has (its agent specs compared in their canonical form), if
+    the record is damaged, or if it names an agent factory that the command line does not
+    (``check_recorded_factories``, before any agent is built). An argument the run did not record (an older script)
+    keeps this command line's value, unless the command line gives it as a hyperparameter: then the run's value is
+    unknown, and the flag is refused as a change."""
     known = {field.name for field in dataclasses.fields(Args)}
-    unknown = sorted(set(stored) - known)
+    unknown = sorted(set(progress["args"]) - known)
     if unknown:
         raise RunError(f"--resume: {run_dir / 'progress.json'} records arguments this script does not know: {unknown}")
-    given_values = dataclasses.asdict(args)
-    check_recorded_factories(run_dir / "progress.json", stored, given_values, given, AGENT_FIELDS)
+    canonical: dict[str, list[str]] = {}
     try:  # agent specs compare in their canonical form: "search: budget=50" is "search:budget=50"
         for name in ("opponents", "eval_opponents"):
-            given_values[name] = [REGISTRY.check(spec).label for spec in given_values[name]]
+            canonical[name] = [REGISTRY.check(spec).label for spec in getattr(args, name)]
     except ValueError as error:
         raise RunError(f"{flag_name(name)}: {error}") from error
-    given_hyperparameters = [name for name in HYPERPARAMETERS if name in given]
-    changed = changed_hyperparameters(stored, given_values, given_hyperparameters)
-    if changed:
-        raise RunError(
+    args = dataclasses.replace(args, opponents=canonical["opponents"], eval_opponents=canonical["eval_opponents"])
+    # what the run did not record (an older script) keeps this command line's value, where the command gives none
+    unrecorded = {name: value for name, value in dataclasses.asdict(args).items() if name not in given}
+
+    def refusal(changed: list[str]) -> str:
+        return (
             f"--resume continues {run_dir} with the hyperparameters it was started with; the command line changes:\n  "
             + "\n  ".join(changed)
             + "\nleave these flags out to keep the run's values, or start a new run (another --run-name) to change them"
         )
-    values = given_values  # what the run did not record (an older script) keeps this command line's
-    values.update({name: value for name, value in stored.items() if name not in given and name not in IDENTITY})
-    values["run_dir"] = str(run_dir)
-    errors = field_errors(Args, values)
-    if errors:
-        raise RunError(f"--resume: {run_dir / 'progress.json'} is damaged: " + "; ".join(errors))
-    try:
-        return checked_args(Args(**values))
-    except ValueError as error:
-        raise RunError(f"--resume: {error}") from error
+
+    return resumed_run_args(
+        Args, args, given, progress, run_dir, RUN_SETTINGS, checked_args, unrecorded, AGENT_FIELDS, refusal
+    )
 
 
 def check_run_files(run_dir: Path, progress: dict[str, Any]) -> np.ndarray:

@@ -72,24 +72,39 @@ def atomic_write_text(path: str | Path, text: str, *, fsync: bool = False) -> No
     atomic_write_bytes(path, text.encode("utf-8"), fsync=fsync)
 
 
-def read_capped(path: str | Path, limit: int, what: str, error: type[Exception] = ValueError) -> bytes:
+def read_capped(
+    path: str | Path,
+    limit: int,
+    what: str | None,
+    error: type[Exception] = ValueError,
+    *,
+    raise_missing: bool = False,
+) -> bytes:
     """The bytes of the regular file at ``path``, or ``error`` naming it as ``what``: not a regular file (a folder, a
     device or a pipe, a link to one included, which report no size a cap can trust), over ``limit`` bytes (no more
-    than ``limit + 1`` are read), or not readable."""
+    than ``limit + 1`` are read), or not readable. ``what`` None leaves the file unnamed, the bare reason, for a
+    caller that names it in its own words; with ``raise_missing`` a missing file is the ``FileNotFoundError`` itself,
+    for a caller that words a missing file apart from a damaged one."""
     path = Path(path)
     named = printable(str(path))  # a file's name from elsewhere never drives the terminal
+
+    def refused(reason: str, verb: str = "is ") -> Exception:
+        return error(reason if what is None else f"{what} {named} {verb}{reason}")
+
     try:
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):
-            raise error(f"{what} {named} is not a regular file; not read")
+            raise refused("not a regular file; not read")
         if info.st_size > limit:
-            raise error(f"{what} {named} is {info.st_size} bytes, over the {limit}-byte limit; not read")
+            raise refused(f"{info.st_size} bytes, over the {limit}-byte limit; not read")
         with path.open("rb") as handle:
             raw = handle.read(limit + 1)
     except OSError as failure:
-        raise error(f"{what} {named} cannot be read: {failure.strerror or failure}") from None
+        if raise_missing and isinstance(failure, FileNotFoundError):
+            raise
+        raise refused(f"cannot be read: {failure.strerror or failure}", verb="") from None
     if len(raw) > limit:
-        raise error(f"{what} {named} is over the {limit}-byte limit; not read")
+        raise refused(f"over the {limit}-byte limit; not read")
     return raw
 
 

@@ -1,9 +1,11 @@
 """The files of a ``training/train_ppo.py`` run that ``--resume`` goes on from, and the guards around them.
 
 ``save_run`` writes a checkpoint so that a kill at any moment leaves a run that resumes as one of its checkpoints
-(``recover_checkpoint`` finishes or drops the one a kill interrupted); ``load_checkpoint`` reads it back checked
+(``recover_checkpoint`` finishes or drops the one a kill interrupted); ``read_checkpoint`` reads one back checked
 (``read_state``: no code runs, and no zip member inflates past the file's size; ``weights_problem`` and
-``moments_problem``: its keys, shapes and dtypes are the networks' and Adam's, its tensors stored densely);
+``moments_problem``: its keys, shapes and dtypes are the networks' and Adam's, its tensors stored densely), for
+``--resume`` (``load_checkpoint``) and ``--init-run`` (``run_fork``) alike, each refusal naming the flag that read it
+(``Reader``);
 ``Boundary`` holds the run at a rollout's start, what Ctrl-C or SIGTERM saves; ``check_finite`` stops a run whose
 update diverged before anything of it is saved. The frozen snapshots of the opponent pool live beside the checkpoint.
 """
@@ -65,6 +67,28 @@ TEMPORARY = (".*.tmp", ".*.unchecked")
 ``recover_checkpoint`` deletes in the run folder and its ``snapshots/``."""
 
 
+@dataclass(frozen=True)
+class Reader:
+    """Who reads a run's files, for the messages of a refusal: the ``flag`` that reads them, what a checkpoint must
+    be for it (``checkpoint``) and what to do about a refused file (``remedy``, where ``{it}`` names the file or the
+    files)."""
+
+    flag: str
+    checkpoint: str
+    remedy: str
+
+    def refused(self, text: str, it: str | None = "it") -> RunError:
+        """A ``RunError`` saying ``text`` for this reader's flag, then what to do about ``it`` (None: nothing)."""
+        remedy = "" if it is None else f"; {self.remedy.format(it=it)}"
+        return RunError(f"{self.flag}: {text}{remedy}")
+
+
+RESUME = Reader("--resume", "this run's checkpoint", "restore {it} or start a new run")
+"""``--resume``: the run's own files."""
+INIT_RUN = Reader("--init-run", "a train_ppo.py checkpoint", "restore {it} or name another run")
+"""``train_ppo.py --init-run``: another run's files, which a new run starts from (``run_fork``)."""
+
+
 class RunArgs(NetworkArgs, Protocol):
     """``train_ppo``'s ``Args`` as a checkpoint records them (a dataclass, written out whole)."""
 
@@ -73,18 +97,17 @@ class RunArgs(NetworkArgs, Protocol):
     init_run: str
 
 
-def started_by(run_dir: Path, progress: dict[str, Any]) -> str | None:
+def started_by(run_dir: Path, progress: dict[str, Any], reader: Reader = RESUME) -> str | None:
     """The script that started the run, ``SCRIPT`` or ``BEST_RESPONSE``: its record's ``script`` (a run started by
     0.17.0 or later), else ``BEST_RESPONSE`` where a best response's result is in the folder, else None (a run of an
-    earlier release: ``train_ppo.py``'s, or a best response stopped before its first result). A ``RunError`` for a
-    record naming another script."""
+    earlier release: ``train_ppo.py``'s, or a best response stopped before its first result). A ``RunError`` for
+    ``reader`` for a record naming another script."""
     script = progress.get("script")
     if script is None:
         return BEST_RESPONSE if (run_dir / BEST_RESPONSE_RESULT).exists() else None
     if script not in (SCRIPT, BEST_RESPONSE):
-        raise RunError(
-            f"--resume: {run_dir / 'progress.json'} is damaged: script {shown(script)} (allowed: {SCRIPT!r} or "
-            f"{BEST_RESPONSE!r}); restore it or start a new run"
+        raise reader.refused(
+            f"{run_dir / 'progress.json'} is damaged: script {shown(script)} (allowed: {SCRIPT!r} or {BEST_RESPONSE!r})"
         )
     return script
 
@@ -104,18 +127,22 @@ def check_started_by(run_dir: Path, progress: dict[str, Any], script: str) -> No
     raise RunError(f"--resume: {run_dir} is a {started} run: resume it with {started} --resume{stale}")
 
 
-def read_snapshot(run_dir: Path, name: str, deck: str) -> MLPPolicy:
+def read_snapshot(run_dir: Path, name: str, deck: str, reader: Reader | None = None) -> MLPPolicy:
     """The pool's frozen snapshot ``name`` (``snapshots/<name>.npz``), a policy of the run's ``deck``, or a
-    ``RunError`` naming the file (``--opponents`` refuses another deck's policy too)."""
+    ``RunError`` naming the file (``--opponents`` refuses another deck's policy too): for ``reader`` (``RESUME``: a
+    snapshot its record names), or for no flag (None: one the run has just frozen)."""
     path = run_dir / "snapshots" / f"{name}.npz"
+
+    def refused(text: str, it: str | None) -> RunError:
+        return RunError(text) if reader is None else reader.refused(text, it)
+
     try:
         policy = read_friday13_policy(path)
     except (OSError, ValueError) as error:
-        raise RunError(f"--resume: the snapshot {path} is missing or damaged ({error})") from error
+        raise refused(f"the snapshot {path} is missing or damaged ({error})", None) from error
     if policy.metadata.deck != deck:
-        raise RunError(
-            f"--resume: the snapshot {path} plays the {shown(policy.metadata.deck)} deck, the run the {deck!r} deck; "
-            "restore it or start a new run"
+        raise refused(
+            f"the snapshot {path} plays the {shown(policy.metadata.deck)} deck, the run the {deck!r} deck", "it"
         )
     return policy
 
@@ -184,7 +211,7 @@ def recover_checkpoint(run_dir: Path, fresh: dict[str, Any]) -> None:
     if not pending.is_file():
         return
     try:
-        timesteps = stored_timesteps(read_state(pending, "cpu"), pending)
+        timesteps = stored_timesteps(read_state(pending, "cpu"), pending, RESUME)
     except Exception:  # a bomb, unpickling, bad timesteps: a damaged file, dropped
         timesteps = None
     if timesteps == recorded:
@@ -227,17 +254,17 @@ def uninflated_problem(handle: IO[bytes]) -> str | None:
     return None
 
 
-def stored_timesteps(state: dict[str, Any], path: Path) -> int | None:
+def stored_timesteps(state: dict[str, Any], path: Path, reader: Reader) -> int | None:
     """The timesteps a checkpoint's ``state`` holds, ``None`` if it holds none (files written before the checkpoints
-    held them): a plain non-negative ``int`` as ``save_checkpoint`` writes it, else a ``RunError``. A tensor, a float or
-    a bool would compare equal to the record's count (or fail to compare at all), so none is taken for one."""
+    held them): a plain non-negative ``int`` as ``save_checkpoint`` writes it, else a ``RunError`` for ``reader``. A
+    tensor, a float or a bool would compare equal to the record's count (or fail to compare at all), so none is taken
+    for one."""
     if "timesteps" not in state:
         return None
     timesteps = state["timesteps"]
     if type(timesteps) is not int or timesteps < 0:
-        raise RunError(
-            f"--resume: {path} is damaged: its timesteps are {shown(timesteps)}, not a non-negative integer (an int); "
-            "restore it or start a new run"
+        raise reader.refused(
+            f"{path} is damaged: its timesteps are {shown(timesteps)}, not a non-negative integer (an int)"
         )
     return timesteps
 
@@ -245,44 +272,67 @@ def stored_timesteps(state: dict[str, Any], path: Path) -> int | None:
 def load_checkpoint(
     run_dir: Path, model: ActorCritic, optimizer: torch.optim.Adam, device: str, timesteps: int
 ) -> None:
-    """``last.pt`` into the networks and the optimizer: it must be this run's, of the record's ``timesteps`` (files
-    written before the checkpoints held them are taken as they are), with the networks' and Adam's keys, shapes and
-    dtypes (``weights_problem``, ``moments_problem``: read from keys, sizes and strides alone, so that the scan for
-    non-finite numbers reads tensors of the networks' sizes only) and finite numbers only, all checked before
-    anything is loaded into the networks or the optimizer."""
-    path = run_dir / CHECKPOINT
+    """``--resume``: the run's ``last.pt`` into the networks and the optimizer, read and checked (``read_checkpoint``)
+    against the record's ``timesteps``."""
+    read_checkpoint(run_dir / CHECKPOINT, RESUME, device, timesteps, model, optimizer)
+
+
+def read_checkpoint(
+    path: Path,
+    reader: Reader,
+    device: str,
+    timesteps: int,
+    model: ActorCritic | None = None,
+    optimizer: torch.optim.Adam | None = None,
+) -> dict[str, Any]:
+    """The networks' state of the ``train_ppo.py`` checkpoint at ``path`` (a run's ``last.pt``), read and checked for
+    ``reader``, whose flag every ``RunError`` names: read without running code or inflating a member
+    (``read_state``), of the ``timesteps`` the run's record (``progress.json`` beside it) holds (files written before
+    the checkpoints held them are taken as they are).
+
+    With ``model`` (and ``optimizer``), the networks' (and Adam's) keys, shapes and dtypes (``weights_problem``,
+    ``moments_problem``: read from keys, sizes and strides alone, so that the scan for non-finite numbers reads
+    tensors of the networks' sizes only) and finite numbers only, all checked before anything is loaded into them;
+    then they are loaded. Without a model (the checks of a command line, before any network is built), the networks'
+    state must be a dict."""
     try:
         state = read_state(path, device)
-        weights, moments = state["model"], state["optimizer"]
-    except Exception as error:  # a zip bomb, unpickling or a missing key: all say the file is not this run's
-        raise not_this_runs(path, error) from error
-    stored = stored_timesteps(state, path)
+        weights = state["model"]
+        moments: Any = state["optimizer"] if optimizer is not None else None
+    except Exception as error:  # a zip bomb, unpickling or a missing key: all say the file is not the reader's
+        raise not_this_runs(path, error, reader) from error
+    stored = stored_timesteps(state, path, reader)
     if stored is not None and stored != timesteps:
-        raise RunError(
-            f"--resume: {path} holds {stored:,} timesteps but {run_dir / 'progress.json'} records "
-            f"{timesteps:,}: the two files are not of the same checkpoint; restore them or start a new run"
+        raise reader.refused(
+            f"{path} holds {stored:,} timesteps but {path.parent / 'progress.json'} records {timesteps:,}: the two "
+            "files are not of the same checkpoint",
+            "them",
         )
-    problem = weights_problem(weights, model) or moments_problem(moments, model, optimizer)
+    if model is None:
+        if not isinstance(weights, dict):
+            raise not_this_runs(path, f"its model state is a {type(weights).__name__}, not a dict", reader)
+        return weights
+    problem = weights_problem(weights, model)
+    if problem is None and optimizer is not None:
+        problem = moments_problem(moments, model, optimizer)
     if problem is not None:
-        raise not_this_runs(path, problem)
-    if not all_finite(weights) or not all_finite(moments):
-        raise RunError(
-            f"--resume: {path} is damaged: it holds non-finite numbers (NaN or inf) in its "
-            f"{'weights' if not all_finite(weights) else 'optimizer state'}; restore it or start a new run"
-        )
+        raise not_this_runs(path, problem, reader)
+    if not all_finite(weights) or (optimizer is not None and not all_finite(moments)):
+        part = "weights" if not all_finite(weights) else "optimizer state"
+        raise reader.refused(f"{path} is damaged: it holds non-finite numbers (NaN or inf) in its {part}")
     try:
         model.load_state_dict(weights)
-        optimizer.load_state_dict(moments)
+        if optimizer is not None:
+            optimizer.load_state_dict(moments)
     except Exception as error:  # what the checks above do not know of
-        raise not_this_runs(path, error) from error
+        raise not_this_runs(path, error, reader) from error
+    return weights
 
 
-def not_this_runs(path: Path, problem: Exception | str) -> RunError:
-    """The error of a checkpoint that cannot be read or loaded: damaged, or another run's."""
+def not_this_runs(path: Path, problem: Exception | str, reader: Reader) -> RunError:
+    """The error of a checkpoint that cannot be read or loaded: damaged, or not what ``reader`` reads."""
     detail = problem if isinstance(problem, str) else f"{type(problem).__name__}: {problem}"
-    return RunError(
-        f"--resume: {path} is damaged or not this run's checkpoint ({detail}); restore it or start a new run"
-    )
+    return reader.refused(f"{path} is damaged or not {reader.checkpoint} ({detail})")
 
 
 def weights_problem(weights: Any, model: ActorCritic) -> str | None:

@@ -18,19 +18,19 @@ from friday13_env.core.specs import shown
 from friday13_training.actor_critic import ActorCritic
 from friday13_training.ppo_checkpoint import (
     CHECKPOINT,
+    INIT_RUN,
     PROGRESS_EXTRA_KEYS,
     SCRIPT,
     STARTED_FROM,
-    all_finite,
-    read_state,
+    read_checkpoint,
     started_by,
-    stored_timesteps,
-    weights_problem,
 )
 from friday13_training.runs import RunError, load_progress
 
 NETWORK_FIELDS = ("deck", "hidden_sizes", "activation", "input_features", "actor", "critic_sees_hands")
 """The arguments that fix the networks' shapes and inputs: a fork's must equal its source's."""
+NAME_A_RUN = "name the folder of a train_ppo.py run"
+"""What to do about an ``--init-run`` that names no run."""
 
 
 def started_from_problem(value: object) -> str | None:
@@ -63,24 +63,33 @@ class Source:
         }
 
 
-def read_source(folder: Path, fresh: dict[str, Any], added_later: Mapping[str, Any], device: str = "cpu") -> Source:
+def read_source(
+    folder: Path,
+    fresh: dict[str, Any],
+    added_later: Mapping[str, Any],
+    device: str = "cpu",
+    into: ActorCritic | None = None,
+) -> Source:
     """The ``train_ppo.py`` run in ``folder``, for a new run recorded as ``fresh``: its ``progress.json`` (checked
     as ``--resume`` checks one; arguments added after it was recorded take ``added_later``'s values), networks of the
-    new run's shape and inputs (``NETWORK_FIELDS``) and a readable ``last.pt`` of the record's timesteps. A
-    ``ValueError`` saying what is wrong, each differing flag named with the source's value."""
+    new run's shape and inputs (``NETWORK_FIELDS``) and a readable ``last.pt`` of the record's timesteps
+    (``read_checkpoint``, for ``INIT_RUN``); with ``into``, the new run's networks, its weights are checked against
+    them and loaded into them. A ``RunError`` for ``--init-run`` saying what is wrong, each differing flag named with
+    the source's value."""
     if not (folder / CHECKPOINT).is_file():
-        raise ValueError(f"{folder} holds no {CHECKPOINT}: name the folder of a train_ppo.py run")
+        raise INIT_RUN.refused(f"{folder} holds no {CHECKPOINT}: {NAME_A_RUN}", None)
+    record_file = folder / "progress.json"
     try:
-        record = load_progress(folder / "progress.json", fresh, PROGRESS_EXTRA_KEYS)
-        script = started_by(folder, record)
+        record = load_progress(record_file, fresh, PROGRESS_EXTRA_KEYS)
     except FileNotFoundError:
-        raise ValueError(f"{folder} holds no progress.json: name the folder of a train_ppo.py run") from None
-    except RunError as error:
-        raise ValueError(str(error).removeprefix("--resume: ")) from None
+        raise INIT_RUN.refused(f"{folder} holds no progress.json: {NAME_A_RUN}", None) from None
+    except ValueError as error:
+        raise INIT_RUN.refused(f"{record_file} is damaged: {error}") from None
+    script = started_by(folder, record, INIT_RUN)
     if script not in (None, SCRIPT):
-        raise ValueError(f"{folder} is a {script} run, not a train_ppo.py run")
+        raise INIT_RUN.refused(f"{folder} is a {script} run, not a train_ppo.py run", None)
     if STARTED_FROM in record and (problem := started_from_problem(record[STARTED_FROM])) is not None:
-        raise ValueError(f"{folder / 'progress.json'} is damaged: {problem}")
+        raise INIT_RUN.refused(f"{record_file} is damaged: {problem}")
     theirs, mine = {**added_later, **record["args"]}, fresh["args"]
     differ = [
         f"its --{name.replace('_', '-')} is {shown(theirs.get(name))}, this run's {shown(mine[name])}"
@@ -88,18 +97,8 @@ def read_source(folder: Path, fresh: dict[str, Any], added_later: Mapping[str, A
         if theirs.get(name) != mine[name]
     ]
     if differ:
-        raise ValueError(f"{folder}: " + "; ".join(differ))
-    path = folder / CHECKPOINT
-    try:
-        state = read_state(path, device)
-        weights = state["model"]
-        stored = stored_timesteps(state, path)
-    except Exception as error:  # a zip bomb, unpickling or a missing key: not a checkpoint of a run
-        raise ValueError(f"{path} is damaged or not a train_ppo.py checkpoint ({error})") from error
-    if stored is not None and stored != record["timesteps"]:
-        raise ValueError(f"{path} holds {stored:,} timesteps, its progress.json {record['timesteps']:,}")
-    if not isinstance(weights, dict):
-        raise ValueError(f"{path} is damaged or not a train_ppo.py checkpoint (its networks are not a state)")
+        raise INIT_RUN.refused(f"{folder}: " + "; ".join(differ), None)
+    weights = read_checkpoint(folder / CHECKPOINT, INIT_RUN, device, record["timesteps"], into)
     return Source(folder, record, weights)
 
 
@@ -108,8 +107,8 @@ def fork_problems(folder: Path, fresh: dict[str, Any], added_later: Mapping[str,
     the command line, before anything is built."""
     try:
         read_source(folder, fresh, added_later)
-    except ValueError as error:
-        return [f"--init-run: {error}"]
+    except RunError as error:
+        return [str(error)]
     return []
 
 
@@ -119,13 +118,4 @@ def start_from(
     """Load the networks of the run in ``folder`` into ``model``, read and checked again (``read_source``: it may
     have changed since the flags were checked) with its weights' keys, shapes, dtypes and finite numbers, all before
     anything is loaded; returns the new run's ``STARTED_FROM`` record."""
-    try:
-        source = read_source(folder, fresh, added_later, device)
-    except ValueError as error:
-        raise RunError(f"--init-run: {error}") from None
-    path = folder / CHECKPOINT
-    problem = weights_problem(source.weights, model)
-    if problem is not None or not all_finite(source.weights):
-        raise RunError(f"--init-run: {path} does not fit this run's networks ({problem or 'non-finite numbers'})")
-    model.load_state_dict(source.weights)
-    return source.started_from()
+    return read_source(folder, fresh, added_later, device, into=model).started_from()

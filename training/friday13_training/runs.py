@@ -15,14 +15,13 @@ import json
 import math
 import os
 import re
-import stat
 import sys
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol, TypeVar
 
 from friday13_env.core.checks import finite_number, is_duration
-from friday13_env.core.files import clashing_outputs, output_inside
+from friday13_env.core.files import clashing_outputs, output_inside, read_capped
 from friday13_env.core.signals import Interrupted as Interrupted  # re-exported for the scripts
 from friday13_env.core.signals import signals_interrupt as signals_interrupt
 from friday13_env.core.specs import FACTORY, is_existing_file, parse_spec, shown, working_folder_importable
@@ -154,23 +153,16 @@ def read_progress(path: Path, template: dict[str, Any], extra_keys: Iterable[str
 def load_progress(path: Path, template: dict[str, Any], extra_keys: Iterable[str] | None = None) -> dict[str, Any]:
     """A run's record, checked against a schema: the keys and types of a fresh run's record (``template``), and
     the range of every field the scripts share (``progress_problems``); with ``extra_keys`` no key outside the
-    template and those. Its size is bounded before it is parsed, its nesting after, and NaN or an infinity (which
-    ``json`` takes by default) is refused. A ``FileNotFoundError`` when it is missing, a ``ValueError`` saying what
-    is damaged for any other problem (without the path: ``read_progress`` and ``plot_curve.py`` name it)."""
+    template and those. It must be a regular file (a device or a pipe reports no size a cap can trust: /dev/zero, a
+    FIFO) and its size is bounded before it is parsed (``read_capped``), its nesting after, and NaN or an infinity
+    (which ``json`` takes by default) is refused. A ``FileNotFoundError`` when it is missing, a ``ValueError`` saying
+    what is damaged for any other problem (without the path: ``read_progress`` and ``plot_curve.py`` name it)."""
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):  # a device or a pipe reports no size a cap can trust (/dev/zero, a FIFO)
-            raise ValueError("not a regular file")
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_PROGRESS_BYTES + 1)
-        if len(raw) > MAX_PROGRESS_BYTES:
-            raise ValueError(f"over {MAX_PROGRESS_BYTES:,} bytes (a run's record holds at most that)")
+        raw = read_capped(path, MAX_PROGRESS_BYTES, None, raise_missing=True)
         progress = json.loads(raw, parse_constant=_no_constant)
-    except FileNotFoundError:
-        raise
     except RecursionError:
         raise ValueError(f"nested deeper than {MAX_PROGRESS_DEPTH} levels") from None
-    except (OSError, UnicodeDecodeError, ValueError) as error:
+    except (UnicodeDecodeError, ValueError) as error:
         raise ValueError(_short(str(error))) from error
     if not isinstance(progress, dict):
         raise ValueError("not a JSON object")
@@ -591,14 +583,16 @@ def resumed_run_args(
     checked: Callable[[Any], Any],
     added_later: Mapping[str, Any] | None = None,
     agent_fields: Sequence[str] = (),
+    changed_refusal: Callable[[list[str]], str] | None = None,
 ) -> Any:
     """The arguments a resumed run goes on with: the run's own, recorded in ``progress.json``, with the run settings
     (``run_settings``, the fields of ``cls`` that ``--resume`` may change) this command line gives, and ``run_dir``
     the folder the run is in (``run_dir``, whatever the record says: a run resumed under another ``--run-name`` or
     moved is checked, and recorded, where it is). A hyperparameter given with another value is refused, each one
-    listed; a damaged record is a ``RunError`` naming the file, and so is an agent factory in ``agent_fields`` (the
-    fields holding agent specs) that the record names and this command line does not (``check_recorded_factories``,
-    before any agent is built); what is left (this command line's settings, e.g. ``--export``) goes through
+    listed (``changed_refusal``, given those lines, words the refusal where a script words it its own way); a
+    damaged record is a ``RunError`` naming the file, and so is an agent factory in ``agent_fields`` (the fields
+    holding agent specs) that the record names and this command line does not (``check_recorded_factories``, before
+    any agent is built); what is left (this command line's settings, e.g. ``--export``) goes through
     ``checked``. ``added_later`` gives each hyperparameter added after runs were first recorded the value those runs
     were trained with, so that a record without it resumes as it was trained; any other missing argument is
     damage."""
@@ -609,6 +603,8 @@ def resumed_run_args(
     check_recorded_factories(record, stored, values, given, agent_fields)
     changed = changed_hyperparameters(stored, values, [n for n in names if n not in run_settings and n in given])
     if changed:
+        if changed_refusal is not None:
+            raise RunError(changed_refusal(changed))
         raise RunError("--resume keeps the run's hyperparameters; these differ: " + "; ".join(changed))
     merged = {**stored, **{name: values[name] for name in run_settings if name in given or name == "resume"}}
     merged["run_dir"] = str(run_dir)
