@@ -17,11 +17,13 @@ agent names from the list ``/api/options`` sends, and every request is checked b
 
 Every answer, the page's files under ``/static/`` included, carries ``SECURITY_HEADERS``. A refused request is a
 4xx with ``{"error": message}`` (an illegal move also lists the legal moves); a bot
-that fails ends its own game (the status says why) and the server goes on.
+that fails ends its own game (the status says why) and the server goes on. ``friday13 serve`` serves it through
+``deadline_protocol``: a connection that does not deliver a whole request in time is closed.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import Awaitable, Callable
@@ -37,11 +39,12 @@ try:
     from starlette.datastructures import Headers, MutableHeaders
     from starlette.exceptions import HTTPException
     from starlette.middleware import Middleware
-    from starlette.requests import Request
+    from starlette.requests import ClientDisconnect, Request
     from starlette.responses import HTMLResponse, JSONResponse, Response
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
+    from uvicorn.protocols.http.h11_impl import H11Protocol
 except ModuleNotFoundError as missing:
     if not missing_extra(missing, __name__, WEB_EXTRA):
         raise
@@ -312,10 +315,13 @@ async def _json_body(request: Request) -> dict[str, Any]:
     if declared is not None and (not DIGITS.fullmatch(declared) or int(declared) > MAX_BODY_BYTES):
         raise RequestError(f"a request body is at most {MAX_BODY_BYTES} bytes", 413)
     body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY_BYTES:
-            raise RequestError(f"a request body is at most {MAX_BODY_BYTES} bytes", 413)
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY_BYTES:
+                raise RequestError(f"a request body is at most {MAX_BODY_BYTES} bytes", 413)
+    except ClientDisconnect:  # the client went, or was closed for being too slow: the answer goes nowhere
+        raise RequestError("the connection closed before the request body was complete", 400) from None
     try:
         data = json.loads(body or b"{}")
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
@@ -323,3 +329,62 @@ async def _json_body(request: Request) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise RequestError("the request body must be a JSON object")
     return data
+
+
+class RequestDeadline(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol (h11), with a deadline for each request to arrive: a connection that has not
+    delivered a whole request, headers and body, ``request_timeout`` seconds after it opened or after its last
+    answer is closed. uvicorn itself only closes a kept connection that stays silent after an answer: a new
+    connection that sends nothing, or a request sent a byte now and then (slowloris), would hold its connection
+    forever, and many such clients every connection the process can open. The time the application takes to answer
+    is not limited: the deadline is met once the request is in. This application keeps no connection open (no streaming,
+    no long polling, no WebSocket), so a request that is not in after a few seconds is not coming."""
+
+    request_timeout: float
+    """Seconds; set by ``deadline_protocol``, which makes the class uvicorn is given."""
+    _deadline: asyncio.TimerHandle | None = None
+    _waiting_since: object = None
+    """The request (uvicorn's cycle) that was current when the wait began: ``None`` on a new connection."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._wait()
+
+    def on_response_complete(self) -> None:
+        self._wait()  # first: a pipelined request already received starts at once, within the call below
+        super().on_response_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_waiting()
+        super().connection_lost(exc)
+
+    def _wait(self) -> None:
+        self._stop_waiting()
+        self._waiting_since = self.cycle
+        self._deadline = self.loop.call_later(self.request_timeout, self._expired)
+
+    def _stop_waiting(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _expired(self) -> None:
+        self._deadline = None
+        if self.transport.is_closing() or self.transport.get_protocol() is not self:  # closed, or upgraded
+            return
+        cycle = self.cycle
+        if cycle is not self._waiting_since and not cycle.more_body:
+            return  # a whole request came in time; it is answered however long that takes
+        self.transport.close()  # no request, headers still coming, or a body that has not ended
+
+
+def deadline_protocol(request_timeout: float) -> type[RequestDeadline]:
+    """``RequestDeadline`` with its deadline set to ``request_timeout`` seconds, for ``uvicorn.Config(http=...)``."""
+    if not 0 < request_timeout < float("inf"):
+        raise ValueError(f"request_timeout must be a positive number of seconds, got {request_timeout!r}")
+    seconds = float(request_timeout)
+
+    class Timed(RequestDeadline):
+        request_timeout = seconds
+
+    return Timed

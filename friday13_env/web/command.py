@@ -6,6 +6,7 @@ import argparse
 import errno
 import ipaddress
 import os
+import re
 import socket
 import sys
 import threading
@@ -15,7 +16,7 @@ from typing import TextIO
 
 from friday13_env.core.checks import printable
 from friday13_env.core.extras import WEB_EXTRA, missing_extra
-from friday13_env.core.specs import integer_argument
+from friday13_env.core.specs import integer_argument, shown
 from friday13_env.friday13.evaluation.report import check_output_path
 from friday13_env.web import record, replay_html
 
@@ -29,6 +30,21 @@ REPLAY_DESCRIPTION = """Write a recorded game (a replay file from `friday13 eval
 `friday13 benchmark --replays DIR` or the web page) as one self-contained HTML file that steps through
 the game move by move; it opens from disk, with no server and no network."""
 DEFAULT_PORT = 8013
+DEFAULT_REQUEST_TIMEOUT = 10.0
+"""Seconds a connection has to deliver a whole request from when it opens or its last answer (``--request-timeout``)."""
+REQUEST_TIMEOUT_RANGE = (0.1, 3600.0)
+
+
+def request_timeout_argument(text: str) -> float:
+    """A number of seconds in ``REQUEST_TIMEOUT_RANGE``, written in ASCII digits (not ``nan``, ``inf`` or ``1e3``)."""
+    low, high = REQUEST_TIMEOUT_RANGE
+    wrong = argparse.ArgumentTypeError(f"must be a number of seconds in {low:g}..{high:g}, got {shown(text)}")
+    if not re.fullmatch(r"[0-9]{1,6}(\.[0-9]{0,6})?|\.[0-9]{1,6}", text.strip()):
+        raise wrong
+    seconds = float(text)
+    if not low <= seconds <= high:
+        raise wrong
+    return seconds
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,6 +58,15 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         type=integer_argument,
         default=60,
         help="a game is dropped after this many minutes without a request (default 60)",
+    )
+    parser.add_argument(
+        "--request-timeout",
+        type=request_timeout_argument,
+        default=DEFAULT_REQUEST_TIMEOUT,
+        metavar="SECONDS",
+        help="a connection that has not sent a whole request this many seconds after it opened or after its last "
+        f"answer is closed (default {DEFAULT_REQUEST_TIMEOUT:g}; "
+        f"{REQUEST_TIMEOUT_RANGE[0]:g}..{REQUEST_TIMEOUT_RANGE[1]:g})",
     )
     parser.add_argument("--no-browser", action="store_true", help="do not open the page in a browser")
 
@@ -107,7 +132,7 @@ def run_serve(args: argparse.Namespace, parser: argparse.ArgumentParser, input_s
     try:
         import uvicorn
 
-        from friday13_env.web.app import LOOPBACK_NAMES, create_app
+        from friday13_env.web.app import LOOPBACK_NAMES, create_app, deadline_protocol
         from friday13_env.web.sessions import SessionStore
     except ModuleNotFoundError as error:
         if missing_extra(error, "friday13 serve", WEB_EXTRA):
@@ -131,7 +156,10 @@ def run_serve(args: argparse.Namespace, parser: argparse.ArgumentParser, input_s
         output.flush()
         if not args.no_browser:
             threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-        uvicorn.Server(uvicorn.Config(app, host=bare, port=args.port, log_level="warning")).run(sockets=sockets)
+        # Only the h11 protocol, with a deadline for each request (never httptools, even where it is installed).
+        http = deadline_protocol(args.request_timeout)
+        config = uvicorn.Config(app, host=bare, port=args.port, log_level="warning", http=http)
+        uvicorn.Server(config).run(sockets=sockets)
     except KeyboardInterrupt:  # as uvicorn.run: Ctrl-C stops the server quietly
         pass
     finally:
