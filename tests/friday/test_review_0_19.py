@@ -60,8 +60,8 @@ def used_flags(observation: np.ndarray) -> list[bool]:
 
 # -- 1: a game that never ends --------------------------------------------------------------------------------
 def test_a_card_exchanged_away_and_drawn_again_comes_back_unused() -> None:
-    """Interpretation 6 (docs/friday.md): flags do not pass to the replacement, even when the replacement is the card
-    just exchanged away, drawn straight back."""
+    """Interpretation 6 (docs/CONVENTIONS.md): flags do not pass to the replacement, even when the replacement is the
+    card just exchanged away, drawn straight back."""
     state = two_exchangers_alone()
     rng = np.random.default_rng(0)
     first, second = EXCHANGERS
