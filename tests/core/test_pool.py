@@ -1,0 +1,40 @@
+"""The worker pool that the tournament and the benchmark share: results in order, and workers that do not fight
+over the cores with their numerical libraries' threads."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from friday13_env.core.pool import THREAD_VARIABLES, ordered_results
+
+
+def thread_settings(_: int) -> dict[str, str | None]:
+    """What a worker's environment says about its numerical libraries' threads."""
+    return {name: os.environ.get(name) for name in THREAD_VARIABLES}
+
+
+def square(unit: int) -> int:
+    return unit * unit
+
+
+def test_results_come_in_the_order_of_the_units() -> None:
+    assert [result for _, result in ordered_results(square, range(7), processes=2)] == [n * n for n in range(7)]
+
+
+def test_each_worker_runs_its_numerical_libraries_on_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every worker is one process per core; a BLAS library that starts a thread per core in each of them puts
+    several threads on every core, and a batched search then ran several times slower."""
+    for name in THREAD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    settings = [result for _, result in ordered_results(thread_settings, range(2), processes=2)]
+    assert settings == [dict.fromkeys(THREAD_VARIABLES, "1")] * 2
+    assert all(name not in os.environ for name in THREAD_VARIABLES)  # this process is left as it was
+
+
+def test_a_thread_count_the_user_set_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
+    settings = [result for _, result in ordered_results(thread_settings, range(2), processes=2)]
+    assert {setting["OPENBLAS_NUM_THREADS"] for setting in settings} == {"3"}
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "3"
