@@ -1,7 +1,8 @@
 """Every shipped agent makes the decisions it made when ``tests/data/decision_hashes.json`` was recorded.
 
 The hashes were made with ``python -m tests.decision_hashes`` on release 0.6.0's code after ``ppo-v4``
-(commit bc8ff11): a refactor that changes any agent's move on any of the fixed positions fails here.
+(commit bc8ff11), and ``netsearch``'s on release 0.22.0's: a refactor that changes any agent's move on any of the
+fixed positions fails here.
 A change meant to alter an agent's play records the file anew and says so in the CHANGELOG.
 
 Each section is computed in a child process with OpenBLAS's AVX2 kernels (``PINNED_BLAS``), whatever the CPU: float32

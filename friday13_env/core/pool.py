@@ -16,6 +16,7 @@ import multiprocessing
 import multiprocessing.pool
 import os
 import signal
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
@@ -25,9 +26,18 @@ Result = TypeVar("Result")
 
 DEFAULT_AHEAD = 2
 """Units sent to the pool per process before the oldest one's result is awaited."""
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-"""The thread counts of the numerical libraries, read once as a worker imports them: each is 1 in the workers,
-unless the user has set it."""
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+)
+"""The thread counts of the numerical libraries, read once as a worker imports them: all 1 in the workers, unless the
+user has set any of them (``OPENBLAS_NUM_THREADS=1`` would override a user's ``OMP_NUM_THREADS=2``)."""
+_SPAWNING = threading.Lock()
+"""Held while workers are spawned with ``THREAD_VARIABLES`` set: two pools started at once would each take the other's
+setting for the user's, and the first to finish would unset it under the second."""
 
 
 def ordered_results(
@@ -70,15 +80,16 @@ def start_pool(processes: int) -> multiprocessing.pool.Pool:
 
 @contextlib.contextmanager
 def _one_thread_each() -> Iterator[None]:
-    """``THREAD_VARIABLES`` not set by the user are 1 while the workers are spawned (they inherit this
-    environment), and unset again afterwards."""
-    added = [name for name in THREAD_VARIABLES if name not in os.environ]
-    os.environ.update(dict.fromkeys(added, "1"))
-    try:
-        yield
-    finally:
-        for name in added:
-            os.environ.pop(name, None)
+    """``THREAD_VARIABLES`` are 1 while the workers are spawned (they inherit this environment) and unset again
+    afterwards, unless the user has set any of them."""
+    with _SPAWNING:
+        added = [] if any(name in os.environ for name in THREAD_VARIABLES) else list(THREAD_VARIABLES)
+        os.environ.update(dict.fromkeys(added, "1"))
+        try:
+            yield
+        finally:
+            for name in added:
+                os.environ.pop(name, None)
 
 
 def _ignore_ctrl_c() -> None:

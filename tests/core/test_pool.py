@@ -33,8 +33,13 @@ def test_each_worker_runs_its_numerical_libraries_on_one_thread(monkeypatch: pyt
     assert all(name not in os.environ for name in THREAD_VARIABLES)  # this process is left as it was
 
 
-def test_a_thread_count_the_user_set_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
+@pytest.mark.parametrize("name", ["OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"])
+def test_a_thread_count_the_user_set_is_kept(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Whichever variable the user set decides: none is added beside it (OpenBLAS reads its own before OMP's)."""
+    for other in THREAD_VARIABLES:
+        monkeypatch.delenv(other, raising=False)
+    monkeypatch.setenv(name, "3")
     settings = [result for _, result in ordered_results(thread_settings, range(2), processes=2)]
-    assert {setting["OPENBLAS_NUM_THREADS"] for setting in settings} == {"3"}
-    assert os.environ["OPENBLAS_NUM_THREADS"] == "3"
+    expected = {other: "3" if other == name else None for other in THREAD_VARIABLES}
+    assert settings == [expected] * 2
+    assert os.environ[name] == "3"

@@ -309,7 +309,7 @@ def test_majority_leaves_a_target_pile_with_a_friday_card() -> None:
 
 
 # -- registry and options -------------------------------------------------------------------------
-BASELINES = ["cautious", "endgame", "majority", "random", "search"]
+BASELINES = ["cautious", "endgame", "majority", "netsearch", "random", "search"]
 
 
 def test_make_builds_every_registered_and_zoo_agent_by_name() -> None:

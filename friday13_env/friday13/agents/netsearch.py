@@ -91,6 +91,7 @@ class NetSearchAgent:
 
     def search(self, table: Table) -> tuple[int, dict[int, float]]:
         """The chosen action and every legal action's mean outcome (higher is better)."""
+        self.policy.check_deck(table.deck)  # as in act: a table of another deck is refused, naming both
         legal = table.legal
         hands = WorldSampler(table).sample(self.rng, self.worlds)
         batch = worlds_batch(table, hands, seed=int(self.rng.integers(2**63)))
