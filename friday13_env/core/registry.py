@@ -63,16 +63,16 @@ class Registry:
         self.game = game
         self.zoo_package = zoo_package
         self._load_policy = load_policy
-        self._factories: dict[str, AgentFactory] = {}
+        self._factories: dict[str, AgentFactory | str] = {}
         self._batched: dict[str, BatchedFactory | str] = {}
 
-    def register(self, name: str, factory: AgentFactory, batched: BatchedFactory | str | None = None) -> None:
+    def register(self, name: str, factory: AgentFactory | str, batched: BatchedFactory | str | None = None) -> None:
         """Make ``factory(seed=..., **options)`` available as ``make(name)``, and ``batched``, the agent's batched
         form if it has one, as ``batched_factory(name)``.
 
-        ``batched`` may be given as its entry point ``"package.module:name"``, imported on first use (as
+        ``factory`` and ``batched`` may be given as entry points ``"package.module:name"``, imported on first use (as
         Gymnasium's entry points are): a game's batched code resolves specs through its registry, so the
-        registry cannot import that code when it is built.
+        registry cannot import that code, nor an agent built on it, when it is built.
 
         Checked here, not at the first ``make``: the name, a ``factory`` that can be called (a class or a function;
         ``make`` calls it with ``seed=`` only if it takes one, as a ``"module:factory"`` spec), and ``batched``.
@@ -81,8 +81,13 @@ class Registry:
             raise ValueError(f"an agent name must be an identifier such as 'my_agent', got {name!r}")
         if name in self._factories or name in self.zoo():
             raise ValueError(f"an agent named {name!r} is already registered")
-        if not callable(factory):
-            raise ValueError(f"agent {name!r} needs a callable factory (a class or function), got {shown(factory)}")
+        if isinstance(factory, str) and not FACTORY.match(factory):
+            raise ValueError(f"an agent's entry point must read 'package.module:name', got {factory!r}")
+        if not isinstance(factory, str) and not callable(factory):
+            raise ValueError(
+                f"agent {name!r} needs a callable factory (a class or function) or an entry point "
+                f"'package.module:name', got {shown(factory)}"
+            )
         if isinstance(batched, str) and not FACTORY.match(batched):
             raise ValueError(f"a batched entry point must read 'package.module:name', got {batched!r}")
         if batched is not None and not isinstance(batched, str) and not callable(batched):
@@ -128,10 +133,17 @@ class Registry:
             batched = self._batched[name] = load_entry_point(batched)
         return batched
 
+    def _factory(self, name: str) -> AgentFactory:
+        """The factory registered as ``name``, its entry point imported the first time it is asked for."""
+        factory = self._factories[name]
+        if isinstance(factory, str):
+            factory = self._factories[name] = load_entry_point(factory)
+        return factory
+
     def options_of(self, name: str) -> list[str]:
         """The keyword options an agent accepts (besides ``seed``), sorted."""
         if name in self._factories:
-            return constructor_options(self._factories[name])
+            return constructor_options(self._factory(name))
         if name in self.zoo() or _is_path(name):
             return ["greedy"]
         if FACTORY.match(name):
@@ -163,7 +175,7 @@ class Registry:
         merged.update(options)
         _check_option_names(parsed, options, allowed)
         if parsed.name in self._factories:  # called as a user's factory is: with seed= only if it takes one
-            return agent_from_factory(self._factories[parsed.name], seed, repr(parsed.name), merged)
+            return agent_from_factory(self._factory(parsed.name), seed, repr(parsed.name), merged)
         if "greedy" in merged:
             merged["greedy"] = check_greedy(merged["greedy"])  # before a checkpoint is read
         path = self.zoo().get(parsed.name)
@@ -177,7 +189,7 @@ class Registry:
         """``options_of(name)`` for a name ``make`` can build, else a ``ValueError``: an unknown name, or a
         checkpoint path with no file. Each test runs once, and a registered name costs no file-system call."""
         if name in self._factories:
-            return constructor_options(self._factories[name])
+            return constructor_options(self._factory(name))
         if name in self.zoo() or is_existing_file(name):
             return ["greedy"]
         if FACTORY.match(name):

@@ -53,3 +53,24 @@ def test_a_malformed_entry_point_is_refused_when_registered(entry_point: str) ->
     with pytest.raises(ValueError, match=r"a batched entry point must read 'package\.module:name'"):
         agents.register("named", Scalar, batched=entry_point)
     assert agents.names() == []
+
+
+def test_an_agent_given_as_an_entry_point_is_imported_when_first_made() -> None:
+    """An agent built on code that resolves specs through the registry (``netsearch`` on the batched engine) is
+    registered by name, so the registry need not import it."""
+    agents = registry()
+    agents.register("by_name", "friday13_env.friday13.agents.heuristics:MajorityAgent")
+    assert agents.names() == ["by_name"]
+    assert agents.options_of("by_name") == ["keep_min", "open_min"]
+    agent = agents.make("by_name:open_min=4", seed=1)
+    assert type(agent).__name__ == "MajorityAgent" and agent.open_min == 4
+    with pytest.raises(ValueError, match=r"'by_name' has no option 'budget'|budget"):
+        agents.make("by_name:budget=3")
+
+
+@pytest.mark.parametrize("entry_point", ["MajorityAgent", "friday13_env.friday13.agents.heuristics", "a b:c", ""])
+def test_a_malformed_agent_entry_point_is_refused_when_registered(entry_point: str) -> None:
+    agents = registry()
+    with pytest.raises(ValueError, match=r"an agent's entry point must read 'package\.module:name'"):
+        agents.register("named", entry_point)
+    assert agents.names() == []

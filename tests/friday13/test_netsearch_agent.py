@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from friday13_env import agents, raw_env
-from friday13_env.friday13.agents import NetSearchAgent
-from friday13_env.friday13.agents.netsearch import play_out, worlds_batch
+from friday13_env.friday13.agents.netsearch import NetSearchAgent, play_out, worlds_batch
 from friday13_env.friday13.agents.search import MAX_WORLDS
 from friday13_env.friday13.agents.table import Table
 from friday13_env.friday13.batched.agents import BatchedPolicy

@@ -3,7 +3,6 @@
 from friday13_env.friday13.agents.base import Agent, RandomAgent, deck_of, legal_actions
 from friday13_env.friday13.agents.endgame import EndgameSearchAgent
 from friday13_env.friday13.agents.heuristics import CautiousAgent, MajorityAgent
-from friday13_env.friday13.agents.netsearch import NetSearchAgent
 from friday13_env.friday13.agents.policy import Friday13PolicyAgent
 from friday13_env.friday13.agents.registry import REGISTRY, load, make, names, options_of, register
 from friday13_env.friday13.agents.search import SearchAgent
@@ -15,7 +14,6 @@ __all__ = [
     "EndgameSearchAgent",
     "Friday13PolicyAgent",
     "MajorityAgent",
-    "NetSearchAgent",
     "RandomAgent",
     "SearchAgent",
     "deck_of",

@@ -11,14 +11,14 @@ the round out and keeps the move with the best mean outcome (``search.outcomes``
 the last round). The rollouts run on the batched engine, one ``GameBatch`` row per (move, world), all rows in
 lockstep: one observation encoding, one forward pass of the network and one engine step per card played.
 
-The network is a separate registry name's because it costs far more per move than the network alone (its cost and
-strength: ``docs/agents.md``).
+The network plus search is a registry name of its own because it costs far more per move than the network alone (its
+cost and strength: ``docs/agents.md``). The registry names it by entry point: this module is built on the batched
+engine, whose agents are resolved through the registry.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,11 +30,9 @@ from friday13_env.friday13.agents.base import Observation, agent_rng, checked
 from friday13_env.friday13.agents.policy import ZOO_PACKAGE, load_policy_agent
 from friday13_env.friday13.agents.search import MAX_WORLDS, WorldSampler, check_objective, outcomes
 from friday13_env.friday13.agents.table import Table
+from friday13_env.friday13.batched.agents import BatchedPolicy, act
+from friday13_env.friday13.batched.engine import DUMMY_SLOT, GameBatch
 from friday13_env.friday13.cards import NUM_PILES
-
-if TYPE_CHECKING:
-    from friday13_env.friday13.batched.agents import BatchedPolicy
-    from friday13_env.friday13.batched.engine import GameBatch
 
 DEFAULT_POLICY = "ppo-v4"
 """The zoo policy that plays every seat of the rollouts."""
@@ -72,9 +70,6 @@ class NetSearchAgent:
         except ValueError as error:
             raise ValueError(f"{self.name} option policy: {error}") from error
         self.policy = load_policy_agent(path, name=str(policy))
-        # The batched code resolves agent specs through the registry, which registers this agent: imported here.
-        from friday13_env.friday13.batched.agents import BatchedPolicy
-
         self.rollout_policy = BatchedPolicy(self.policy.policy, str(policy))
         self.rng = agent_rng(seed)
 
@@ -110,8 +105,6 @@ def worlds_batch(table: Table, hands: np.ndarray, seed: int) -> GameBatch:
     the player-relative observations do not depend on where the table's seat numbers start. ``seed`` seeds the
     batch's own deals, which the rollouts never reach (they end with the round).
     """
-    from friday13_env.friday13.batched.engine import DUMMY_SLOT, GameBatch  # as BatchedPolicy in the constructor
-
     deck, n = table.deck, table.num_players
     rows = len(table.legal) * hands.shape[0]
     batch = GameBatch(
@@ -144,8 +137,6 @@ def worlds_batch(table: Table, hands: np.ndarray, seed: int) -> GameBatch:
 def play_out(batch: GameBatch, legal: list[int], policy: BatchedPolicy, rng: np.random.Generator) -> np.ndarray:
     """Round points (6, rows) of every seat after the observer plays ``legal[row // W]`` and ``policy`` plays every
     seat from then on to the end of the round (``W`` = rows / moves)."""
-    from friday13_env.friday13.batched.agents import act  # as BatchedPolicy in the constructor
-
     result = batch.step(np.repeat(np.array(legal, dtype=np.int64), batch.num_games // len(legal)))
     while not result.round_over.any():  # the rows are in lockstep: every round ends at the same play
         result = batch.step(act(policy, batch, batch.game_indices(None), rng))

@@ -9,7 +9,6 @@ from friday13_env.core.registry import Registry, UnknownOptionError
 from friday13_env.friday13.agents.base import RandomAgent
 from friday13_env.friday13.agents.endgame import EndgameSearchAgent
 from friday13_env.friday13.agents.heuristics import CautiousAgent, MajorityAgent
-from friday13_env.friday13.agents.netsearch import NetSearchAgent
 from friday13_env.friday13.agents.policy import ZOO_PACKAGE, load_policy_agent
 from friday13_env.friday13.agents.search import SearchAgent
 
@@ -35,4 +34,4 @@ register("cautious", CautiousAgent, batched=f"{_BATCHED}:BatchedCautious")
 register("majority", MajorityAgent, batched=f"{_BATCHED}:BatchedMajority")
 register("search", SearchAgent)
 register("endgame", EndgameSearchAgent)
-register("netsearch", NetSearchAgent)
+register("netsearch", "friday13_env.friday13.agents.netsearch:NetSearchAgent")  # built on the batched engine
