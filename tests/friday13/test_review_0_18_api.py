@@ -311,7 +311,12 @@ def test_a_registered_factory_that_raises_is_a_value_error_naming_it(registry: A
 @pytest.mark.parametrize(
     ("factory", "batched", "message"),
     [
-        (5, None, r"agent 'zz_bad' needs a callable factory \(a class or function\), got 5"),
+        (
+            5,
+            None,
+            r"agent 'zz_bad' needs a callable factory \(a class or function\) or an entry point 'package.module:name', "
+            r"got 5",
+        ),
         (Seedless, 5, r"agent 'zz_bad': batched must be None, an entry point 'package.module:name' or a callable"),
     ],
 )
