@@ -315,7 +315,16 @@ def resumed_args(args: Args, given: set[str], run_dir: Path, progress: dict[str,
         )
 
     return resumed_run_args(
-        Args, args, given, progress, run_dir, RUN_SETTINGS, checked_args, unrecorded, AGENT_FIELDS, refusal
+        Args,
+        args,
+        given,
+        progress,
+        run_dir,
+        RUN_SETTINGS,
+        checked_args,
+        added_later=unrecorded,
+        agent_fields=AGENT_FIELDS,
+        changed_refusal=refusal,
     )
 
 

@@ -73,6 +73,7 @@ from friday13_training.ppo_checkpoint import (
     SCRIPT,
     STARTED_FROM,
     Boundary,
+    Reader,
     check_finite,
     check_started_by,
     load_checkpoint,
@@ -784,14 +785,13 @@ def add_snapshot(
     model.export(run_dir / "snapshots" / f"{name}.npz", args, f"self-play snapshot at {steps:,} timesteps", {})
     progress["snapshots"] = [*progress["snapshots"], name][-args.max_snapshots :]
     # (dropped files are deleted once progress.json no longer names them: save_run)
-    load_snapshots(run_dir, progress["snapshots"], args, tables, resumed=False)
+    load_snapshots(run_dir, progress["snapshots"], args, tables, reader=None)
 
 
-def load_snapshots(run_dir: Path, names: list[str], args: Args, tables: Tables, resumed: bool) -> None:
+def load_snapshots(run_dir: Path, names: list[str], args: Args, tables: Tables, reader: Reader | None) -> None:
     """The snapshots ``names`` into the pool, after the ``--opponents`` (sampling, as the learner does): those a
-    resumed run's record names (``resumed``: a damaged one is named for ``--resume``), or those of the pool the run
-    has just changed (named for no flag: a new run is no resume)."""
-    reader = RESUME if resumed else None
+    resumed run's record names (``reader`` ``RESUME``: a damaged one is named for ``--resume``), or those of the pool
+    the run has just changed (``None``: named for no flag, a new run is no resume)."""
     tables.set_snapshots(
         names, [BatchedPolicy(read_snapshot(run_dir, name, args.deck, reader), name, greedy=False) for name in names]
     )
@@ -886,7 +886,7 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
         export_copy(run_dir, args.export)
         return run_dir
     tables = Tables(args, seed=args.seed + done, results=progress.get(POOL_RESULTS))
-    load_snapshots(run_dir, progress["snapshots"], args, tables, resumed=args.resume)
+    load_snapshots(run_dir, progress["snapshots"], args, tables, reader=RESUME if args.resume else None)
     writer = tensorboard(run_dir)
     per_rollout = args.num_tables * args.num_steps
     next_eval = next_multiple(done, args.eval_every)
