@@ -92,12 +92,12 @@ from friday13_training.script_args import (
     output_error,
 )
 from friday13_training.torch_policy import load_linear_layers, read_matching_policy
-from friday13_training.workers import worker_pool
 from tqdm import tqdm
 
 from friday13_env import raw_env
 from friday13_env.core.checkpoint import CheckpointError
 from friday13_env.core.mlp import MLPPolicy
+from friday13_env.core.pool import worker_pool
 from friday13_env.core.specs import working_folder_importable
 from friday13_env.friday13.agents import Agent, legal_actions, make
 from friday13_env.friday13.agents.policy import ENV_VERSION, observation_scale, read_friday13_policy

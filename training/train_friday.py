@@ -103,13 +103,13 @@ from friday13_training.torch_policy import (
     save_checked_policy,
     sharpen_,
 )
-from friday13_training.workers import worker_pool
 from tqdm import tqdm
 
 from friday13_env.core.checkpoint import CheckpointError
 from friday13_env.core.files import atomic_write
 from friday13_env.core.mlp import MLPPolicy
 from friday13_env.core.options import available_cpus, pool_size
+from friday13_env.core.pool import worker_pool
 from friday13_env.core.specs import parse_spec
 from friday13_env.friday import encoding
 from friday13_env.friday.actions import ACTIVATE, NUM_ACTIONS, TARGET

@@ -4,15 +4,20 @@ over the cores with their numerical libraries' threads."""
 from __future__ import annotations
 
 import os
+import signal
 
 import pytest
 
-from friday13_env.core.pool import THREAD_VARIABLES, ordered_results
+from friday13_env.core.pool import THREAD_VARIABLES, WorkerDied, ordered_results, worker_pool
 
 
 def thread_settings(_: int) -> dict[str, str | None]:
     """What a worker's environment says about its numerical libraries' threads."""
     return {name: os.environ.get(name) for name in THREAD_VARIABLES}
+
+
+def process_id(_: int) -> int:
+    return os.getpid()
 
 
 def square(unit: int) -> int:
@@ -43,3 +48,34 @@ def test_a_thread_count_the_user_set_is_kept(monkeypatch: pytest.MonkeyPatch, na
     expected = {other: "3" if other == name else None for other in THREAD_VARIABLES}
     assert settings == [expected] * 2
     assert os.environ[name] == "3"
+
+
+def die_on_three(unit: int) -> int:
+    """Ends its worker process as the system ends one that runs out of memory."""
+    if unit == 3:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return unit
+
+
+def test_a_worker_that_dies_ends_the_work_with_a_clear_error() -> None:
+    """A pool of ``multiprocessing.Pool`` waited without end for the unit that a dead worker held."""
+
+    def waited_too_long(signum: int, frame: object) -> None:
+        raise TimeoutError("ordered_results still waits for a dead worker's unit")
+
+    previous = signal.signal(signal.SIGALRM, waited_too_long)
+    signal.alarm(120)
+    try:
+        with pytest.raises(WorkerDied, match="a worker process died before finishing its work"):
+            for _ in ordered_results(die_on_three, range(8), processes=2):
+                pass
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert all(name not in os.environ for name in THREAD_VARIABLES)
+
+
+def test_one_process_does_the_work_here() -> None:
+    with worker_pool(1) as pool:
+        assert pool is None
+    assert [pid for _, pid in ordered_results(process_id, range(3), processes=1)] == [os.getpid()] * 3

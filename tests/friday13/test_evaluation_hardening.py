@@ -9,6 +9,7 @@ again in 0.16.0, when each solo game's agent got a seed of its own).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -114,13 +115,15 @@ def two_cpus(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.setattr(os, "cpu_count", lambda: 64)
     sizes: list[int] = []
+    real_pool = pool.worker_pool
 
-    class Context:
-        def Pool(self, processes: int, *args: object, **kwargs: object) -> None:
-            sizes.append(processes)
-            raise PoolStarted(processes)
+    def recorded_pool(processes: int) -> contextlib.AbstractContextManager[object]:
+        if processes <= 1:
+            return real_pool(processes)
+        sizes.append(processes)
+        raise PoolStarted(processes)
 
-    monkeypatch.setattr(pool.multiprocessing, "get_context", lambda method: Context())
+    monkeypatch.setattr(pool, "worker_pool", recorded_pool)
     return sizes
 
 
@@ -323,3 +326,42 @@ def test_the_solo_evaluation_script_refuses_two_outputs_on_one_path(
 
 if __name__ == "__main__":  # how tests/friday13/golden_evaluation.json was made (before the lazy rewrite)
     json.dump({"card": friday13_figures(), "solo": solo_figures()}, sys.stdout, indent=1)
+
+
+DYING_AGENT = '''
+import multiprocessing, os, signal
+
+class Agent:
+    """Plays its first legal card; in a worker process it dies as the system kills one that runs out of memory."""
+    name = "dying"
+
+    def act(self, observation):
+        if multiprocessing.parent_process() is not None:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return int(observation["action_mask"].nonzero()[0][0])
+'''
+
+
+def test_a_worker_that_dies_stops_the_command_with_one_line_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pool used to wait for the dead worker's games without end."""
+    (tmp_path / "dying_agent.py").write_text(DYING_AGENT)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    output = tmp_path / "result.json"
+
+    def waited_too_long(signum: int, frame: object) -> None:
+        raise TimeoutError("the evaluation still waits for a dead worker's games")
+
+    previous = signal.signal(signal.SIGALRM, waited_too_long)
+    signal.alarm(120)
+    try:
+        with pytest.raises(SystemExit, match=r"^friday13 evaluate: stopped: a worker process died before finishing"):
+            evaluate_main(
+                ["--agents", "dying_agent:Agent", "random", "random", "random", "--games", "64", "--workers", "2",
+                 "--no-progress", "--json", str(output)]
+            )  # fmt: skip
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert not output.exists()

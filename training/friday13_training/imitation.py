@@ -20,13 +20,13 @@ from tqdm import tqdm
 
 from friday13_env.core.files import atomic_write
 from friday13_env.core.mlp import MLPPolicy
+from friday13_env.core.pool import worker_pool
 from friday13_env.friday13.agents import Agent, make
 from friday13_env.friday13.agents.policy import policy_metadata
 from friday13_env.friday13.evaluation import evaluate, focus_matchups
 from friday13_training.runs import RunError, export_problem
 from friday13_training.script_args import atomic_write_text
 from friday13_training.torch_policy import load_linear_layers, save_linear_layers
-from friday13_training.workers import worker_pool
 
 EVAL_SEED = 12_345
 """Deals of the quick evaluation (the PPO script's periodic evaluation uses the same)."""

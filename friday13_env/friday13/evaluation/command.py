@@ -20,6 +20,7 @@ from typing import TextIO
 from friday13_env.core.checks import counted
 from friday13_env.core.files import clashing_outputs, output_in_folder, output_problem, run_writing
 from friday13_env.core.options import pool_size
+from friday13_env.core.pool import WorkerDied
 from friday13_env.core.specs import (
     AgentSpec,
     first_repeat,
@@ -338,7 +339,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
             replays=replays,
             seating_mode=args.seatings,
         )
-    except IllegalActionError as error:  # an agent's move: one line that names it, not a traceback
+    except (IllegalActionError, WorkerDied) as error:  # an agent's move, a dead worker: one line, not a traceback
         raise SystemExit(f"friday13 evaluate: stopped: {error}") from error
 
     print(format_text(result), file=notes)
