@@ -75,7 +75,9 @@ class Registry:
         registry cannot import that code, nor an agent built on it, when it is built.
 
         Checked here, not at the first ``make``: the name, a ``factory`` that can be called (a class or a function;
-        ``make`` calls it with ``seed=`` only if it takes one, as a ``"module:factory"`` spec), and ``batched``.
+        ``make`` calls it with ``seed=`` only if it takes one, as a ``"module:factory"`` spec), and ``batched``. An
+        entry point's form is checked here, what it names at its first use: a module that does not import or an
+        object that cannot be called is then a ``ValueError`` naming the agent.
         """
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"an agent name must be an identifier such as 'my_agent', got {name!r}")
@@ -130,14 +132,14 @@ class Registry:
                 f"{sorted(self.zoo())}, checkpoint paths and MLPPolicy objects"
             )
         if isinstance(batched, str):
-            batched = self._batched[name] = load_entry_point(batched)
+            batched = self._batched[name] = resolve_factory(batched, f"agent {name!r}'s batched form {batched!r}")
         return batched
 
     def _factory(self, name: str) -> AgentFactory:
         """The factory registered as ``name``, its entry point imported the first time it is asked for."""
         factory = self._factories[name]
         if isinstance(factory, str):
-            factory = self._factories[name] = load_entry_point(factory)
+            factory = self._factories[name] = resolve_factory(factory, f"agent {name!r}'s entry point {factory!r}")
         return factory
 
     def options_of(self, name: str) -> list[str]:
@@ -231,13 +233,20 @@ def make_from_factory(entry_point: str, seed: int | None) -> Agent:
     The module is imported as Python finds it (the folder a script runs from, an installed package); an
     import that fails, a factory that raises, or a result that is not an agent is a ``ValueError`` naming the spec.
     """
+    factory = resolve_factory(entry_point, f"agent factory {shown(entry_point)}")
+    return agent_from_factory(factory, seed, shown(entry_point))
+
+
+def resolve_factory(entry_point: str, label: str) -> Callable[..., Any]:
+    """The class or function an entry point ``"package.module:name"`` names; an import that fails or an object that
+    cannot be called is a ``ValueError`` naming ``label`` (what the entry point is for)."""
     try:
         factory = load_entry_point(entry_point)
     except (ImportError, AttributeError) as error:
-        raise ValueError(f"agent factory {shown(entry_point)} cannot be loaded: {error}") from error
+        raise ValueError(f"{label} cannot be loaded: {error}") from error
     if not callable(factory):
-        raise ValueError(f"agent factory {shown(entry_point)} is a {type(factory).__name__}, not a class or function")
-    return agent_from_factory(factory, seed, shown(entry_point))
+        raise ValueError(f"{label} is a {type(factory).__name__}, not a class or function")
+    return factory
 
 
 def agent_from_factory(

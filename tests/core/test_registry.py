@@ -3,6 +3,9 @@ imported on first use, listed by ``batched_names``, and refused clearly for an a
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -55,12 +58,23 @@ def test_a_malformed_entry_point_is_refused_when_registered(entry_point: str) ->
     assert agents.names() == []
 
 
-def test_an_agent_given_as_an_entry_point_is_imported_when_first_made() -> None:
+def test_an_agent_given_as_an_entry_point_is_imported_when_first_made(tmp_path: Path) -> None:
     """An agent built on code that resolves specs through the registry (``netsearch`` on the batched engine) is
     registered by name, so the registry need not import it."""
-    agents = registry()
+    module = tmp_path / "lazily_imported.py"
+    module.write_text("from friday13_env.friday13.agents.heuristics import MajorityAgent\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        agents = registry()
+        agents.register("lazy", "lazily_imported:MajorityAgent")
+        assert "lazily_imported" not in sys.modules
+        assert agents.options_of("lazy") == ["keep_min", "open_min"]
+        assert "lazily_imported" in sys.modules
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("lazily_imported", None)
     agents.register("by_name", "friday13_env.friday13.agents.heuristics:MajorityAgent")
-    assert agents.names() == ["by_name"]
+    assert agents.names() == ["by_name", "lazy"]
     assert agents.options_of("by_name") == ["keep_min", "open_min"]
     agent = agents.make("by_name:open_min=4", seed=1)
     assert type(agent).__name__ == "MajorityAgent" and agent.open_min == 4
@@ -74,3 +88,39 @@ def test_a_malformed_agent_entry_point_is_refused_when_registered(entry_point: s
     with pytest.raises(ValueError, match=r"an agent's entry point must read 'package\.module:name'"):
         agents.register("named", entry_point)
     assert agents.names() == []
+
+
+def test_the_package_imports_netsearch_and_the_batched_engine_only_when_netsearch_is_made() -> None:
+    """Why ``netsearch`` is registered by entry point: importing the agents must not import it (nor the batched engine
+    it is built on, which resolves specs through the registry)."""
+    script = (
+        "import sys; from friday13_env.friday13 import agents; "
+        "before = sorted(m for m in sys.modules if m.endswith(('.netsearch', '.batched.engine'))); "
+        "agents.make('netsearch:worlds=2', seed=0); "
+        "after = sorted(m for m in sys.modules if m.endswith(('.netsearch', '.batched.engine'))); "
+        "print(before, after)"
+    )
+    shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.strip()
+    netsearch, engine = "friday13_env.friday13.agents.netsearch", "friday13_env.friday13.batched.engine"
+    assert shown == f"[] {[netsearch, engine] if netsearch < engine else [engine, netsearch]}"
+
+
+@pytest.mark.parametrize(
+    ("entry_point", "problem"),
+    [
+        ("friday13_env.friday13.agents.heuristics:NoSuchAgent", "cannot be loaded: module .* has no attribute"),
+        ("no_such_package.agents:Agent", "cannot be loaded: No module named 'no_such_package'"),
+        ("friday13_env.friday13.agents.search:MAX_WORLDS", "is a int, not a class or function"),
+    ],
+)
+def test_an_entry_point_that_names_no_factory_is_a_clear_error_at_first_use(entry_point: str, problem: str) -> None:
+    """The form is checked at ``register``; what it names only when it is first used (it is not imported before):
+    then a module that does not import or an object that cannot be called is a ``ValueError`` naming the agent."""
+    agents = registry()
+    agents.register("broken", entry_point)
+    agents.register("broken_batched", Scalar, batched=entry_point)
+    for use in (lambda: agents.make("broken"), lambda: agents.options_of("broken"), lambda: agents.check("broken")):
+        with pytest.raises(ValueError, match=f"agent 'broken''s entry point '{entry_point}' {problem}"):
+            use()
+    with pytest.raises(ValueError, match=f"agent 'broken_batched''s batched form '{entry_point}' {problem}"):
+        agents.batched_factory("broken_batched")
