@@ -8,7 +8,7 @@ import pytest
 
 from friday13_env import agents, raw_env
 from friday13_env.friday13.agents.netsearch import NetSearchAgent, play_out, worlds_batch
-from friday13_env.friday13.agents.search import MAX_WORLDS
+from friday13_env.friday13.agents.search import MAX_WORLDS, WorldSampler, outcomes
 from friday13_env.friday13.agents.table import Table
 from friday13_env.friday13.batched.agents import BatchedPolicy
 from friday13_env.friday13.batched.encoding import encode_observations
@@ -99,6 +99,49 @@ def test_the_rollouts_are_the_policys_own_play_on_the_rules_engine(num_players: 
         points = play_out(batch, table.legal, policy, np.random.default_rng(0))[:num_players]
         for row, move in enumerate(table.legal):
             assert points[:, row].tolist() == greedy_round(state, move)
+
+
+def in_world(state, world: np.ndarray):
+    """A copy of ``state`` whose hidden hands are ``world``'s (``WorldSampler``'s layout: relative seats, then the
+    dummy hand)."""
+    n, me = state.rules.num_players, state.current
+    state = state.copy()
+    for offset in range(n):
+        state.hands[(me + offset) % n] = world[offset].tolist()
+    if state.dummy is not None:
+        state.dummy = world[n].tolist()
+    return state
+
+
+@pytest.mark.parametrize(("objective", "last_round"), [("rank", True), ("rank", False), ("relative", True)])
+def test_each_move_is_valued_by_the_mean_outcome_of_its_rollouts_in_the_sampled_worlds(
+    objective: str, last_round: bool
+) -> None:
+    """``search``'s values, recomputed on the rules engine: the agent's own worlds (the same seeded stream), each move
+    played out card by card by the policy in each of them, the outcome of each finished round (the win share in the
+    last round with ``rank``, relative points otherwise) averaged over the worlds; the move with the best mean is
+    played."""
+    found = positions(4, seed=21, games=1, num_rounds=3)
+    state = next(s for s in found if (table_of(s).rounds_left == 1) == last_round and len(legal_actions(s)) > 2)
+    table = table_of(state)
+    worlds = 3
+    hands = WorldSampler(table).sample(np.random.default_rng(5), worlds)  # the agent's first draws, with seed 5
+    agent = NetSearchAgent(seed=5, worlds=worlds, objective=objective)
+    chosen, values = agent.search(table)
+    final_round = last_round and objective == "rank"
+    expected = {
+        move: float(
+            np.mean(
+                [
+                    outcomes(np.array(greedy_round(in_world(state, world), move)), np.array(table.scores), final_round)
+                    for world in hands
+                ]
+            )
+        )
+        for move in table.legal
+    }
+    assert values == pytest.approx(expected, abs=1e-12)
+    assert chosen == max(expected, key=expected.__getitem__)
 
 
 def test_options_are_checked_before_the_policy_is_read() -> None:

@@ -19,7 +19,7 @@ import numpy as np
 from friday13_env.friday13.agents.base import checked
 from friday13_env.friday13.cards import CAPTURE_LIMIT, NUM_PILES, Deck
 from friday13_env.friday13.encoding import observation_layout
-from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
+from friday13_env.friday13.engine import MAX_PLAYERS, MAX_ROUNDS, MIN_PLAYERS
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ class Table:
                 f"says {ints('hand_sizes')[0]}"
             )
 
-        return cls(
+        table = cls(
             deck=deck,
             num_players=n,
             hand=ints("hand"),
@@ -111,6 +111,45 @@ class Table:
             has_dummy=bool(ints("dummy")[0]),
             legal=legal.tolist(),
         )
+        problem = table._impossibility()
+        if problem is not None:
+            raise ValueError(f"{agent}: no table shows this observation: {problem}")
+        return table
+
+    def _impossibility(self) -> str | None:
+        """What in this decoded observation no game of the rules can show (None for a possible one): more cards of a
+        kind than the deck has in the hand, the unseen cards and the piles; a pile whose total is not its cards' or
+        exceeds the capture limit; fewer unseen cards than the other hands hold; rounds outside the game's; a legal
+        action that plays a card not in hand. A search plays such a position out with the rules and would fail deep in
+        its rollout, naming its internals; a heuristic would decide on it without a word. A position that only leaves
+        cards out (``scenario.from_hands``'s partial positions) passes."""
+        deck = self.deck
+        counts = np.array(deck.kind_counts)
+        outside_piles = np.array(self.hand) + np.array(self.unseen)
+        piles = np.array(self.pile_counts)
+        seen = outside_piles + piles.sum(axis=0)
+        if (seen > counts).any():
+            kind = int(np.argmax(seen > counts))
+            return (
+                f"{seen[kind]} cards of {deck.kind_name(kind)} in the hand, the unseen cards and the piles; the "
+                f"{deck.name} deck has {counts[kind]}"
+            )
+        totals = np.array(self.pile_totals)
+        values = piles @ np.array(deck.kind_values)
+        if (totals != values).any() or (totals > CAPTURE_LIMIT).any():
+            pile = int(np.argmax((totals != values) | (totals > CAPTURE_LIMIT)))
+            return f"pile {pile} totals {totals[pile]}, its cards {values[pile]} (a pile holds at most {CAPTURE_LIMIT})"
+        unseen, others = sum(self.unseen), sum(self.hand_sizes[1:])
+        if unseen < others:
+            return f"{unseen} unseen cards, fewer than the other hands hold ({others})"
+        if not 1 <= self.rounds_left <= MAX_ROUNDS - self.round_index:
+            return f"round {self.round_index} with {self.rounds_left} rounds left; a game has 1 to {MAX_ROUNDS} rounds"
+        unheld = [
+            deck.action_name(action) for action in self.legal if not self.hand[deck.action_kind_and_pile(action)[0]]
+        ]
+        if unheld:
+            return f"the legal actions {unheld} play cards the hand does not hold"
+        return None
 
     @property
     def cards_in_play_per_type(self) -> int:
