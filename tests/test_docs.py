@@ -18,6 +18,7 @@ PAGES = sorted(
         *(REPOSITORY / "friday13_env").glob("*/zoo/*.md"),
         REPOSITORY / "checkpoints" / "README.md",
         REPOSITORY / "results" / "README.md",
+        *(REPOSITORY / "experiments").glob("*/README.md"),
     ]
 )
 OPTIONAL_LIBRARIES = {"torchrl", "tensordict", "pufferlib", "ray"}
