@@ -30,7 +30,7 @@ from pathlib import Path
 from friday13_env.core.checkpoint import CheckpointError
 from friday13_env.core.files import atomic_write_text, clashing_outputs, output_problem, run_writing
 from friday13_env.core.options import pool_size
-from friday13_env.core.pool import ordered_results
+from friday13_env.core.pool import WorkerDied, ordered_results
 from friday13_env.core.specs import (
     AgentSpec,
     first_repeat,
@@ -126,9 +126,12 @@ def evaluate_and_write(args: argparse.Namespace, written: list[str]) -> None:
     if workers < args.workers:
         print(f"--workers {args.workers}: {workers} process(es), one per unit or CPU at most", file=sys.stderr)
     results = []
-    for unit, (result, seconds) in ordered_results(play_level, units, workers):
-        results.append(result)
-        print(f"{unit.spec.label} level {unit.level}: {seconds:.1f} s", file=sys.stderr)
+    try:
+        for unit, (result, seconds) in ordered_results(play_level, units, workers):
+            results.append(result)
+            print(f"{unit.spec.label} level {unit.level}: {seconds:.1f} s", file=sys.stderr)
+    except WorkerDied as error:
+        raise SystemExit(f"evaluate_friday.py: stopped: {error}") from error
     print(format_table(results))
     if args.json:
         atomic_write_text(args.json, json.dumps(results_to_json(results, args.seed), indent=2, allow_nan=False) + "\n")

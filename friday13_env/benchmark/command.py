@@ -49,6 +49,7 @@ from friday13_env.core.files import (
     read_capped,
     run_writing,
 )
+from friday13_env.core.pool import WorkerDied
 from friday13_env.core.signals import Interrupted
 from friday13_env.core.specs import entrant_label, non_negative_argument, positive_argument
 from friday13_env.friday13.evaluation.command import STDOUT, add_replay_arguments, checked_replays, overwritten_agent
@@ -233,7 +234,7 @@ def _play(
     try:
         with _progress_bar(not args.no_progress) as update:
             result = execute(plan, update)
-    except IllegalMoveError as error:  # an illegal move the fingerprint positions did not meet
+    except (IllegalMoveError, WorkerDied) as error:  # a move the fingerprint positions did not meet; a dead worker
         kept = f"; the finished units are kept in {partial_path(path)}" if partial_path(path).exists() else ""
         parser.error(f"{error}{kept}")
     written.append(str(path))

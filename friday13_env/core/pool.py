@@ -28,10 +28,11 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import TypeVar
+from typing import ParamSpec, TypeVar
 
 Unit = TypeVar("Unit")
 Result = TypeVar("Result")
+Parameters = ParamSpec("Parameters")
 
 DEFAULT_AHEAD = 2
 """Units sent to the pool per process before the oldest one's result is awaited."""
@@ -52,7 +53,8 @@ the other's setting for the user's, and the first to finish would unset it under
 
 
 class WorkerDied(RuntimeError):
-    """A worker process ended without finishing its unit of work (killed by the system for memory, say)."""
+    """A worker process ended without finishing its unit of work (killed by the system for memory, say) or without
+    sending its result back (one that cannot be pickled)."""
 
 
 def ordered_results(
@@ -77,9 +79,9 @@ def ordered_results(
                 yield oldest, result.result()
         except BrokenProcessPool as error:
             raise WorkerDied(
-                f"a worker process died before finishing its work (killed by the system, perhaps for memory); "
-                f"nothing was lost that a rerun cannot redo: run again, with fewer processes than {processes} if "
-                f"memory is short"
+                f"a worker process ended before finishing its work: killed by the system (for memory, say: run "
+                f"again with fewer processes than {processes}), or it could not start or send back its result (one "
+                f"process, the same run here, shows the error)"
             ) from error
 
 
@@ -92,7 +94,7 @@ def worker_pool(processes: int) -> Iterator[ProcessPoolExecutor | None]:
         return
     context = _OneThreadContext()
     stop = context.RawValue(ctypes.c_bool, False)  # not an Event: setting one waits for its sleepers, a dead one too
-    pool = ProcessPoolExecutor(processes, mp_context=context, initializer=_start_worker, initargs=(os.getpid(), stop))
+    pool = _StoppablePool(processes, mp_context=context, initializer=_start_worker, initargs=(os.getpid(), stop))
     try:
         yield pool
     except BaseException:
@@ -100,6 +102,16 @@ def worker_pool(processes: int) -> Iterator[ProcessPoolExecutor | None]:
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+
+
+class _StoppablePool(ProcessPoolExecutor):
+    """Runs every call inside ``_unit``, so that a worker told to stop ends at once within a unit of work and never
+    while it sends a result back: the pool's reader would wait for the rest of that result without end."""
+
+    def submit(
+        self, fn: Callable[Parameters, Result], /, *args: Parameters.args, **kwargs: Parameters.kwargs
+    ) -> Future[Result]:
+        return super().submit(_unit, fn, *args, **kwargs)
 
 
 class _OneThreadProcess(multiprocessing.context.SpawnProcess):
@@ -121,8 +133,8 @@ def _one_thread_each() -> Iterator[None]:
     afterwards, unless the user has set any of them."""
     with _SPAWNING:
         added = [] if any(name in os.environ for name in THREAD_VARIABLES) else list(THREAD_VARIABLES)
-        os.environ.update(dict.fromkeys(added, "1"))
         try:
+            os.environ.update(dict.fromkeys(added, "1"))
             yield
         finally:
             for name in added:
@@ -144,10 +156,31 @@ def _ctrl_c_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+_UNIT_LOCK = threading.Lock()
+"""In a worker: held to enter or leave a unit of work, and by the watcher to end the worker within one."""
+_in_unit = False
+_stopping = False
+
+
+def _unit(fn: Callable[Parameters, Result], /, *args: Parameters.args, **kwargs: Parameters.kwargs) -> Result:
+    """In a worker: ``fn(*args, **kwargs)``, marked as a unit of work; or the worker's end, once told to stop."""
+    global _in_unit
+    with _UNIT_LOCK:
+        if _stopping:
+            os._exit(0)
+        _in_unit = True
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        with _UNIT_LOCK:
+            _in_unit = False
+
+
 def _start_worker(parent: int, stop: ctypes.c_bool) -> None:
     """Each worker's first call: Ctrl-C is ignored (then unblocked; one pending from the start is discarded), and a
-    watcher thread ends the worker when the parent sets ``stop`` or is gone (killed by SIGKILL, no handler ran: the
-    worker would otherwise finish its work for no one)."""
+    watcher thread ends the worker when the parent sets ``stop`` (at once within a unit of work; otherwise it may be
+    sending a result, and it ends at its next unit or when the pool shuts down) or is gone (killed by SIGKILL, no
+    handler ran: the worker would otherwise finish its work for no one)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
@@ -155,6 +188,12 @@ def _start_worker(parent: int, stop: ctypes.c_bool) -> None:
 
 
 def _watch_parent(parent: int, stop: ctypes.c_bool) -> None:
-    while not stop.value and os.getppid() == parent:
+    global _stopping
+    while os.getppid() == parent:
+        if stop.value and not _stopping:
+            with _UNIT_LOCK:
+                if _in_unit:
+                    os._exit(0)  # at once, even mid-game: the parent has given up on this worker's results
+                _stopping = True
         time.sleep(PARENT_POLL_S)
-    os._exit(0)  # at once, even mid-game: the parent has given up on this worker's results
+    os._exit(0)  # the parent is gone: no one reads a result, even one half sent

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 import pytest
 
@@ -66,13 +67,39 @@ def test_a_worker_that_dies_ends_the_work_with_a_clear_error() -> None:
     previous = signal.signal(signal.SIGALRM, waited_too_long)
     signal.alarm(120)
     try:
-        with pytest.raises(WorkerDied, match="a worker process died before finishing its work"):
+        with pytest.raises(WorkerDied, match="a worker process ended before finishing its work"):
             for _ in ordered_results(die_on_three, range(8), processes=2):
                 pass
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     assert all(name not in os.environ for name in THREAD_VARIABLES)
+
+
+def big_result(unit: int) -> bytes:
+    """A result that takes a while to send back through the pool's pipe."""
+    return bytes(100_000_000)
+
+
+def test_stopping_while_a_worker_sends_a_large_result_back_ends_at_once() -> None:
+    """A worker told to stop ends at once within a unit of work, but not in the middle of sending a result: the pool's
+    reader would then wait for the rest of it without end, and so would the stop."""
+
+    def waited_too_long(signum: int, frame: object) -> None:
+        raise TimeoutError("the pool still waits for the rest of a result")
+
+    previous = signal.signal(signal.SIGALRM, waited_too_long)
+    signal.alarm(120)
+    try:
+        for attempt in range(3):
+            results = ordered_results(big_result, range(8), processes=2)
+            assert len(next(results)[1]) == 100_000_000
+            started = time.monotonic()
+            results.close()  # the other worker is sending its result now, or is about to
+            assert time.monotonic() - started < 30, attempt
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def test_one_process_does_the_work_here() -> None:

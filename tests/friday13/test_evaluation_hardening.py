@@ -356,7 +356,7 @@ def test_a_worker_that_dies_stops_the_command_with_one_line_and_writes_nothing(
     previous = signal.signal(signal.SIGALRM, waited_too_long)
     signal.alarm(120)
     try:
-        with pytest.raises(SystemExit, match=r"^friday13 evaluate: stopped: a worker process died before finishing"):
+        with pytest.raises(SystemExit, match=r"^friday13 evaluate: stopped: a worker process ended before finishing"):
             evaluate_main(
                 ["--agents", "dying_agent:Agent", "random", "random", "random", "--games", "64", "--workers", "2",
                  "--no-progress", "--json", str(output)]
