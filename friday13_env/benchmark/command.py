@@ -236,6 +236,8 @@ def _play(
             result = execute(plan, update)
     except (IllegalMoveError, WorkerDied) as error:  # a move the fingerprint positions did not meet; a dead worker
         kept = f"; the finished units are kept in {partial_path(path)}" if partial_path(path).exists() else ""
+        if isinstance(error, WorkerDied):
+            raise SystemExit(f"friday13 benchmark: stopped: {error}{kept}") from error
         parser.error(f"{error}{kept}")
     written.append(str(path))
     print(format_result(result), file=out)
@@ -374,7 +376,10 @@ def run_ratings_command(
         except (ValueError, ModuleNotFoundError) as error:
             parser.error(str(error))
         note_capped_workers(args.workers, processes_for(args.workers))
-        result = run_ratings(plan, args.tables, args.seed, args.workers)
+        try:
+            result = run_ratings(plan, args.tables, args.seed, args.workers)
+        except WorkerDied as error:
+            raise SystemExit(f"friday13 ratings: stopped: {error}") from error
         text = json.dumps(result, indent=1) + "\n"
         if to_stdout:
             out.write(text)

@@ -365,3 +365,25 @@ def test_a_worker_that_dies_stops_the_command_with_one_line_and_writes_nothing(
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     assert not output.exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["benchmark", "--agent", "dying_agent:Agent", "--suite", "card-4p", "--workers", "2", "--no-progress"],
+        ["ratings", "--agents", "dying_agent:Agent", "random", "cautious", "--tables", "64", "--workers", "2"],
+    ],
+    ids=["benchmark", "ratings"],
+)
+def test_the_benchmark_and_the_ratings_stop_on_a_dead_worker_with_one_line(
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("openskill", reason="the ratings need the benchmark extra")
+    from friday13_env.cli import main
+
+    (tmp_path / "dying_agent.py").write_text(DYING_AGENT)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    output = tmp_path / "result.json"
+    with pytest.raises(SystemExit, match=rf"^friday13 {argv[0]}: stopped: a worker process ended before finishing"):
+        main([*argv, "--out", str(output)])
+    assert not output.exists()
