@@ -11,6 +11,7 @@ Seats are relative as in the observation: seat 0 is the observer, then the other
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -124,21 +125,19 @@ class Table:
         its rollout, naming its internals; a heuristic would decide on it without a word. A position that only leaves
         cards out (``scenario.from_hands``'s partial positions) passes."""
         deck = self.deck
-        counts = np.array(deck.kind_counts)
-        outside_piles = np.array(self.hand) + np.array(self.unseen)
-        piles = np.array(self.pile_counts)
-        seen = outside_piles + piles.sum(axis=0)
-        if (seen > counts).any():
-            kind = int(np.argmax(seen > counts))
-            return (
-                f"{seen[kind]} cards of {deck.kind_name(kind)} in the hand, the unseen cards and the piles; the "
-                f"{deck.name} deck has {counts[kind]}"
-            )
-        totals = np.array(self.pile_totals)
-        values = piles @ np.array(deck.kind_values)
-        if (totals != values).any() or (totals > CAPTURE_LIMIT).any():
-            pile = int(np.argmax((totals != values) | (totals > CAPTURE_LIMIT)))
-            return f"pile {pile} totals {totals[pile]}, its cards {values[pile]} (a pile holds at most {CAPTURE_LIMIT})"
+        # Plain ints, not numpy: a table has a few dozen of them, and this runs at every decision of every agent.
+        piled = [sum(column) for column in zip(*self.pile_counts, strict=True)]
+        seen = [sum(cards) for cards in zip(self.hand, self.unseen, piled, strict=True)]
+        for kind, (cards, count) in enumerate(zip(seen, deck.kind_counts, strict=True)):
+            if cards > count:
+                return (
+                    f"{cards} cards of {deck.kind_name(kind)} in the hand, the unseen cards and the piles; the "
+                    f"{deck.name} deck has {count}"
+                )
+        for pile, (total, cards) in enumerate(zip(self.pile_totals, self.pile_counts, strict=True)):
+            value = sum(map(operator.mul, cards, deck.kind_values))
+            if total != value or total > CAPTURE_LIMIT:
+                return f"pile {pile} totals {total}, its cards {value} (a pile holds at most {CAPTURE_LIMIT})"
         unseen, others = sum(self.unseen), sum(self.hand_sizes[1:])
         if unseen < others:
             return f"{unseen} unseen cards, fewer than the other hands hold ({others})"
