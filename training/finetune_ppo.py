@@ -512,9 +512,10 @@ def train(args: Args, given: set[str]) -> None:
     if args.resume:
         args = resumed_args(args, given, run_dir, progress)
         reach = checkpoint_reach([progress["args"], dataclasses.asdict(args)], args.n_steps * args.num_envs)
+        recorded = progress["timesteps"]
         check_checkpoint(run_dir, progress, reach)
         scale = check_run_files(run_dir, progress)
-        if progress["timesteps"] >= args.total_timesteps:
+        if recorded >= args.total_timesteps:  # (one whose checkpoint is ahead of its record trains 0 steps, saving)
             print(
                 f"{run_dir} is finished: {progress['timesteps']:,} timesteps done, --total-timesteps "
                 f"{args.total_timesteps:,}; nothing to train (raise --total-timesteps to go on)",
@@ -535,7 +536,7 @@ def train(args: Args, given: set[str]) -> None:
             model = build_model(args, vec_env, run_dir, init)
         callback = TrainingCallback(args, run_dir, scale, progress)
         model.learn(
-            total_timesteps=args.total_timesteps - progress["timesteps"],
+            total_timesteps=max(0, args.total_timesteps - progress["timesteps"]),
             callback=callback,
             reset_num_timesteps=not args.resume,
             progress_bar=args.progress,

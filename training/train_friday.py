@@ -1030,7 +1030,10 @@ def ppo(args: Args, run_dir: Path, progress: dict[str, Any], start: Path | None,
     networks = Networks.new(args, read_friday_policy(start) if start is not None else None)
     resuming = (run_dir / CHECKPOINT).exists()
     if resuming:
+        recorded = progress["timesteps"]
         load_run(run_dir, networks, progress, most_ahead)
+        if progress["timesteps"] > recorded:  # a stop between the writes of a checkpoint: the policy and record now
+            save_run(run_dir, networks, args, progress)
     done = progress["timesteps"]
     if done >= args.total_timesteps:
         print(f"{run_dir} is finished: {done:,} timesteps (raise --total-timesteps to go on)", flush=True)

@@ -4,6 +4,7 @@ resumed run's ``last.pt``."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import pickle
@@ -306,7 +307,11 @@ def stage_2_flags(run_dir: Path, *more: str) -> list[str]:
 
 
 def policy_arrays(path: Path) -> dict[str, np.ndarray]:
-    with np.load(path) as stored:
+    return policy_arrays_of(path.read_bytes())
+
+
+def policy_arrays_of(data: bytes) -> dict[str, np.ndarray]:
+    with np.load(io.BytesIO(data)) as stored:
         return {key: stored[key] for key in stored.files if key != "metadata"}
 
 
@@ -450,6 +455,34 @@ def test_a_last_pt_behind_progress_is_refused_and_one_ahead_moves_progress_up(
     assert rollouts[0] == 1  # 256 -> 384, not 128 -> 384
     assert json.loads(progress_file.read_text())["timesteps"] == 384
     assert torch.load(checkpoint, weights_only=True)["timesteps"] == 384
+
+
+def test_a_run_stopped_after_its_final_checkpoint_but_before_its_record_is_completed_on_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A kill between writing ``last.pt`` at the run's end and writing ``policy.npz`` and ``progress.json`` leaves the
+    two of the checkpoint before. ``--resume`` to the same end trains nothing, and writes the policy and the record
+    of the checkpoint it took (a finished run must not keep a policy behind its checkpoint)."""
+    train = load_script("train_friday")
+    run_dir = tmp_path / "run"
+    train.main(stage_2_flags(run_dir, "--total-timesteps", "128", "--checkpoint-every", "128"))
+    earlier = {name: (run_dir / name).read_bytes() for name in ("policy.npz", "progress.json")}
+    train.main(stage_2_flags(run_dir, "--total-timesteps", "256", "--resume"))
+    final = policy_arrays(run_dir / "policy.npz")
+    assert any(not np.array_equal(final[key], value) for key, value in policy_arrays_of(earlier["policy.npz"]).items())
+    for name, data in earlier.items():  # as the kill left them: last.pt at 256, the other two at 128
+        (run_dir / name).write_bytes(data)
+
+    def no_rollout(*args: Any) -> Any:
+        raise AssertionError("a finished run collected a rollout")
+
+    monkeypatch.setattr(train, "collect", no_rollout)
+    capsys.readouterr()
+    train.main(stage_2_flags(run_dir, "--total-timesteps", "256", "--resume"))
+    assert f"{run_dir} is finished: 256 timesteps" in capsys.readouterr().out
+    assert json.loads((run_dir / "progress.json").read_text())["timesteps"] == 256
+    written = policy_arrays(run_dir / "policy.npz")
+    assert written.keys() == final.keys() and all(np.array_equal(written[key], final[key]) for key in final)
 
 
 def test_a_batch_larger_than_a_rollout_is_refused_before_the_run_starts(

@@ -359,6 +359,36 @@ def test_resuming_a_finished_run_exits_cleanly(
     train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "100"])  # asked for less: the same
 
 
+def test_a_run_stopped_after_its_final_checkpoint_but_before_its_record_is_completed_on_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A kill between writing ``last.zip`` at the run's end and writing ``policy.npz`` and ``progress.json`` leaves the
+    two of the checkpoint before. ``--resume`` to the same end trains nothing, writes the policy and the record of
+    the checkpoint it took, and exports that policy (not the one behind it)."""
+    train = load_script()
+    run_dir = tmp_path / "run"
+    train.main(["--run-dir", str(run_dir), "--total-timesteps", "128", *RUN])
+    earlier = {name: (run_dir / name).read_bytes() for name in ("policy.npz", "progress.json")}
+    train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "256"])
+    final = weights_of(run_dir / "policy.npz")
+    for name, data in earlier.items():  # as the kill left them: last.zip at 256, the other two at 128
+        (run_dir / name).write_bytes(data)
+    capsys.readouterr()
+    export = tmp_path / "exported.npz"
+    train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "256", "--export", str(export)])
+    out = capsys.readouterr().out
+    assert "ahead of progress.json; going on from 256 timesteps" in out
+    assert json.loads((run_dir / "progress.json").read_text())["timesteps"] == 256
+    for path in (run_dir / "policy.npz", export):
+        written = weights_of(path)
+        assert written.keys() == final.keys() and all(np.array_equal(written[key], final[key]) for key in final)
+
+
+def weights_of(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path) as stored:
+        return {key: stored[key] for key in stored.files if key != "metadata"}
+
+
 def damage(run_dir: Path, what: str) -> str:
     """Damage one file of a run; returns the file's name, which the error must give."""
     if what == "last.zip garbage":
