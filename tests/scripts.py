@@ -4,12 +4,15 @@ exported policy in a process without the training libraries."""
 from __future__ import annotations
 
 import importlib.util
+import io
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+import numpy as np
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 TRAINING = REPOSITORY / "training"
@@ -78,3 +81,9 @@ def refused(capsys: Any, parse: Any, argv: list[str], *messages: str) -> None:
     error = capsys.readouterr().err
     for message in messages:
         assert message in error, error
+
+
+def policy_arrays(source: Path | bytes) -> dict[str, np.ndarray]:
+    """The arrays of a numpy policy file (its path, or its bytes), without its metadata."""
+    with np.load(io.BytesIO(source) if isinstance(source, bytes) else source) as stored:
+        return {key: stored[key] for key in stored.files if key != "metadata"}

@@ -4,7 +4,6 @@ resumed run's ``last.pt``."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import pickle
@@ -22,6 +21,7 @@ from friday13_env.friday.agents import REGISTRY, load
 from friday13_env.friday.env import FridayEnv
 from friday13_env.friday.policy import read_friday_policy
 from tests.scripts import load_training_script as load_script
+from tests.scripts import policy_arrays
 
 pytest.importorskip("torch", reason="the training extra is not installed")
 import torch
@@ -306,15 +306,6 @@ def stage_2_flags(run_dir: Path, *more: str) -> list[str]:
     ]  # fmt: skip
 
 
-def policy_arrays(path: Path) -> dict[str, np.ndarray]:
-    return policy_arrays_of(path.read_bytes())
-
-
-def policy_arrays_of(data: bytes) -> dict[str, np.ndarray]:
-    with np.load(io.BytesIO(data)) as stored:
-        return {key: stored[key] for key in stored.files if key != "metadata"}
-
-
 def test_the_actor_stays_the_sharpened_start_while_the_critic_warms_up(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -469,7 +460,7 @@ def test_a_run_stopped_after_its_final_checkpoint_but_before_its_record_is_compl
     earlier = {name: (run_dir / name).read_bytes() for name in ("policy.npz", "progress.json")}
     train.main(stage_2_flags(run_dir, "--total-timesteps", "256", "--resume"))
     final = policy_arrays(run_dir / "policy.npz")
-    assert any(not np.array_equal(final[key], value) for key, value in policy_arrays_of(earlier["policy.npz"]).items())
+    assert any(not np.array_equal(final[key], value) for key, value in policy_arrays(earlier["policy.npz"]).items())
     for name, data in earlier.items():  # as the kill left them: last.pt at 256, the other two at 128
         (run_dir / name).write_bytes(data)
 

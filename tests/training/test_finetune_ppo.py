@@ -17,7 +17,7 @@ from friday13_env.core.checkpoint import save_policy
 from friday13_env.friday13.agents.policy import observation_scale, policy_metadata, read_friday13_policy
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import observation_layout
-from tests.scripts import load_training_script
+from tests.scripts import load_training_script, policy_arrays
 
 pytest.importorskip("sb3_contrib", reason="the training extra is not installed")
 torch = pytest.importorskip("torch")
@@ -370,7 +370,7 @@ def test_a_run_stopped_after_its_final_checkpoint_but_before_its_record_is_compl
     train.main(["--run-dir", str(run_dir), "--total-timesteps", "128", *RUN])
     earlier = {name: (run_dir / name).read_bytes() for name in ("policy.npz", "progress.json")}
     train.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "256"])
-    final = weights_of(run_dir / "policy.npz")
+    final = policy_arrays(run_dir / "policy.npz")
     for name, data in earlier.items():  # as the kill left them: last.zip at 256, the other two at 128
         (run_dir / name).write_bytes(data)
     capsys.readouterr()
@@ -380,13 +380,8 @@ def test_a_run_stopped_after_its_final_checkpoint_but_before_its_record_is_compl
     assert "ahead of progress.json; going on from 256 timesteps" in out
     assert json.loads((run_dir / "progress.json").read_text())["timesteps"] == 256
     for path in (run_dir / "policy.npz", export):
-        written = weights_of(path)
+        written = policy_arrays(path)
         assert written.keys() == final.keys() and all(np.array_equal(written[key], final[key]) for key in final)
-
-
-def weights_of(path: Path) -> dict[str, np.ndarray]:
-    with np.load(path) as stored:
-        return {key: stored[key] for key in stored.files if key != "metadata"}
 
 
 def damage(run_dir: Path, what: str) -> str:
