@@ -43,6 +43,7 @@ from friday13_training.ppo_checkpoint import (
     BEST_RESPONSE,
     BEST_RESPONSE_RESULT,
     CHECKPOINT,
+    RESUMED_AT,
     TARGET_FINGERPRINT,
     started_by,
 )
@@ -559,6 +560,7 @@ def final_result(args: Args, run_dir: Path, progress: dict[str, Any], fingerprin
         "package_version": __version__,
         "device": args.device,
         "command": command_of(args),
+        "resumed_at": progress.get(RESUMED_AT, []),  # a resumed run deals on from other seeds than its command's
     }
 
 

@@ -484,7 +484,9 @@ class TrainingCallback(BaseCallback):
 
     def _evaluate(self, steps: int) -> None:
         agent = self._current_agent(steps, "eval_current")
-        rates = evaluate_agent(agent, self.args.eval_opponents, self.args.eval_games, num_players=4, seed=EVAL_SEED)
+        rates = evaluate_agent(
+            agent, self.args.eval_opponents, self.args.eval_games, num_players=4, seed=EVAL_SEED, deck=self.args.deck
+        )
         point: dict[str, Any] = {"timesteps": steps}
         for opponent, rate in rates.items():
             point[opponent] = rate.mean

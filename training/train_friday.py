@@ -62,7 +62,7 @@ from friday13_training.actor_critic import ACTIVATIONS
 from friday13_training.friday13_agents import spec_files
 from friday13_training.friday_dagger import FIELDS, GameTask, LabelledGames, play_labelled_game
 from friday13_training.lockstep_games import Finished, LockstepGames, SparseRows, row_starts
-from friday13_training.ppo_checkpoint import read_state, uninflated_problem
+from friday13_training.ppo_checkpoint import optimizer_settings_problem, read_state, uninflated_problem
 from friday13_training.reporting import progress_bar, tensorboard, write_curve
 from friday13_training.runs import (
     MAX_SEED,
@@ -106,11 +106,12 @@ from friday13_training.torch_policy import (
 from tqdm import tqdm
 
 from friday13_env.core.checkpoint import CheckpointError
+from friday13_env.core.checks import is_duration
 from friday13_env.core.files import atomic_write
 from friday13_env.core.mlp import MLPPolicy
 from friday13_env.core.options import available_cpus, pool_size
 from friday13_env.core.pool import worker_pool
-from friday13_env.core.specs import parse_spec
+from friday13_env.core.specs import parse_spec, shown
 from friday13_env.friday import encoding
 from friday13_env.friday.actions import ACTIVATE, NUM_ACTIONS, TARGET
 from friday13_env.friday.agents import REGISTRY, load
@@ -314,7 +315,7 @@ def checked_args(args: Args) -> Args:
         REGISTRY.make(REGISTRY.check(parse_spec(args.teacher)), seed=args.seed)  # checks its options too
     except (ValueError, CheckpointError) as error:
         problems.append(f"--teacher {args.teacher}: {error}")
-    if args.distill_init:
+    if args.distill_init and not args.resume:  # (a resumed run has its own networks: the start is not read again)
         try:
             read_init_policy(args)
         except (ValueError, CheckpointError) as error:
@@ -610,7 +611,7 @@ def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
         student = write_student(actor, args, progress, folder / "round.npz")  # round.pt's, whatever a stop left
         if len(record) > recorded:  # load_round added the round a stop left out of progress.json
             atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
-    parts = [read_games(folder / f"games_{index:02d}.npz") for index in range(len(record))]
+    parts: list[LabelledGames] | None = None  # the rounds' games, read once a new round or the final fit needs them
     data: LabelledGames | None = None  # every label so far, once a round of this process has added some
     workers = worker_count(args)
     with worker_pool(workers) as pool:
@@ -627,7 +628,7 @@ def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
                 "agreement_before_fit": round(agreement(actor, new), 4) if student is not None else None,
             }
             save_games(folder / f"games_{iteration:02d}.npz", new)
-            parts.append(new)
+            parts = [*(earlier_games(folder, iteration) if parts is None else parts), new]
             data = LabelledGames.concatenate(parts)
             torch.set_num_threads(max(args.torch_threads, workers))  # the workers wait while the student learns
             rng = np.random.default_rng([args.seed, iteration])
@@ -645,7 +646,7 @@ def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
     if final is None or final["after_rounds"] != len(record):
         started = time.time()
         if data is None:  # the rounds were all played before a resume
-            data = LabelledGames.concatenate(parts)
+            data = LabelledGames.concatenate(earlier_games(folder, len(record)))
         torch.set_num_threads(max(args.torch_threads, workers))
         rng = np.random.default_rng([args.seed, len(record)])
         loss = fit_actor(actor, optimizer, data, args, rng, args.distill_final_epochs, args.distill_final_learning_rate)
@@ -702,9 +703,16 @@ def load_round(actor: SparseMLP, optimizer: torch.optim.Optimizer, path: Path, p
     rounds = len(progress["distill"])
     try:
         state = read_state(path, "cpu")  # as train_ppo.py reads its checkpoint: no code runs, no member inflates
+        problem = optimizer_settings_problem(state["optimizer"]["param_groups"], optimizer)
+        if problem is not None:
+            raise ValueError(problem)
         actor.load_state_dict(state["actor"])
         optimizer.load_state_dict(state["optimizer"])
         saved = state["rounds"]
+        if type(saved) is not int:
+            raise TypeError(f"rounds is {saved!r}")
+        if saved == rounds + 1 and "point" in state and (problem := round_point_problem(state, rounds)) is not None:
+            raise ValueError(problem)
     except Exception as error:  # torch raises whatever unpickling, a missing key or a changed shape raises
         problem = f"{type(error).__name__}: {error}"
         raise RunError(f"--resume: {path} is missing, damaged or of another network ({problem})") from error
@@ -717,6 +725,27 @@ def load_round(actor: SparseMLP, optimizer: torch.optim.Optimizer, path: Path, p
             f"--resume: {path} holds the student after round {saved}, progress.json records {rounds} rounds: they"
             " are not of the same run; restore them or start a new run"
         )
+
+
+def round_point_problem(state: dict[str, Any], iteration: int) -> str | None:
+    """Why the record of round ``iteration`` that a ``round.pt`` one round ahead of ``progress.json`` carries (its
+    ``point`` and ``wall_time_s``) cannot join the run's record, or None: the round's number, and finite numbers of
+    at least 0 (a string or an infinity there would end the resume, or every later one, with another error)."""
+    point, wall = state["point"], state.get("wall_time_s")
+    if not isinstance(point, dict) or point.get("iteration") != iteration:
+        return f"its round's record is {shown(point)}, not round {iteration}'s"
+    try:
+        json.dumps(point, allow_nan=False)
+    except (TypeError, ValueError):
+        return f"its round's record {shown(point)} holds something other than JSON's finite numbers, texts and lists"
+    if not is_duration(wall):
+        return f"its wall_time_s is {shown(wall)}, not a number of seconds"
+    return None
+
+
+def earlier_games(folder: Path, rounds: int) -> list[LabelledGames]:
+    """The labelled games of the first ``rounds`` rounds, as the run saved them (``read_games``)."""
+    return [read_games(folder / f"games_{index:02d}.npz") for index in range(rounds)]
 
 
 def save_games(path: Path, games: LabelledGames) -> None:
@@ -805,6 +834,12 @@ class Networks:
         return copy.deepcopy({name: getattr(self, name).state_dict() for name in NETWORK_PARTS})
 
     def load(self, state: dict[str, Any]) -> None:
+        """Put a checkpoint's ``state`` back; a ``ValueError`` if an optimizer's settings are not the run's
+        (``optimizer_settings_problem``), before anything is loaded."""
+        for name in ("actor_optimizer", "critic_optimizer"):
+            problem = optimizer_settings_problem(state[name]["param_groups"], getattr(self, name))
+            if problem is not None:
+                raise ValueError(f"{name}: {problem}")
         for name in NETWORK_PARTS:
             getattr(self, name).load_state_dict(state[name])
 
@@ -1137,7 +1172,7 @@ def train(args: Args, given: set[str]) -> None:
             atomic_write(run_dir / "policy.npz", lambda handle: handle.write(exported))
             print(f"done: {len(progress['distill'])} DAgger rounds; run directory {run_dir}", flush=True)
         else:
-            if student is None and args.distill_init:
+            if student is None and args.distill_init and not (run_dir / CHECKPOINT).exists():  # (else: last.pt's)
                 student = REGISTRY.policy_path(args.distill_init)
             reach = checkpoint_reach([*sessions, dataclasses.asdict(args)], args.num_envs * args.n_steps)
             ppo(args, run_dir, progress, student, reach)

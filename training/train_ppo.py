@@ -70,6 +70,7 @@ from friday13_training.ppo_checkpoint import (
     POOL_RESULTS,
     PROGRESS_EXTRA_KEYS,
     RESUME,
+    RESUMED_AT,
     SCRIPT,
     STARTED_FROM,
     Boundary,
@@ -79,6 +80,7 @@ from friday13_training.ppo_checkpoint import (
     load_checkpoint,
     read_snapshot,
     recover_checkpoint,
+    resumed_at_problem,
     save_run,
 )
 from friday13_training.reporting import print_win_rates, progress_bar, steps_per_second, tensorboard, write_curve
@@ -98,6 +100,7 @@ from friday13_training.runs import (
     resumed_run_args,
     run_directory,
     run_main,
+    session_seed,
     warmup_problem,
 )
 from friday13_training.script_args import (
@@ -116,6 +119,7 @@ from friday13_training.torch_policy import MAX_SHARPNESS, MIN_SHARPNESS
 from threadpoolctl import threadpool_limits
 from torch import nn
 
+from friday13_env.core.files import output_inside
 from friday13_env.core.mlp import RAW_INPUT, MLPPolicy
 from friday13_env.friday13.agents import make as make_agent
 from friday13_env.friday13.agents.policy import Friday13PolicyAgent, input_scale
@@ -139,6 +143,10 @@ MAX_NUM_STEPS = 1 << 16
 
 
 # -- hyperparameters -------------------------------------------------------------------------------
+DEFAULT_MAX_SNAPSHOTS = 4
+"""The snapshots kept in the pool unless ``--max-snapshots`` says otherwise."""
+
+
 @dataclass
 class Args:
     """Every knob of a run; each becomes a ``--flag`` with this default, bounds and help."""
@@ -180,7 +188,7 @@ class Args:
         minimum=0,
         maximum=MAX_TIMESTEPS,
     )
-    max_snapshots: int = option(4, "snapshots kept in the pool, the oldest leave first", minimum=1)
+    max_snapshots: int = option(DEFAULT_MAX_SNAPSHOTS, "snapshots kept in the pool, the oldest leave first", minimum=1)
     pool_weighting: str = option(
         "uniform",
         "how pool members are drawn: uniformly (one listed twice twice as often), or pfsp (prioritised fictitious "
@@ -360,6 +368,16 @@ def checked_args(args: Args) -> Args:
         except ValueError as error:
             problems.append(f"--opponents: {error}")
     problems += evaluation_opponent_errors(args.eval_opponents, deck)
+    if not (args.resume or args.snapshot_every) and args.max_snapshots != DEFAULT_MAX_SNAPSHOTS:
+        problems.append(
+            f"--max-snapshots {args.max_snapshots} bounds the snapshots of --snapshot-every, which is 0 (no "
+            "snapshots): give --snapshot-every, or leave --max-snapshots out"
+        )
+    if not args.resume and args.pool_share == 0 and args.pool_draw != "game":  # (a record before --pool-draw: seat)
+        problems.append(
+            f"--pool-draw {args.pool_draw} fills the pool's games, which --pool-share 0 never plays: give a "
+            "--pool-share above 0, or leave --pool-draw out"
+        )
     if args.snapshot_every and args.pool_share == 0:
         problems.append(
             f"--snapshot-every {args.snapshot_every}: snapshots join the pool, which --pool-share 0 never draws; give "
@@ -376,9 +394,9 @@ def checked_args(args: Args) -> Args:
         problems.append("--init-run and --init-policy both start the actor: give one")
     elif args.init_run and not args.resume:  # (a resumed run has its own networks: its source is not read again)
         problems += fork_problems(Path(args.init_run), fresh_progress(args), ADDED_LATER)
-    if args.init_policy:
+    if args.init_policy and not args.resume:  # (a resumed run loads its own networks: the start is not read again)
         problems += init_policy_errors(args)
-    elif args.init_sharpness != 1:
+    elif not args.init_policy and args.init_sharpness != 1:
         problems.append(f"--init-sharpness {args.init_sharpness:g} sharpens the start of --init-policy: give one")
     problems += output_errors([("--export", args.export, False), ("--run-dir", run_directory(args), True)])
     read_files = {
@@ -391,12 +409,26 @@ def checked_args(args: Args) -> Args:
         for problem in (
             export_problem(args.export, {"--run-dir": run_directory(args)}, read_files),
             warmup_problem(args.critic_warmup, args.total_timesteps) if args.critic_warmup else None,
+            source_export_problem(args),
         )
         if problem
     ]
     if problems:
         raise ValueError("; ".join(problems))
     return args
+
+
+def source_export_problem(args: Args) -> str | None:
+    """Why ``--export`` would write into the run ``--init-run`` starts from (its checkpoint, record or policy, which
+    that run's ``--resume`` and the next fork read), or None."""
+    if not (args.export and args.init_run):
+        return None
+    if output_inside({"--export": Path(args.export)}, {"--init-run": Path(args.init_run)}) is None:
+        return None
+    return (
+        f"--export {args.export} is inside the run --init-run starts from ({args.init_run}): it would replace one of "
+        "that run's files; write it outside that folder"
+    )
 
 
 def initial_policy(spec: str, deck: str) -> MLPPolicy:
@@ -450,7 +482,11 @@ def rollout_memory(args: Args, inputs: int, hidden: int, num_actions: int) -> in
 
 def resumed_args(args: Args, given: set[str], progress: dict[str, Any], run_dir: Path) -> Args:
     """The run's recorded arguments, with the run settings this command line gives; changed hyperparameters
-    are refused, each one listed."""
+    are refused, each one listed. An ``--init-run`` written another way than the record's (``runs/a/`` for
+    ``runs/a``) is the record's."""
+    recorded = progress["args"].get("init_run", "")
+    if "init_run" in given and recorded and args.init_run != recorded and Path(args.init_run) == Path(recorded):
+        args = dataclasses.replace(args, init_run=recorded)
     return resumed_run_args(Args, args, given, progress, run_dir, RUN_SETTINGS, checked_args, ADDED_LATER, AGENT_FIELDS)
 
 
@@ -798,6 +834,11 @@ def load_snapshots(run_dir: Path, names: list[str], args: Args, tables: Tables, 
 
 
 # -- the run ---------------------------------------------------------------------------------------
+def summed_clock(earlier: dict[str, float], session: dict[str, float]) -> dict[str, float]:
+    """The seconds each part of the loop took over every session: the record's ``clock``, as its ``seconds``."""
+    return {part: earlier.get(part, 0.0) + seconds for part, seconds in session.items()}
+
+
 def adam(model: ActorCritic, args: Args) -> torch.optim.Adam:
     """One Adam over both networks at ``--learning-rate``, or with ``--critic-learning-rate`` a parameter group for
     each at its own rate (``learning_rates``)."""
@@ -852,6 +893,8 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
         problem = state_problem(progress.get(POOL_RESULTS, {}))
         if problem is None and STARTED_FROM in progress:
             problem = started_from_problem(progress[STARTED_FROM])
+        if problem is None and RESUMED_AT in progress:
+            problem = resumed_at_problem(progress[RESUMED_AT], progress["timesteps"])
         if problem is not None:
             raise RunError(
                 f"--resume: {run_dir / 'progress.json'} is damaged: {problem}; restore it or start a new run"
@@ -859,21 +902,22 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
         progress["args"] = dataclasses.asdict(args)
     else:
         progress["script"] = script  # (not in the template ``fresh``: the records of earlier releases have none)
+        progress[RESUMED_AT] = []
     for key, value in (marks or {}).items():  # a record of an earlier release gets them on its first resume
         progress.setdefault(key, value)
     threads = thread_count(args.torch_threads)
     torch.set_num_threads(threads)
     threadpool_limits(threads, user_api="blas")  # numpy's matrix products: a busy core stalls extra threads
     torch.manual_seed(args.seed)
-    generator = torch.Generator().manual_seed(args.seed + progress["timesteps"])
+    generator = torch.Generator().manual_seed(session_seed(args.seed, progress["timesteps"]))
     deck = get_deck(args.deck)
     model = ActorCritic(
         input_scale(args.deck, args.input_features), hidden_scale(args), deck.num_actions, args.hidden_sizes,
         args.activation, input_features(args.input_features, deck),
         omen_type_groups(deck) if args.actor == "type-shared" else None,
     )  # fmt: skip
-    if args.init_policy:
-        model.load_actor(initial_policy(args.init_policy, args.deck), args.init_sharpness)  # a resume loads its own
+    if args.init_policy and not args.resume:  # a resume loads its own
+        model.load_actor(initial_policy(args.init_policy, args.deck), args.init_sharpness)
     model = model.to(args.device)
     if args.init_run and not args.resume:  # a resume loads its own
         progress[STARTED_FROM] = start_from(Path(args.init_run), model, args.device, fresh_progress(args), ADDED_LATER)
@@ -885,7 +929,9 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
         print(f"{run_dir} is finished: {done:,} timesteps (raise --total-timesteps to go on)", flush=True)
         export_copy(run_dir, args.export)
         return run_dir
-    tables = Tables(args, seed=args.seed + done, results=progress.get(POOL_RESULTS))
+    if args.resume:
+        progress[RESUMED_AT] = [*progress.get(RESUMED_AT, []), done]
+    tables = Tables(args, seed=session_seed(args.seed, done), results=progress.get(POOL_RESULTS))
     load_snapshots(run_dir, progress["snapshots"], args, tables, reader=RESUME if args.resume else None)
     writer = tensorboard(run_dir)
     per_rollout = args.num_tables * args.num_steps
@@ -894,6 +940,7 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
     next_snapshot = next_multiple(done, args.snapshot_every)
     bar = progress_bar(args.progress, args.total_timesteps, done)
     clock = dict.fromkeys(("collect", "engine", "opponents", "forward", "advantages", "update", "evaluate"), 0.0)
+    earlier_clock = dict(progress.get("clock", {}))  # the sessions before this one (the record keeps their sum)
     session_start, session_done = time.perf_counter(), done
     started = session_start - progress["seconds"]
     saved = done if args.resume else None  # the timesteps of the checkpoint on disk
@@ -941,7 +988,7 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
                 next_checkpoint = next_multiple(done, args.checkpoint_every)
                 progress["timesteps"] = done
                 progress["seconds"] = time.perf_counter() - started
-                progress["clock"] = clock
+                progress["clock"] = summed_clock(earlier_clock, clock)
                 if args.pool_weighting == "pfsp":
                     progress[POOL_RESULTS] = tables.results.state()
                 save_run(run_dir, model, optimizer, args, progress)
@@ -956,7 +1003,7 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
             progress = boundary.restore(model, optimizer)
             progress["timesteps"] = boundary.timesteps
             progress["seconds"] = time.perf_counter() - started
-            progress["clock"] = clock
+            progress["clock"] = summed_clock(earlier_clock, clock)
             save_run(run_dir, model, optimizer, args, progress)
             write_curve(run_dir, progress["curve"], curve_columns(args))
             saved = boundary.timesteps

@@ -57,6 +57,7 @@ from friday13_training.runs import (
     parse_run_args,
     resumed_run_args,
     run_main,
+    session_seed,
 )
 from friday13_training.script_args import atomic_write_text
 
@@ -342,7 +343,7 @@ def train(args: Args, given: set[str]) -> Path:
 def build_algorithm(args: Args, run_dir: Path, done: int) -> Algorithm:
     """The run's PPO on the batched tables, restored from the run's checkpoint with ``--resume``; it deals from
     a seed derived from the run's seed and the ``done`` iterations."""
-    algo = use_batched_tables(ppo_config(args, seed=args.seed + done), table_options(args)).build_algo()
+    algo = use_batched_tables(ppo_config(args, seed=session_seed(args.seed, done)), table_options(args)).build_algo()
     if args.resume:
         algo.restore_from_path(str((run_dir / "checkpoint").resolve()))
     return algo

@@ -13,7 +13,6 @@ the probes did not meet is the environment's error, raised at that move.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import importlib.metadata
 import json
 import math
@@ -35,7 +34,7 @@ from friday13_env.benchmark.scores import aggregate, cell_interval, normalised_i
 from friday13_env.benchmark.suite import NORMALISERS, Suite, definition_problems, get_suite
 from friday13_env.core.agent import Agent, reseeded
 from friday13_env.core.checks import finite_number, is_duration
-from friday13_env.core.files import atomic_write_text, read_capped
+from friday13_env.core.files import atomic_write_text, file_sha256, read_capped
 from friday13_env.core.options import available_cpus, count_option
 from friday13_env.core.pool import ordered_results
 from friday13_env.core.registry import Registry
@@ -125,11 +124,6 @@ def built_at(game: str, entrant: Entrant, deck: str) -> Agent:
     from friday13_env.friday13.agents.seating import make_seated
 
     return make_seated(entrant, 0, deck)
-
-
-def file_sha256(path: Path) -> str:
-    """The SHA-256 a result records of a checkpoint file."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def check_suite(suite: Suite, split: str) -> str:

@@ -12,6 +12,7 @@ saying what was written, not a traceback.
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
 import sys
@@ -258,3 +259,12 @@ def run_writing(body: Callable[[list[str]], object]) -> int:
         print(stop.message("nothing was written"), file=sys.stderr, flush=True)
         return stop.exit_status
     return 0
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of ``path``'s bytes in hex (a checkpoint's, as results and run records name it), read in blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -131,9 +131,10 @@ def test_load_actor_copies_the_policy_and_refuses_another_shape() -> None:
 
 def test_resume_goes_on_and_refuses_a_changed_target(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    run(run_dir, "--target", "majority", "--total-timesteps", "128", *TINY)
+    assert run(run_dir, "--target", "majority", "--total-timesteps", "128", *TINY)["resumed_at"] == []
     resumed = run(run_dir, "--resume", "--total-timesteps", "256", "--final-games", "8", "--no-progress")
     assert (resumed["target"], resumed["card_plays"]) == ("majority", 256)
+    assert resumed["resumed_at"] == [128]  # its later card plays were dealt from another seed than its command's
     assert [point["card_plays"] for point in resumed["curve"]] == [0, 128, 256]
     for flags, named in [(["--target", "cautious"], "--target"), (["--players", "5"], "--players")]:
         with pytest.raises(SystemExit, match=f"these differ: {named}: the run has"):

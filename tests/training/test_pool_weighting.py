@@ -5,6 +5,7 @@ the fork's start against its source's checkpoint, and every refusal before anyth
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -273,7 +274,13 @@ def test_a_fork_starts_from_its_sources_networks_with_its_own_settings_and_recor
     assert started[0].keys() == source.keys()
     assert all(torch.equal(started[0][key], source[key]) for key in source)
     record = progress_of(fork)
-    assert record["started_from"] == {"run": str(source_run.resolve()), "timesteps": 4096, "from_scratch": True}
+    assert record["started_from"] == {
+        "run": str(source_run.resolve()),
+        "timesteps": 4096,
+        "from_scratch": True,
+        "return": {"reward": "relative", "horizon": "round", "gamma": 0.995},  # the source's critic's
+        "checkpoint_sha256": hashlib.sha256((source_run / "last.pt").read_bytes()).hexdigest(),
+    }
     assert record["args"]["pool_weighting"] == "uniform"  # its own settings, not its source's
     description = read_friday13_policy(fork / "policy.npz").metadata.description
     assert "going on from the networks of run" in description and "learned from scratch" in description
@@ -336,6 +343,9 @@ def test_a_fork_of_a_folder_that_holds_no_run_is_refused(
         {"run": "x", "timesteps": -1, "from_scratch": True},
         {"run": "x", "timesteps": 5, "from_scratch": 1},
         {"run": 7, "timesteps": 5, "from_scratch": True},
+        {"run": "x", "timesteps": 5, "from_scratch": True, "checkpoint_sha256": "not hex"},
+        {"run": "x", "timesteps": 5, "from_scratch": True, "return": {"reward": "win"}},
+        {"run": "x", "timesteps": 5, "from_scratch": True, "other": 1},
     ],
 )
 def test_a_damaged_record_of_where_a_fork_started_is_refused_on_resume_and_as_a_source(

@@ -1165,7 +1165,9 @@ def test_rewards_are_credited_to_the_movers_latest_move_and_chains_link_its_move
     ``done`` marks a seat's last move of a chain that ended; each seat's last move of a chain still going is
     ``open`` and not trained. A first rollout carries nothing, and its credited rewards add up to the tables'
     rewards, table by table (every seat has moved before a round can end)."""
-    train, args, model, tables = rollout_setup(tmp_path, ["--pool-share", "0", "--horizon", horizon])
+    train, args, model, tables = rollout_setup(
+        tmp_path, ["--pool-share", "0", "--pool-draw", "game", "--horizon", horizon]
+    )
     steps = record_steps(tables, monkeypatch)
     rollout = train.collect(tables, model, args, torch.Generator().manual_seed(0))
     n, c = args.num_tables, train.CARRIED
@@ -1421,7 +1423,7 @@ def test_an_open_move_is_trained_in_the_next_rollout_not_in_its_own(
     train, args, model, _, rollouts, _ = consecutive_rollouts(
         tmp_path,
         monkeypatch,
-        ["--pool-share", "0", "--players", "3", "--horizon", "game"],
+        ["--pool-share", "0", "--pool-draw", "game", "--players", "3", "--horizon", "game"],
         count=20,
         num_tables=6,
         num_steps=10,
@@ -1471,7 +1473,9 @@ def test_the_critic_sees_the_other_hands_clockwise_then_the_dummy(
     """``hidden`` is (CARRIED + steps, N, 6 K): for play ``t`` (row ``CARRIED + t``), the hands of the seats 1..5
     places clockwise from the mover (empty past the table), then the 3-player dummy hand, as the engine holds them
     before the play."""
-    train, args, model, tables = rollout_setup(tmp_path, ["--pool-share", "0", "--players", *players], num_steps=12)
+    train, args, model, tables = rollout_setup(
+        tmp_path, ["--pool-share", "0", "--pool-draw", "game", "--players", *players], num_steps=12
+    )
     steps = record_steps(tables, monkeypatch)
     rollout = train.collect(tables, model, args, torch.Generator().manual_seed(0))
     kinds, c = get_deck("standard").num_kinds, train.CARRIED

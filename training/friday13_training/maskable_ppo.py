@@ -113,9 +113,9 @@ def policy_kwargs(args: PPOHyperparameters) -> dict[str, Any]:
     }
 
 
-def new_maskable_ppo(args: PPOHyperparameters, vec_env: VecEnv, run_dir: Path) -> MaskablePPO:
+def new_maskable_ppo(args: PPOHyperparameters, vec_env: VecEnv, run_dir: Path, *, setup: bool = True) -> MaskablePPO:
     """A fresh CPU MaskablePPO with separate actor and critic MLPs, logging to ``run_dir/tb`` where tensorboard is
-    installed (``tensorboard_dir``)."""
+    installed (``tensorboard_dir``); without ``setup``, its settings only (no networks, no buffer, no seeding)."""
     return MaskablePPO(
         "MlpPolicy",
         vec_env,
@@ -133,6 +133,7 @@ def new_maskable_ppo(args: PPOHyperparameters, vec_env: VecEnv, run_dir: Path) -
         seed=args.seed,
         device="cpu",
         verbose=0,
+        _init_setup_model=setup,
     )
 
 
@@ -217,12 +218,39 @@ def rebuilt_objects(args: PPOHyperparameters, vec_env: VecEnv) -> dict[str, Any]
     }
 
 
+PROGRESS_ENTRIES = (
+    "num_timesteps", "_total_timesteps", "_num_timesteps_at_start", "start_time", "tensorboard_log", "_episode_num",
+    "_current_progress_remaining", "_n_updates",
+)  # fmt: skip
+"""The plain entries of a MaskablePPO zip's ``data`` that say where a run stands, not how it learns: they may differ
+from a fresh model's (the timesteps are checked against the record, ``check_checkpoint``; the log folder is reset)."""
+
+
+def settings_problem(data: dict[str, Any], fresh: MaskablePPO) -> str | None:
+    """Why the plain entries of a checkpoint's ``data`` are not the settings of the run's ``fresh`` model (built from
+    its arguments), or None. SB3's ``load`` sets every one of them on the model, so a file with another ``gamma``,
+    entropy bonus or rollout length (whose buffer it would allocate) would train with it while the run's record
+    named its own; an entry a fresh model does not have would set an attribute SB3 never wrote."""
+    saved = set(vars(fresh)) - set(fresh._excluded_save_params())  # what SB3's save writes of a model
+    for key, value in data.items():
+        if key in SERIALIZED or key in PROGRESS_ENTRIES:
+            continue
+        if key not in saved:
+            return f"it holds {key!r}, which a MaskablePPO checkpoint of this run does not hold"
+        if value != vars(fresh)[key]:
+            return f"it holds {key} {value!r}, the run's {vars(fresh)[key]!r}"
+    return None
+
+
 def resume_model(run_dir: Path, vec_env: VecEnv, progress: dict[str, Any], args: PPOHyperparameters) -> MaskablePPO:
     """The model of the run's last checkpoint, weights and optimiser, on ``vec_env``; nothing in the zip is unpickled
-    (``checkpoint_data``, ``rebuilt_objects``: checked here whether or not ``check_checkpoint`` ran), and anything
-    else that stops SB3 from loading it is a ``RunError`` too."""
+    (``checkpoint_data``, ``rebuilt_objects``: checked here whether or not ``check_checkpoint`` ran), its settings
+    are the run's (``settings_problem``, before SB3 builds anything of the file's sizes), and anything else that
+    stops SB3 from loading it is a ``RunError`` too."""
     path = run_dir / "last.zip"
-    checkpoint_data(path)
+    problem = settings_problem(checkpoint_data(path), new_maskable_ppo(args, vec_env, run_dir, setup=False))
+    if problem is not None:
+        raise RunError(f"--resume: {path} is not this run's checkpoint: {problem}; restore it or start a new run")
     try:
         model = MaskablePPO.load(path, env=vec_env, device="cpu", custom_objects=rebuilt_objects(args, vec_env))
     except Exception as error:  # SB3 raises whatever unzipping or another network's shapes raise

@@ -32,7 +32,7 @@ from friday13_env.core.mlp import MLPPolicy
 from friday13_env.core.specs import shown
 from friday13_env.friday13.agents.policy import read_friday13_policy
 from friday13_training.actor_critic import ActorCritic, NetworkArgs
-from friday13_training.runs import SNAPSHOT_NAME, RunError, inside_run, read_progress
+from friday13_training.runs import SNAPSHOT_NAME, RunError, inside_run, lock_run, read_progress
 from friday13_training.script_args import atomic_write_text
 
 CHECKPOINT, NEXT_CHECKPOINT = "last.pt", "next.pt"
@@ -46,10 +46,25 @@ POOL_RESULTS = "pool_results"
 STARTED_FROM = "started_from"
 """The key of a record of a run started from another run's networks (``train_ppo.py --init-run``, ``run_fork``):
 ``{"run": its folder, "timesteps": its timesteps then, "from_scratch": whether that run was learned from scratch}``."""
-PROGRESS_EXTRA_KEYS = ("clock", "script", TARGET_FINGERPRINT, POOL_RESULTS, STARTED_FROM)
-"""Keys of ``progress.json`` beyond a fresh run's: a checkpoint adds the seconds each part took; a run started by
-0.17.0 or later names the script that started it (``started_by``); a best response's, its target's fingerprint; a
-PFSP run's, its results against its pool; a forked run's, where it started."""
+RESUMED_AT = "resumed_at"
+"""The key of a run's record listing the timesteps at which it was resumed (0.24.0 on; a resumed session deals
+from its own seed, ``session_seed``, so a run resumed is reproducible but not the run its command makes)."""
+PROGRESS_EXTRA_KEYS = ("clock", "script", TARGET_FINGERPRINT, POOL_RESULTS, STARTED_FROM, RESUMED_AT)
+"""Keys of ``progress.json`` beyond a fresh run's: a checkpoint adds the seconds each part took (over every session);
+a run started by 0.17.0 or later names the script that started it (``started_by``); a best response's, its target's
+fingerprint; a PFSP run's, its results against its pool; a forked run's, where it started; a run of 0.24.0 on, where
+it was resumed."""
+
+
+def resumed_at_problem(value: object, timesteps: int) -> str | None:
+    """What is wrong with a record's ``RESUMED_AT``, or None: a list of timesteps in order, none past the record's."""
+    if not isinstance(value, list) or not all(type(step) is int and 0 <= step <= timesteps for step in value):
+        return f"{RESUMED_AT} is {shown(value)}, not a list of timesteps from 0 to the run's {timesteps:,}"
+    if value != sorted(value):
+        return f"{RESUMED_AT} is {shown(value)}, not in order"
+    return None
+
+
 SCRIPT, BEST_RESPONSE = "train_ppo.py", "best_response.py"
 """The scripts whose runs these are: ``best_response.py`` trains with ``train_ppo.py``'s loop, in a run folder of the
 same files, and adds its result (``BEST_RESPONSE_RESULT``)."""
@@ -195,7 +210,8 @@ def recover_checkpoint(run_dir: Path, fresh: dict[str, Any]) -> None:
     to refuse): ``next.pt`` becomes ``last.pt`` if ``progress.json`` already records its timesteps, else it is dropped
     (``last.pt`` and the record are still the checkpoint before). The temporary files of writes a kill cut short go
     (``TEMPORARY``, in the run folder and its ``snapshots/``, the run's own only: ``check_own_folder`` refuses a
-    linked ``snapshots/`` first)."""
+    linked ``snapshots/`` first). The folder's lock is taken before anything is deleted (``lock_run``: a
+    ``RunError`` if another process runs there)."""
     pending = run_dir / NEXT_CHECKPOINT
     if not (pending.is_file() or (run_dir / CHECKPOINT).is_file()):
         return
@@ -203,6 +219,7 @@ def recover_checkpoint(run_dir: Path, fresh: dict[str, Any]) -> None:
         recorded = read_progress(run_dir / "progress.json", fresh, PROGRESS_EXTRA_KEYS)["timesteps"]
     except RunError:
         return
+    lock_run(run_dir)  # before anything changes: the leftovers may be the files of a run still going there
     for folder in (run_dir, run_dir / "snapshots"):
         for pattern in TEMPORARY:
             for leftover in folder.glob(pattern):
@@ -345,13 +362,38 @@ def weights_problem(weights: Any, model: ActorCritic) -> str | None:
     )
 
 
+SCHEDULED = ("params", "lr", "initial_lr")
+"""The keys of an optimizer's parameter groups that differ from a fresh Adam's in a run's checkpoint: its parameters'
+indices and the learning rate of the moment (the loop sets it at every rollout); any other setting (``eps``,
+``betas``, ``maximize``, ``weight_decay``, ``capturable``...) must be the run's."""
+
+
+def optimizer_settings_problem(groups: Any, optimizer: torch.optim.Optimizer) -> str | None:
+    """Why the parameter groups ``groups`` of a saved optimizer state do not hold ``optimizer``'s settings, or None:
+    as many groups, each with the values of every setting the optimizer's group has (``SCHEDULED`` aside).
+    ``load_state_dict`` takes a file's settings as they are: one with ``maximize`` would have the run climb its loss,
+    and write it back into every later checkpoint. Every script that resumes an optimizer checks it first."""
+    expected = optimizer.state_dict()["param_groups"]
+    if not isinstance(groups, list) or len(groups) != len(expected) or not all(isinstance(g, dict) for g in groups):
+        return f"the optimizer's parameter groups are {shown(groups)}, not {len(expected)} group(s) of settings"
+    for index, (group, fresh) in enumerate(zip(groups, expected, strict=True)):
+        for key, value in group.items():
+            if key not in SCHEDULED and key in fresh and value != fresh[key]:
+                return (
+                    f"the optimizer's parameter group {index} holds {key} {value!r}, the run's Adam {fresh[key]!r} "
+                    "(a checkpoint keeps Adam's moments, not its settings)"
+                )
+    return None
+
+
 def moments_problem(moments: Any, model: ActorCritic, optimizer: torch.optim.Adam) -> str | None:
     """Why a checkpoint's optimizer state ``moments`` does not fit ``optimizer``, Adam over ``model``'s parameters,
     or None: its parameter groups hold the optimizer's parameters (their indices, group by group) and plain
     hyperparameters (``plain``); its state holds, for any of those parameters, Adam's step count (a float32 scalar)
     and moments (of the parameter's shape and dtype; ``max_exp_avg_sq`` too in a group with ``amsgrad``) and no more
-    (``tensors_problem``). A parameter that never had a gradient has no state (an actor during the critic's
-    warm-up)."""
+    (``tensors_problem``), its settings those of ``optimizer`` (``SCHEDULED`` aside: a file could otherwise set
+    ``maximize``, and the run would climb its loss). A parameter that never had a gradient has no state (an actor
+    during the critic's warm-up)."""
     problem = keys_problem("its optimizer state", moments, ("state", "param_groups"), "Adam's state")
     if problem is not None:
         return problem
@@ -369,6 +411,9 @@ def moments_problem(moments: Any, model: ActorCritic, optimizer: torch.optim.Ada
                     f"the optimizer's parameter group {index} holds {named(key)} as a {type(value).__name__}, not "
                     "a plain number, flag or text"
                 )
+    problem = optimizer_settings_problem(groups, optimizer)
+    if problem is not None:
+        return problem
     if not isinstance(state, dict):
         return f"the optimizer's state is a {type(state).__name__}, not a dict"
     parameters = [parameter for group in optimizer.param_groups for parameter in group["params"]]

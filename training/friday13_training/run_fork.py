@@ -9,16 +9,20 @@ learned from scratch when the run it started from was (no ``--init-policy`` anyw
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from friday13_env.core.files import file_sha256
 from friday13_env.core.specs import shown
 from friday13_training.actor_critic import ActorCritic
 from friday13_training.ppo_checkpoint import (
     CHECKPOINT,
     INIT_RUN,
+    NEXT_CHECKPOINT,
     PROGRESS_EXTRA_KEYS,
     SCRIPT,
     STARTED_FROM,
@@ -33,15 +37,29 @@ NAME_A_RUN = "name the folder of a train_ppo.py run"
 """What to do about an ``--init-run`` that names no run."""
 
 
+RETURN_FIELDS = ("reward", "horizon", "gamma")
+"""The arguments that define the return the critic learns to predict: a fork may change them (its critic then
+predicts another return until it has learned its own: ``--critic-warmup``), and its record keeps the source's."""
+STARTED_FROM_FIELDS: dict[str, type] = {"run": str, "timesteps": int, "from_scratch": bool}
+"""The fields of every ``STARTED_FROM`` record."""
+STARTED_FROM_ADDED: dict[str, type] = {"return": dict, "checkpoint_sha256": str}
+"""The fields 0.24.0 added to it (a record of an earlier release has none): the source's return (``RETURN_FIELDS``)
+and the SHA-256 of the ``last.pt`` the fork started from."""
+
+
 def started_from_problem(value: object) -> str | None:
     """What is wrong with a record's ``STARTED_FROM`` (as ``start_from`` writes it), or ``None``."""
-    fields = {"run": str, "timesteps": int, "from_scratch": bool}
-    if not isinstance(value, dict) or set(value) != set(fields):
-        return f"{STARTED_FROM} is {shown(value)}, not an object of {', '.join(fields)}"
-    for key, kind in fields.items():
-        if type(value[key]) is not kind or (kind is int and value[key] < 0):
-            wanted = "a bool" if kind is bool else f"a non-negative {kind.__name__}"
+    fields = STARTED_FROM_FIELDS
+    if not isinstance(value, dict) or not set(fields) <= set(value) <= {*fields, *STARTED_FROM_ADDED}:
+        return f"{STARTED_FROM} is {shown(value)}, not an object of {', '.join([*fields, *STARTED_FROM_ADDED])}"
+    for key, kind in {**fields, **STARTED_FROM_ADDED}.items():
+        if key in value and (type(value[key]) is not kind or (kind is int and value[key] < 0)):
+            wanted = {bool: "a bool", int: "a non-negative int"}.get(kind, f"a {kind.__name__}")
             return f"{STARTED_FROM}[{key!r}] is {shown(value[key])}, not {wanted}"
+    if "checkpoint_sha256" in value and not re.fullmatch(r"[0-9a-f]{64}", value["checkpoint_sha256"]):
+        return f"{STARTED_FROM}['checkpoint_sha256'] is {shown(value['checkpoint_sha256'])}, not a SHA-256 in hex"
+    if "return" in value and set(value["return"]) != set(RETURN_FIELDS):
+        return f"{STARTED_FROM}['return'] is {shown(value['return'])}, not an object of {', '.join(RETURN_FIELDS)}"
     return None
 
 
@@ -52,15 +70,23 @@ class Source:
     folder: Path
     record: dict[str, Any]
     weights: dict[str, Any]
+    checkpoint_sha256: str
 
-    def started_from(self) -> dict[str, Any]:
+    def started_from(self, added_later: Mapping[str, Any]) -> dict[str, Any]:
         """The ``STARTED_FROM`` record of a run that starts from this one: learned from scratch if this one was."""
         earlier = self.record.get(STARTED_FROM, {"from_scratch": True})
         return {
             "run": str(self.folder.resolve()),
             "timesteps": self.record["timesteps"],
             "from_scratch": not self.record["args"].get("init_policy") and earlier["from_scratch"],
+            "return": self.learned_return(added_later),
+            "checkpoint_sha256": self.checkpoint_sha256,
         }
+
+    def learned_return(self, added_later: Mapping[str, Any]) -> dict[str, Any]:
+        """The return this run's critic learned to predict (``RETURN_FIELDS``)."""
+        theirs = {**added_later, **self.record["args"]}
+        return {name: theirs.get(name) for name in RETURN_FIELDS}
 
 
 def read_source(
@@ -78,6 +104,12 @@ def read_source(
     the source's value."""
     if not (folder / CHECKPOINT).is_file():
         raise INIT_RUN.refused(f"{folder} holds no {CHECKPOINT}: {NAME_A_RUN}", None)
+    if (folder / NEXT_CHECKPOINT).exists():
+        raise INIT_RUN.refused(
+            f"{folder} holds {NEXT_CHECKPOINT}, a checkpoint being written (is that run still going?) or one a kill "
+            f"cut short: a --resume of {folder} ends it",
+            None,
+        )
     record_file = folder / "progress.json"
     try:
         record = load_progress(record_file, fresh, PROGRESS_EXTRA_KEYS)
@@ -99,7 +131,7 @@ def read_source(
     if differ:
         raise INIT_RUN.refused(f"{folder}: " + "; ".join(differ), None)
     weights = read_checkpoint(folder / CHECKPOINT, INIT_RUN, device, record["timesteps"], into)
-    return Source(folder, record, weights)
+    return Source(folder, record, weights, file_sha256(folder / CHECKPOINT))
 
 
 def fork_problems(folder: Path, fresh: dict[str, Any], added_later: Mapping[str, Any]) -> list[str]:
@@ -117,5 +149,17 @@ def start_from(
 ) -> dict[str, Any]:
     """Load the networks of the run in ``folder`` into ``model``, read and checked again (``read_source``: it may
     have changed since the flags were checked) with its weights' keys, shapes, dtypes and finite numbers, all before
-    anything is loaded; returns the new run's ``STARTED_FROM`` record."""
-    return read_source(folder, fresh, added_later, device, into=model).started_from()
+    anything is loaded; returns the new run's ``STARTED_FROM`` record. A fork that trains another return than its
+    source's critic learned (``RETURN_FIELDS``) is said so on stderr: its critic's first values are of that return.
+    """
+    started = read_source(folder, fresh, added_later, device, into=model).started_from(added_later)
+    mine = {name: fresh["args"][name] for name in RETURN_FIELDS}
+    if started["return"] != mine:
+        theirs = " ".join(f"--{name} {value}" for name, value in started["return"].items())
+        print(
+            f"note: --init-run {folder}: its critic learned another return ({theirs}); its values are of that "
+            "return until it learns this run's (--critic-warmup lets it learn before the actor moves)",
+            file=sys.stderr,
+            flush=True,
+        )
+    return started

@@ -20,6 +20,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol, TypeVar
 
+import numpy as np
+
 from friday13_env.core.checks import finite_number, is_duration
 from friday13_env.core.files import clashing_outputs, output_inside, read_capped
 from friday13_env.core.signals import Interrupted as Interrupted  # re-exported for the scripts
@@ -112,6 +114,16 @@ def open_run(
     return fresh_progress
 
 
+def session_seed(seed: int, done: int) -> int:
+    """The seed of a working session of a run that starts ``done`` steps in: the run's ``seed`` for a fresh run (so a
+    run never stopped deals as before), else one drawn from both (``numpy.random.SeedSequence``), below 2**32. A
+    resumed run so never deals and samples as a fresh run of another seed, as ``seed + done`` did (seed 0 resumed
+    at 512 was seed 512 started)."""
+    if done == 0:
+        return seed
+    return int(np.random.SeedSequence([seed, done]).generate_state(1)[0])
+
+
 LOCK_FILE = ".run.lock"
 """The file in a run folder whose lock the process running the run holds."""
 _held_locks: dict[Path, IO[bytes]] = {}
@@ -121,13 +133,21 @@ def lock_run(run_dir: Path) -> None:
     """Hold ``run_dir``'s lock (an exclusive ``flock`` of ``LOCK_FILE``) until this process ends, or a ``RunError``
     if another process holds it: two processes on one run folder wrote over each other's checkpoints and records
     (the one that finished last left its run, the other's was gone). A process that holds it already goes on (a
-    script that resumes its own run). Where ``flock`` does not exist (Windows), nothing is locked."""
+    script that resumes its own run). A lock file that is a link is refused, not followed (a folder copied from
+    elsewhere would have the lock create or hold a file outside it). Where ``flock`` does not exist (Windows),
+    nothing is locked."""
     key = run_dir.resolve()
     if key in _held_locks or sys.platform == "win32":
         return
     import fcntl
 
-    handle = (run_dir / LOCK_FILE).open("a+b")
+    path = run_dir / LOCK_FILE
+    if path.is_symlink():
+        raise RunError(f"{path} is a link: a run folder's lock is its own file; delete the link")
+    try:
+        handle = os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644), "r+b")
+    except OSError as error:
+        raise RunError(f"cannot open {path}, the run folder's lock: {error.strerror or error}") from error
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
