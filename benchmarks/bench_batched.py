@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import time
 import tracemalloc
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -28,6 +29,10 @@ from benchmarks.bench_env import Rate, engine_steps, interleaved, ratio
 from friday13_env.friday13.batched.agents import nth_legal
 from friday13_env.friday13.batched.engine import GameBatch
 from friday13_env.friday13.cards import get_deck
+
+MEMORY_STEPS = 120
+"""Vector-environment steps whose allocations are traced: more than two games' worth of the learner's moves at 4
+players, so rounds and games end in them."""
 
 
 def batched_steps(num_games: int, num_players: int, deck: str, seed: int) -> Rate:
@@ -100,22 +105,39 @@ def table(title: str, unit: str, results: dict[str, float], reference: str) -> N
         print(f"| {name:<28} | {rate:>14,.0f} | {ratio(rate, results[reference], 1):>22} |")
 
 
-def memory(num_games: int, num_players: int, deck: str, options: dict) -> None:
+def traced_peak(work: Callable[[], object]) -> int:
+    """The most bytes Python allocated at once while ``work`` ran, above what was allocated before (tracemalloc)."""
+    tracemalloc.start()
+    try:
+        work()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def memory(num_games: int, num_players: int, deck: str, options: dict, steps: int = MEMORY_STEPS) -> None:
+    """The batch's arrays per game, the peak of building them, and the peaks of the vector environment's ``reset``
+    and of its largest single step over ``steps`` steps (games and rounds end in them), under each autoreset mode."""
+    building = traced_peak(lambda: GameBatch(num_games, num_players, get_deck(deck), seed=0))
     batch = GameBatch(num_games, num_players, get_deck(deck), seed=0)
     arrays = sum(value.nbytes for value in vars(batch).values() if isinstance(value, np.ndarray))
-    env = gym.make_vec(
-        "friday13_env/Friday13-v0", num_envs=num_games, vectorization_mode="vector_entry_point", **options
-    )
-    env.reset(seed=0)
-    vector: Any = env.unwrapped
-    masks = vector.action_masks()
-    actions = masks.argmax(axis=1)
-    tracemalloc.start()
-    env.step(actions)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    print(f"\nMemory at {num_games:,} games: the batch's arrays {arrays / num_games:,.0f} bytes per game; "
-          f"one vector-env step allocates at most {peak / num_games:,.0f} bytes per table")  # fmt: skip
+    del batch
+    print(f"\nMemory at {num_games:,} games: the batch's arrays {arrays / num_games:,.0f} bytes per game, "
+          f"{building / num_games:,.0f} at the peak of building them")  # fmt: skip
+    for mode in ("NextStep", "SameStep"):
+        env = gym.make_vec(
+            "friday13_env/Friday13-v0", num_envs=num_games, vectorization_mode="vector_entry_point",
+            autoreset_mode=mode, **options,
+        )  # fmt: skip
+        reset = traced_peak(lambda env=env: env.reset(seed=0))
+        vector: Any = env.unwrapped
+        largest = 0
+        for _ in range(steps):
+            actions = vector.action_masks().argmax(axis=1)
+            largest = max(largest, traced_peak(lambda env=env, actions=actions: env.step(actions)))
+        env.close()
+        print(f"{mode}: reset allocates at most {reset / num_games:,.0f} bytes per table; the largest of {steps} "
+              f"steps {largest / num_games:,.0f}")  # fmt: skip
 
 
 def opponents_problem(options: dict[str, Any]) -> str | None:
@@ -142,6 +164,7 @@ def main() -> None:
     parser.add_argument("--num-envs", type=TABLES, nargs="+", default=[64, 1024, 16384])
     parser.add_argument("--opponents", nargs="+", default=["cautious", "majority"], help="the vector env's pool")
     parser.add_argument("--seed", type=SEED, default=0)
+    parser.add_argument("--memory-only", action="store_true", help="measure the memory only (no speed)")
     args = parser.parse_args()
     check_distinct(parser, "--batch-sizes", args.batch_sizes)
     check_distinct(parser, "--num-envs", args.num_envs)
@@ -149,6 +172,9 @@ def main() -> None:
     problem = opponents_problem(options)
     if problem is not None:
         parser.error(f"argument --opponents: {problem}")
+    if args.memory_only:
+        memory(max(args.num_envs), args.players, args.deck, options)
+        return
 
     engines: dict[str, Rate] = {"scalar engine": lambda t: engine_steps(args.players, args.deck, t, args.seed)}
     for size in args.batch_sizes:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from friday13_env.benchmark.leaderboard import (
+    GENERATED_MARK,
     LEADERBOARD,
     RATINGS_FILE,
     RESULTS_FOLDER,
@@ -210,11 +211,6 @@ def _play(
             {"command": "friday13 benchmark", "suite": suite.id, "split": split},
             prefix="" if split == DEFAULT_SPLIT else f"{split}-",
         )
-        if replays is not None and replays.folder.name in {known.id for known in suites().values()}:
-            parser.error(
-                f"argument --replays: {replays.folder} is named as a suite's results folder, whose .json files the "
-                "leaderboard reads as results; give the replays a folder of their own"
-            )
         clash = clashing_outputs({"--out": path}, {} if replays is None else {"--replays": replays.folder})
         if clash is None and replays is not None:
             clash = output_in_folder({"--out": path}, "--replays", replays.folder)
@@ -402,6 +398,15 @@ def add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--check", action="store_true", help="exit 1 if the page differs from what the files give")
 
 
+def _head(path: Path, size: int = 4096) -> bytes:
+    """The first ``size`` bytes of the regular file ``path`` (empty where it cannot be read)."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(size)
+    except OSError:
+        return b""
+
+
 def page_among_results(page: Path, results: Path) -> str | None:
     """Why the leaderboard's ``page`` would take the place of one of the files it is made from, or None: a ``.json``
     file inside ``results`` (``SUITE/AGENT.json``, ``ratings.json``, ``exploitability.json``, or a name such a file
@@ -443,6 +448,11 @@ def run_leaderboard_command(
             parser.error(f"argument --out: leaderboard page {args.out} is not UTF-8 text: {error}")
     else:
         check_out(args.out, parser)
+        if args.out.is_file() and GENERATED_MARK.encode() not in _head(args.out):
+            parser.error(
+                f"argument --out: {args.out} is not a leaderboard page (it has no {GENERATED_MARK!r} line), so it is "
+                "not replaced; give the page a file of its own"
+            )
     try:
         page = generate(args.results, args.out)
     except (ValueError, ModuleNotFoundError) as error:

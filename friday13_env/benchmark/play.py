@@ -156,6 +156,7 @@ def _play_solo(unit: Unit) -> UnitResult:
     from friday13_env.friday.agents import make
     from friday13_env.friday.env import FridayEnv
     from friday13_env.friday.evaluation.games import agent_seed, play_game
+    from friday13_env.friday13.evaluation.duplicate import file_label
     from friday13_env.web.record import MAX_LABEL, SoloRecord, save
 
     level, replays = unit.cell.level, unit.replays
@@ -176,7 +177,7 @@ def _play_solo(unit: Unit) -> UnitResult:
             record = SoloRecord(level, seed, entrant_label(unit.agent)[:MAX_LABEL], source=source)
         won, score, _ = play_game(env, timed if record is None else _Recorded(timed, record), seed)
         if replays is not None and record is not None:
-            save(record, replays.path(f"level{level}", f"game{game}"))
+            save(record, replays.path(file_label(entrant_label(unit.agent)), f"level{level}", f"game{game}"))
         rows[row] = (float(won), float(score))
         seconds += timed.seconds
         decisions += timed.decisions

@@ -132,6 +132,9 @@ def check_ratings(agents: Sequence[str | AgentSpec], workers: int | None = None)
         )
     specs = tuple(REGISTRY.check(agent) for agent in agents)
     labels = [spec.label for spec in specs]
+    for label in labels:  # a run never writes a file it would refuse to read
+        if (problem := spec_problem(label)) is not None:
+            raise ValueError(f"agent spec: {problem}")
     repeated = next((label for index, label in enumerate(labels) if label in labels[:index]), None)
     if repeated is not None:
         raise ValueError(

@@ -88,10 +88,45 @@ def _suite_of(data: dict[str, Any], path: Path, known: Mapping[str, Suite]) -> t
     return suite, split
 
 
+RESULT_FIELDS = frozenset(
+    {"format", "format_version", "suite", "agent", "complete", "cells", "normalised", "cost", "provenance", "rows"}
+)
+"""The fields of a result file (``runner``'s ``_assemble``): a file with others is refused, not read and kept."""
+AGENT_FIELDS = frozenset({"spec", "fingerprint", "checkpoint_sha256"})
+PROVENANCE_FIELDS = frozenset(
+    {
+        "package_version", "python", "numpy", "scipy", "openskill", "machine", "platform", "date", "workers",
+        "elapsed_s", "elapsed_note", "resumed_units", "command",
+    }
+)  # fmt: skip
+"""The fields of a result's agent and provenance (``runner.provenance``); an older release's may lack some."""
+MAX_PROVENANCE_TEXT = 10_000
+"""The most characters of a provenance text (a command line, a platform): a run's are far shorter."""
+
+
+def _fields_problem(data: dict[str, Any]) -> str | None:
+    """Fields no run writes, at the top, in the agent or in the provenance, or a provenance text past
+    ``MAX_PROVENANCE_TEXT``: a file that holds them is refused (they were read and kept until the page was written,
+    so a folder of such files filled the memory)."""
+    for where, found, allowed in (
+        ("it", data, RESULT_FIELDS),
+        ("its agent", data["agent"], AGENT_FIELDS),
+        ("its provenance", data["provenance"], PROVENANCE_FIELDS),
+    ):
+        if extra := sorted(set(found) - allowed):
+            return f"{where} holds fields a result does not: {shown(extra)}"
+    for key, value in data["provenance"].items():
+        if isinstance(value, str) and len(value) > MAX_PROVENANCE_TEXT:
+            return f"its provenance's {key} is longer than {MAX_PROVENANCE_TEXT:,} characters"
+    return None
+
+
 def _content_problem(data: dict[str, Any], path: Path, suite: Suite, split: str) -> str | None:
     """What is wrong in a result of ``suite``'s ``split`` beyond its header, or None."""
     if data.get("complete") is not True:
         return "not a complete run"
+    if (problem := _fields_problem(data)) is not None:
+        return problem
     agent = data["agent"]
     spec = agent["spec"]
     if not isinstance(spec, str) or spec_problem(spec):

@@ -67,6 +67,9 @@ def check_agent(suite: Suite, agent: str | Entrant, workers: int) -> tuple[Entra
     registry = registry_of(suite.game)
     if isinstance(agent, str | AgentSpec):
         entrant: Entrant = registry.check(agent)
+        problem = spec_problem(entrant_label(entrant))  # the page refuses a file of a spec it cannot print
+        if problem is not None:
+            raise ValueError(f"agent spec: {problem}")
     elif isinstance(agent, Agent):
         if workers > 1:
             raise ValueError(f"agent object {agent.name!r} cannot be sent to worker processes; use workers=1 or a spec")
@@ -100,6 +103,11 @@ def _check_object_name(name: object, registry: Registry, suite: Suite) -> None:
         raise ValueError(
             f"agent object {name!r} has the name of {which} ({registry.game} agents: {registry.names()}); give it "
             "another name, so that its results are not filed as that agent's"
+        )
+    if registry.builds(recorded_spec(name).name):
+        raise ValueError(
+            f"agent object {name!r} names an agent this package builds from a file or a factory (a checkpoint path "
+            "or module:factory), whose row would give a command that plays that agent; give it another name"
         )
 
 

@@ -135,3 +135,12 @@ def no_render_mode() -> None:
         "render() was called on an environment made with render_mode=None, so nothing is rendered; "
         "make it with render_mode='ansi', 'human' or 'rgb_array' to render"
     )
+
+
+def check_rng(rng: object) -> None:
+    """A ``ValueError`` unless ``rng`` is a ``numpy.random.Generator``: every random draw comes from the caller's
+    seeded Generator, so a seed or a legacy ``RandomState`` is refused rather than failing in the middle of a move."""
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(
+            f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), got {type(rng).__name__}"
+        )

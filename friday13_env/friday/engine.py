@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from friday13_env.core.checks import as_action
+from friday13_env.core.checks import as_action, check_rng
 from friday13_env.friday import abilities, actions, zones
 from friday13_env.friday.cards import (
     CARD_TYPES,
@@ -47,13 +47,6 @@ ACTION_TYPE_MESSAGE = (
     "action must be an integer (a Python int, a numpy integer or a 0-d integer array), got {action!r} ({type}); {legal}"
 )
 """The refusal of an action that is not an integer (``as_action``'s fields); the environment words it the same."""
-
-
-def check_rng(rng: object) -> None:
-    """A ``ValueError`` unless ``rng`` is a ``numpy.random.Generator``: every random draw comes from the caller's
-    seeded Generator, so a seed or a legacy ``RandomState`` is refused rather than failing in the middle of a move."""
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), got {rng!r}")
 
 
 def legal_text(state: State) -> str:

@@ -173,9 +173,10 @@ def test_benchmark_friday_levels_saves_solo_games_that_replay_to_their_scores(tm
     assert code == 0
     assert f"saved 4 replay files in {replays}: every game of the first 1 game of each level" in printed
     result = json.loads(out.read_text())
-    assert sorted(path.name for path in replays.iterdir()) == [f"level{level}-game0.json" for level in range(1, 5)]
+    names = [f"random-level{level}-game0.json" for level in range(1, 5)]  # the agent's: two agents' games apart
+    assert sorted(path.name for path in replays.iterdir()) == names
     for level in range(1, 5):
-        game = record.load(replays / f"level{level}-game0.json")
+        game = record.load(replays / f"random-level{level}-game0.json")
         assert isinstance(game, record.SoloRecord)
         assert (game.level, game.player) == (level, "random")
         assert game.seed == play.solo_game_seed(get_suite("friday-levels").split("test").seed, level, 0)
@@ -197,9 +198,10 @@ def test_a_solo_unit_gives_the_same_rows_with_replays_and_saves_dev_games_apart(
     saving = ReplaySaving(tmp_path, deals=2, prefix="dev-", source=(("split", "dev"),))
     plain, saved = play.play_unit(unit), play.play_unit(dataclasses.replace(unit, replays=saving))
     np.testing.assert_array_equal(plain.rows, saved.rows)
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["dev-level1-game0.json", "dev-level1-game1.json"]
+    names = ["dev-heuristic-level1-game0.json", "dev-heuristic-level1-game1.json"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == names
     for game in range(2):
-        assert solo_final_score(record.load(tmp_path / f"dev-level1-game{game}.json")) == plain.rows[game][1]
+        assert solo_final_score(record.load(tmp_path / f"dev-heuristic-level1-game{game}.json")) == plain.rows[game][1]
 
 
 # -- the solo game's seed ------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from friday13_env.core.agent import check_mask_values, check_observation_values
+from friday13_env.core.checks import check_rng
 from friday13_env.core.mlp import MLPPolicy
 from friday13_env.core.options import count_option
 from friday13_env.core.specs import AgentSpec, parse_spec
@@ -306,6 +307,7 @@ class BatchedRandom:
                 raise ValueError(f"{self.name}: expected observations with one row per game, got a scalar")
             rows = shape[0]
         masks = checked_masks(masks, self.name, rows)
+        check_rng(rng)
         return nth_legal(masks, np.asarray(rng.random(masks.shape[0])))
 
 
@@ -370,7 +372,9 @@ def act(agent: BatchedAgent, batch: GameBatch, games: np.ndarray, rng: np.random
     (``act_table``), every other agent gets the encoded observations and masks."""
     act_table = getattr(agent, "act_table", None)
     if act_table is not None:
-        return np.asarray(act_table(TableBatch.from_batch(batch, games), rng))
+        table = TableBatch.from_batch(batch, games)
+        checked_masks(table.legal, agent.name)  # a finished game has no move, as ``act_batch`` says
+        return np.asarray(act_table(table, rng))
     return np.asarray(agent.act_batch(encode_observations(batch, games), batch.legal_mask(games), rng))
 
 
@@ -383,6 +387,8 @@ def make_batched(spec: str | os.PathLike[str] | AgentSpec | MLPPolicy | BatchedA
     plays by a ``deck`` attribute, a ``Deck`` or a deck's name).
     """
     deck = as_deck(deck)
+    if isinstance(spec, type):  # a class passes the protocol's check, and fails at its first move
+        raise ValueError(f"{spec.__name__} is a class, not an agent: give an instance, or a spec such as 'cautious'")
     if isinstance(spec, MLPPolicy):
         return _checked_deck(BatchedPolicy(spec), deck)
     if isinstance(spec, Friday13PolicyAgent):

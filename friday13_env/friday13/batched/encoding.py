@@ -46,6 +46,7 @@ def encode_observations(
         )
     if ((observers < 0) | (observers >= batch.num_players[games])).any():
         raise ValueError("an observer must be a seat of its game: 0..num_players - 1")
+    observers = observers.astype(np.int64)  # (numpy makes int64 + uint64 a float)
     layout = observation_layout(batch.deck)
     out = np.zeros((games.size, layout.size), dtype=np.float32)
     views = _views(out, layout)

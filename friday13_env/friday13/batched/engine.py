@@ -24,8 +24,9 @@ from functools import cache
 
 import numpy as np
 
-from friday13_env.core.checks import counted
+from friday13_env.core.checks import check_rng, counted
 from friday13_env.core.registry import check_seed
+from friday13_env.core.specs import shown
 from friday13_env.friday13.cards import (
     CAPTURE_LIMIT,
     CARD_COUNT_DTYPE,
@@ -277,10 +278,7 @@ class GameBatch:
         """A uniformly drawn legal action for the player to move in each game (none may be over):
         ``nth_legal_actions`` of uniforms drawn from ``rng``, a ``numpy.random.Generator`` (anything else is a
         ``ValueError``, before any draw: a seed is not a Generator, nor is a legacy ``RandomState``)."""
-        if not isinstance(rng, np.random.Generator):
-            raise ValueError(
-                f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), got {type(rng).__name__}"
-            )
+        check_rng(rng)
         games = self.game_indices(games)
         return self.nth_legal_actions(rng.random(games.size), games)
 
@@ -501,7 +499,7 @@ class GameBatch:
         games = self.game_indices(np.arange(len(states)) if games is None else games, distinct=True)
         if games.shape != (len(states),):
             raise ValueError(f"expected one game slot per state ({len(states)}), got shape {games.shape}")
-        for state in states:  # every state checked before any slot changes
+        for index, state in enumerate(states):  # every state checked before any slot changes
             rules = state.rules
             if rules.deck != self.deck or rules.num_rounds != self.num_rounds:
                 raise ValueError(
@@ -510,6 +508,9 @@ class GameBatch:
                 )
             if state.round_over:
                 raise ValueError("a state whose round is over cannot be loaded: call next_round() first")
+            problem = reachable_problem(state)
+            if problem is not None:
+                raise ValueError(f"states[{index}] is no position of a game: {problem}")
         values = self.deck.num_values
         for game, state in zip(games.tolist(), states, strict=True):
             n = state.rules.num_players
@@ -535,3 +536,50 @@ class GameBatch:
             self.current[game] = state.current
             self.plays_left[game] = state.plays_left
             self.game_over[game] = False
+
+
+def reachable_problem(state: GameState) -> str | None:
+    """Why ``state`` is no position a game of its rules could be in, in words, or None: the shapes of its lists,
+    counts that are whole and at least 0, no more cards of a kind in hands and played than the deck holds, piles
+    whose totals are their cards', the round, the player to move and the plays left (the cards in the players'
+    hands). A partial position (``scenario.from_hands``: some cards nowhere) is one. ``GameBatch.load_states`` checks
+    it for every state before any slot changes: a state past these would play a game no deal leads to (a dummy
+    moving, a round without end)."""
+    rules, deck = state.rules, state.rules.deck
+    n = rules.num_players
+    hands = [*state.hands, *([state.dummy] if state.dummy is not None else [])]
+    shapes = [("hands", state.hands, n, deck.num_kinds), ("captured", state.captured, n, NUM_TYPES)]
+    for name, rows, count, width in shapes:
+        if not isinstance(rows, list) or len(rows) != count:
+            return f"its {name} hold {shown(rows)}, not one list per player ({count})"
+        for seat, row in enumerate(rows):
+            if not isinstance(row, list) or len(row) != width:
+                held = len(row) if isinstance(row, list) else shown(row)
+                return f"{name}[{seat}] holds {held} counts, the deck {width} {'kinds' if name == 'hands' else 'types'}"
+    if rules.has_dummy != (state.dummy is not None) or (state.dummy is not None and len(state.dummy) != deck.num_kinds):
+        return f"its dummy hand is {shown(state.dummy)}: a {n}-player game {'has' if rules.has_dummy else 'has none'}"
+    if len(state.played) != deck.num_kinds or len(state.scores) != n or len(state.pile_totals) != NUM_PILES:
+        return "its played cards, scores or pile totals are not one count per kind, player and pile"
+    if len(state.piles) != NUM_PILES or not all(
+        isinstance(pile, list) and all(type(kind) is int and 0 <= kind < deck.num_kinds for kind in pile)
+        for pile in state.piles
+    ):
+        return f"its piles are {shown(state.piles)}, not {NUM_PILES} lists of the deck's card kinds"
+    counts = [*(c for row in (*hands, *state.captured) for c in row), *state.played, *state.scores, *state.pile_totals]
+    if not all(type(count) is int and count >= 0 for count in counts):
+        return "it holds a negative count (or one that is not an int)"
+    for kind, (held, most) in enumerate(zip(np.sum([*hands, state.played], axis=0), deck.kind_counts, strict=True)):
+        if held > most:
+            return f"it holds {held} cards of kind {kind} in hands and played, more than the deck's {most}"
+    for index, pile in enumerate(state.piles):
+        total = sum(deck.kind_values[kind] for kind in pile)
+        if total != state.pile_totals[index] or total > CAPTURE_LIMIT:
+            return f"pile {index}'s total {state.pile_totals[index]} is not its cards' {total}, or is over 13"
+    if type(state.round) is not int or not 0 <= state.round < rules.num_rounds:
+        return f"round {shown(state.round)} is not one of its {rules.num_rounds} rounds"
+    if type(state.current) is not int or not 0 <= state.current < n:
+        return f"current {shown(state.current)} is not a seat of its {n} players"
+    in_hands = sum(sum(hand) for hand in state.hands)
+    if state.plays_left != in_hands:
+        return f"plays_left {shown(state.plays_left)}, but its hands hold {in_hands} cards"
+    return None

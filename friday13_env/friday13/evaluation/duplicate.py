@@ -60,7 +60,7 @@ class ReplaySaving:
     File names are stable and unique within a run: ``{prefix}{matchup:02d}-{players}p-{agents}-deal{k}-shift{s}.json``
     for the card game (``Chunk.replay_path``; every seat rotation of a deal is a game, ``seating{s}`` instead of
     ``shift{s}`` under the ``permutations`` seatings); the benchmark names its solo
-    games ``{prefix}level{L}-game{g}.json``. A file of the same name from an earlier run is replaced. The
+    games ``{prefix}{agent}-level{L}-game{g}.json``. A file of the same name from an earlier run is replaced. The
     ``source`` entries go into every record's ``source``, with the deal (or game) added.
     """
 
