@@ -628,7 +628,9 @@ def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
                 "agreement_before_fit": round(agreement(actor, new), 4) if student is not None else None,
             }
             save_games(folder / f"games_{iteration:02d}.npz", new)
-            parts = [*(earlier_games(folder, iteration) if parts is None else parts), new]
+            if parts is None:
+                parts = earlier_games(folder, iteration)
+            parts.append(new)
             data = LabelledGames.concatenate(parts)
             torch.set_num_threads(max(args.torch_threads, workers))  # the workers wait while the student learns
             rng = np.random.default_rng([args.seed, iteration])

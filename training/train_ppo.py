@@ -909,7 +909,8 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
     torch.set_num_threads(threads)
     threadpool_limits(threads, user_api="blas")  # numpy's matrix products: a busy core stalls extra threads
     torch.manual_seed(args.seed)
-    generator = torch.Generator().manual_seed(session_seed(args.seed, progress["timesteps"]))
+    seed = session_seed(args.seed, progress["timesteps"])  # this session's: the deals and the sampling
+    generator = torch.Generator().manual_seed(seed)
     deck = get_deck(args.deck)
     model = ActorCritic(
         input_scale(args.deck, args.input_features), hidden_scale(args), deck.num_actions, args.hidden_sizes,
@@ -931,7 +932,7 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
         return run_dir
     if args.resume:
         progress[RESUMED_AT] = [*progress.get(RESUMED_AT, []), done]
-    tables = Tables(args, seed=session_seed(args.seed, done), results=progress.get(POOL_RESULTS))
+    tables = Tables(args, seed=seed, results=progress.get(POOL_RESULTS))
     load_snapshots(run_dir, progress["snapshots"], args, tables, reader=RESUME if args.resume else None)
     writer = tensorboard(run_dir)
     per_rollout = args.num_tables * args.num_steps

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import shlex
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ import numpy as np
 from friday13_env.benchmark.exploitability import EXPLOITABILITY_FILE, Gap, largest_gaps, read_table
 from friday13_env.benchmark.results import read_result, result_name
 from friday13_env.benchmark.runner import registry_of
-from friday13_env.benchmark.suite import NORMALISERS, Suite, suites
+from friday13_env.benchmark.suite import NORMALISERS, Suite, is_suite_folder, suites
 from friday13_env.core.checks import plain_text
 from friday13_env.core.specs import recorded_spec, shown
 
@@ -119,13 +118,6 @@ def load_results(results: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
             "no leaderboard to write"
         )
     return found
-
-
-def is_suite_folder(name: str) -> bool:
-    """Whether a folder of the results folder is named as a suite's results (``NAME-vVERSION`` of a suite this
-    package ships, in any version: a result of an older version is refused by name, not skipped)."""
-    match = re.fullmatch(r"(.+)-v\d+", name)
-    return match is not None and match.group(1) in suites()
 
 
 MAX_FOLDER_TEXT = 500

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -320,6 +321,13 @@ def _mapping(value: object, what: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise TypeError(f"{what} must be an object, not {shown(value)}")
     return value
+
+
+def is_suite_folder(name: str) -> bool:
+    """Whether a folder of the results folder is named as a suite's results (``NAME-vVERSION`` of a suite this
+    package ships, in any version: the leaderboard refuses a result of an older version by name, not skips it)."""
+    match = re.fullmatch(r"(.+)-v\d+", name)
+    return match is not None and match.group(1) in suites()
 
 
 @cache

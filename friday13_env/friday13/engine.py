@@ -366,8 +366,16 @@ def accounting_errors(state: GameState) -> list[str]:
             on_table[deck.kind_types[kind]] += 1
     if on_table != played_by_type:
         errors.append(f"piles + captured by type {on_table} != played by type {played_by_type}")
+    return errors + pile_total_errors(state)
+
+
+def pile_total_errors(state: GameState) -> list[str]:
+    """Every pile whose total is not its cards' sum, or is over 13, in words (part of ``accounting_errors``; the
+    batched engine checks a loaded partial position with it, where the cards need not all be accounted for)."""
+    values = state.rules.deck.kind_values
+    errors = []
     for index, pile in enumerate(state.piles):
-        total = sum(deck.kind_values[kind] for kind in pile)
+        total = sum(values[kind] for kind in pile)
         if total != state.pile_totals[index] or total > CAPTURE_LIMIT:
             errors.append(f"pile {index} total {state.pile_totals[index]} != its cards' sum {total}, or > 13")
     return errors

@@ -49,10 +49,10 @@ and the SHA-256 of the ``last.pt`` the fork started from."""
 
 def started_from_problem(value: object) -> str | None:
     """What is wrong with a record's ``STARTED_FROM`` (as ``start_from`` writes it), or ``None``."""
-    fields = STARTED_FROM_FIELDS
-    if not isinstance(value, dict) or not set(fields) <= set(value) <= {*fields, *STARTED_FROM_ADDED}:
-        return f"{STARTED_FROM} is {shown(value)}, not an object of {', '.join([*fields, *STARTED_FROM_ADDED])}"
-    for key, kind in {**fields, **STARTED_FROM_ADDED}.items():
+    every = {**STARTED_FROM_FIELDS, **STARTED_FROM_ADDED}
+    if not isinstance(value, dict) or not set(STARTED_FROM_FIELDS) <= set(value) <= set(every):
+        return f"{STARTED_FROM} is {shown(value)}, not an object of {', '.join(every)}"
+    for key, kind in every.items():
         if key in value and (type(value[key]) is not kind or (kind is int and value[key] < 0)):
             wanted = {bool: "a bool", int: "a non-negative int"}.get(kind, f"a {kind.__name__}")
             return f"{STARTED_FROM}[{key!r}] is {shown(value[key])}, not {wanted}"

@@ -11,6 +11,7 @@ Nothing here exits the interpreter: a run directory that cannot be started or co
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import math
 import os
@@ -142,11 +143,11 @@ def lock_run(run_dir: Path) -> None:
     import fcntl
 
     path = run_dir / LOCK_FILE
-    if path.is_symlink():
-        raise RunError(f"{path} is a link: a run folder's lock is its own file; delete the link")
     try:
         handle = os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644), "r+b")
     except OSError as error:
+        if error.errno == errno.ELOOP:  # O_NOFOLLOW's answer for a link
+            raise RunError(f"{path} is a link: a run folder's lock is its own file; delete the link") from None
         raise RunError(f"cannot open {path}, the run folder's lock: {error.strerror or error}") from error
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

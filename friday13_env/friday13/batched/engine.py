@@ -44,6 +44,7 @@ from friday13_env.friday13.engine import (
     Rules,
     check_player_counts,
     deal_sizes,
+    pile_total_errors,
     stacked_round_points,
 )
 
@@ -571,10 +572,8 @@ def reachable_problem(state: GameState) -> str | None:
     for kind, (held, most) in enumerate(zip(np.sum([*hands, state.played], axis=0), deck.kind_counts, strict=True)):
         if held > most:
             return f"it holds {held} cards of kind {kind} in hands and played, more than the deck's {most}"
-    for index, pile in enumerate(state.piles):
-        total = sum(deck.kind_values[kind] for kind in pile)
-        if total != state.pile_totals[index] or total > CAPTURE_LIMIT:
-            return f"pile {index}'s total {state.pile_totals[index]} is not its cards' {total}, or is over 13"
+    if errors := pile_total_errors(state):
+        return errors[0]
     if type(state.round) is not int or not 0 <= state.round < rules.num_rounds:
         return f"round {shown(state.round)} is not one of its {rules.num_rounds} rounds"
     if type(state.current) is not int or not 0 <= state.current < n:

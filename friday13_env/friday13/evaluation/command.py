@@ -172,16 +172,16 @@ def checked_replays(
 ) -> ReplaySaving | None:
     """What ``--replays`` and ``--replay-deals`` ask for, ``None`` without ``--replays``; the folder must be
     creatable and writable (the command checks with ``clashing_outputs`` that it is none of its outputs).
-    ``source`` goes into every record. A folder named as a suite's results folder (``card-4p-v2``) is refused: the
-    leaderboard reads every ``.json`` file there as a result."""
+    ``source`` goes into every record. A folder named as a suite's results folder (``card-4p-v2``, in any version:
+    ``is_suite_folder``) is refused: the leaderboard reads every ``.json`` file there as a result."""
     if args.replays is None:
         if args.replay_deals is not None:
             parser.error("--replay-deals goes with --replays DIR")
         return None
     folder: Path = args.replays
-    from friday13_env.benchmark.suite import suites  # (the benchmark's command imports this module)
+    from friday13_env.benchmark.suite import is_suite_folder  # (the benchmark's command imports this module)
 
-    if folder.name in {known.id for known in suites().values()}:
+    if is_suite_folder(folder.name):
         parser.error(
             f"argument --replays: {folder} is named as a suite's results folder, whose .json files the leaderboard "
             "reads as results; give the replays a folder of their own"
