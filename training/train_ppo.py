@@ -294,8 +294,9 @@ class Args:
         "",
         "start the actor and the critic from the last checkpoint of another train_ppo.py run (its folder): a new run, "
         "with its own pool, rates and schedule (Adam starts afresh), on from that run's networks (of the same "
-        "--hidden-sizes, --activation, --input-features, --actor, --critic-sees-hands and --deck). Learned from "
-        "scratch if that run was (friday13_training.run_fork)",
+        "--activation, --input-features, --actor, --critic-sees-hands and --deck, and as many hidden layers, each as "
+        "wide or wider: new units start silent, friday13_training.widening). Learned from scratch if that run was "
+        "(friday13_training.run_fork)",
     )
     critic_learning_rate: float = option(
         0.0,

@@ -280,6 +280,7 @@ def test_a_fork_starts_from_its_sources_networks_with_its_own_settings_and_recor
         "from_scratch": True,
         "return": {"reward": "relative", "horizon": "round", "gamma": 0.995},  # the source's critic's
         "checkpoint_sha256": hashlib.sha256((source_run / "last.pt").read_bytes()).hexdigest(),
+        "hidden_sizes": [16, 16],
     }
     assert record["args"]["pool_weighting"] == "uniform"  # its own settings, not its source's
     description = read_friday13_policy(fork / "policy.npz").metadata.description
@@ -307,7 +308,7 @@ def test_a_fork_of_a_run_started_from_a_policy_is_not_from_scratch(source_run: P
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (["--hidden-sizes", "24", "16"], "--init-run: {source}: its --hidden-sizes is [16, 16], this run's [24, 16]"),
+        (["--hidden-sizes", "8", "16"], "--init-run: {source}: its --hidden-sizes is [16, 16], this run's [8, 16]"),
         (["--activation", "relu"], "its --activation is 'tanh', this run's 'relu'"),
         (["--init-policy", "ppo-v1"], "--init-run and --init-policy both start the actor: give one"),
     ],

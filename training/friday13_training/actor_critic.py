@@ -131,6 +131,7 @@ class ActorCritic(nn.Module):
     ) -> None:  # fmt: skip
         super().__init__()
         self.features = features
+        self.settings = (scale, hidden_scale, num_actions, activation, features, type_groups)  # all but the widths
         self.register_buffer("scale", torch.as_tensor(scale))
         self.register_buffer("hidden_scale", torch.as_tensor(hidden_scale))
         self.actor: nn.Module = (
@@ -145,6 +146,12 @@ class ActorCritic(nn.Module):
                 nn.init.orthogonal_(layer.weight, np.sqrt(2))
                 nn.init.zeros_(layer.bias)
             nn.init.orthogonal_(linear[-1].weight, 0.01)  # near-uniform first moves, as CleanRL starts
+
+    def with_hidden(self, hidden: Sequence[int]) -> ActorCritic:
+        """A fresh network of this one's inputs, actions and kinds with other hidden widths (``--init-run``'s source,
+        read before it is widened into this one: ``friday13_training.widening``)."""
+        scale, hidden_scale, num_actions, activation, features, type_groups = self.settings
+        return ActorCritic(scale, hidden_scale, num_actions, hidden, activation, features, type_groups)
 
     def linear_layers(self) -> list[nn.Linear]:
         """The layers of a plain MLP actor (``--actor mlp``), input first."""

@@ -2,9 +2,11 @@
 
 ``--resume`` goes on with a run's own settings; a hyperparameter it trained with (the pool, its weighting, the
 rates) cannot change. A fork can: it is a new run in its own folder, with its own settings, schedule and optimizer
-(Adam starts afresh), from the networks the other run had reached. The networks must be of the same shape and read
-the same inputs. Its record keeps where it started (``STARTED_FROM``), so a policy's lineage is never lost: it is
-learned from scratch when the run it started from was (no ``--init-policy`` anywhere up the line).
+(Adam starts afresh), from the networks the other run had reached. The networks must be of the same kind and depth
+and read the same inputs; the fork's may be wider, its new units starting silent (``friday13_training.widening``),
+so that a run can go on with more capacity than it started with. Its record keeps where it started
+(``STARTED_FROM``), so a policy's lineage is never lost: it is learned from scratch when the run it started from was
+(no ``--init-policy`` anywhere up the line).
 """
 
 from __future__ import annotations
@@ -30,9 +32,11 @@ from friday13_training.ppo_checkpoint import (
     started_by,
 )
 from friday13_training.runs import RunError, load_progress
+from friday13_training.widening import widen_into, widening_problem
 
-NETWORK_FIELDS = ("deck", "hidden_sizes", "activation", "input_features", "actor", "critic_sees_hands")
-"""The arguments that fix the networks' shapes and inputs: a fork's must equal its source's."""
+NETWORK_FIELDS = ("deck", "activation", "input_features", "actor", "critic_sees_hands")
+"""The arguments that fix the networks' kinds and inputs: a fork's must equal its source's. Its ``--hidden-sizes``
+may be wider (``friday13_training.widening``)."""
 NAME_A_RUN = "name the folder of a train_ppo.py run"
 """What to do about an ``--init-run`` that names no run."""
 
@@ -42,9 +46,14 @@ RETURN_FIELDS = ("reward", "horizon", "gamma")
 predicts another return until it has learned its own: ``--critic-warmup``), and its record keeps the source's."""
 STARTED_FROM_FIELDS: dict[str, type] = {"run": str, "timesteps": int, "from_scratch": bool}
 """The fields of every ``STARTED_FROM`` record."""
-STARTED_FROM_ADDED: dict[str, type] = {"return": dict, "checkpoint_sha256": str}
-"""The fields 0.24.0 added to it (a record of an earlier release has none): the source's return (``RETURN_FIELDS``)
-and the SHA-256 of the ``last.pt`` the fork started from."""
+STARTED_FROM_ADDED: dict[str, type] = {"return": dict, "checkpoint_sha256": str, "hidden_sizes": list}
+"""The fields later releases added to it (a record of an earlier release has none): 0.24.0 the source's return
+(``RETURN_FIELDS``) and the SHA-256 of the ``last.pt`` the fork started from, 0.25.0 the source's hidden widths."""
+
+
+def positive_widths(widths: object) -> bool:
+    """Whether ``widths`` is a record's list of hidden widths: ints above 0 (``8.0`` or ``True`` is no width)."""
+    return isinstance(widths, list) and bool(widths) and all(type(width) is int and width > 0 for width in widths)
 
 
 def started_from_problem(value: object) -> str | None:
@@ -58,6 +67,8 @@ def started_from_problem(value: object) -> str | None:
             return f"{STARTED_FROM}[{key!r}] is {shown(value[key])}, not {wanted}"
     if "checkpoint_sha256" in value and not re.fullmatch(r"[0-9a-f]{64}", value["checkpoint_sha256"]):
         return f"{STARTED_FROM}['checkpoint_sha256'] is {shown(value['checkpoint_sha256'])}, not a SHA-256 in hex"
+    if not positive_widths(widths := value.get("hidden_sizes", [1])):
+        return f"{STARTED_FROM}['hidden_sizes'] is {shown(widths)}, not a list of positive widths"
     if "return" in value and set(value["return"]) != set(RETURN_FIELDS):
         return f"{STARTED_FROM}['return'] is {shown(value['return'])}, not an object of {', '.join(RETURN_FIELDS)}"
     return None
@@ -81,6 +92,7 @@ class Source:
             "from_scratch": not self.record["args"].get("init_policy") and earlier["from_scratch"],
             "return": self.learned_return(added_later),
             "checkpoint_sha256": self.checkpoint_sha256,
+            "hidden_sizes": self.record["args"]["hidden_sizes"],
         }
 
     def learned_return(self, added_later: Mapping[str, Any]) -> dict[str, Any]:
@@ -98,10 +110,11 @@ def read_source(
 ) -> Source:
     """The ``train_ppo.py`` run in ``folder``, for a new run recorded as ``fresh``: its ``progress.json`` (checked
     as ``--resume`` checks one; arguments added after it was recorded take ``added_later``'s values), networks of the
-    new run's shape and inputs (``NETWORK_FIELDS``) and a readable ``last.pt`` of the record's timesteps
-    (``read_checkpoint``, for ``INIT_RUN``); with ``into``, the new run's networks, its weights are checked against
-    them and loaded into them. A ``RunError`` for ``--init-run`` saying what is wrong, each differing flag named with
-    the source's value."""
+    new run's kinds and inputs (``NETWORK_FIELDS``) and as many hidden layers, each as wide or wider
+    (``widening_problem``), and a readable ``last.pt`` of the record's timesteps (``read_checkpoint``, for
+    ``INIT_RUN``); with ``into``, the new run's networks, its weights are checked against networks of the source's
+    widths and loaded into ``into`` (widened where wider: ``widen_into``). A ``RunError`` for ``--init-run`` saying
+    what is wrong, each differing flag named with the source's value."""
     if not (folder / CHECKPOINT).is_file():
         raise INIT_RUN.refused(f"{folder} holds no {CHECKPOINT}: {NAME_A_RUN}", None)
     if (folder / NEXT_CHECKPOINT).exists():
@@ -128,9 +141,19 @@ def read_source(
         for name in NETWORK_FIELDS
         if theirs.get(name) != mine[name]
     ]
+    widths = record["args"]["hidden_sizes"]
+    if not positive_widths(widths):
+        differ.append(f"its --hidden-sizes is {shown(widths)}, not a list of positive widths: {record_file} is damaged")
+    elif (problem := widening_problem(widths, mine["hidden_sizes"])) is not None:
+        differ.append(f"its --hidden-sizes is {shown(widths)}, this run's {shown(mine['hidden_sizes'])}: {problem}")
     if differ:
         raise INIT_RUN.refused(f"{folder}: " + "; ".join(differ), None)
-    weights = read_checkpoint(folder / CHECKPOINT, INIT_RUN, device, record["timesteps"], into)
+    if into is None or widths == mine["hidden_sizes"]:
+        weights = read_checkpoint(folder / CHECKPOINT, INIT_RUN, device, record["timesteps"], into)
+    else:  # read into networks of the source's widths, checked as ever, then widened into the fork's
+        narrow = into.with_hidden(widths).to(device)
+        weights = read_checkpoint(folder / CHECKPOINT, INIT_RUN, device, record["timesteps"], narrow)
+        widen_into(narrow, into)
     return Source(folder, record, weights, file_sha256(folder / CHECKPOINT))
 
 
@@ -153,6 +176,14 @@ def start_from(
     source's critic learned (``RETURN_FIELDS``) is said so on stderr: its critic's first values are of that return.
     """
     started = read_source(folder, fresh, added_later, device, into=model).started_from(added_later)
+    if started["hidden_sizes"] != fresh["args"]["hidden_sizes"]:
+        print(
+            f"note: --init-run {folder}: its networks' hidden layers {started['hidden_sizes']} are widened to "
+            f"{fresh['args']['hidden_sizes']}; the new units start silent (zero weights into the layer above), so "
+            "the fork first plays as its source",
+            file=sys.stderr,
+            flush=True,
+        )
     mine = {name: fresh["args"][name] for name in RETURN_FIELDS}
     if started["return"] != mine:
         theirs = " ".join(f"--{name} {value}" for name, value in started["return"].items())
