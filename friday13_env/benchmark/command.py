@@ -39,7 +39,7 @@ from friday13_env.benchmark.runner import (
     registry_of,
 )
 from friday13_env.benchmark.suite import SPLITS, Suite, suites
-from friday13_env.core.agent import IllegalMoveError
+from friday13_env.core.agent import AgentRaisedError, IllegalMoveError
 from friday13_env.core.checks import counted
 from friday13_env.core.files import (
     atomic_write_text,
@@ -230,7 +230,7 @@ def _play(
     try:
         with _progress_bar(not args.no_progress) as update:
             result = execute(plan, update)
-    except (IllegalMoveError, WorkerDied) as error:  # a move the fingerprint positions did not meet; a dead worker
+    except (IllegalMoveError, AgentRaisedError, WorkerDied) as error:  # what the fingerprint positions did not meet
         kept = f"; the finished units are kept in {partial_path(path)}" if partial_path(path).exists() else ""
         if isinstance(error, WorkerDied):
             raise SystemExit(f"friday13 benchmark: stopped: {error}{kept}") from error

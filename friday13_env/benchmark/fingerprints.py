@@ -20,7 +20,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from friday13_env.benchmark.suite import Suite
-from friday13_env.core.agent import Agent, Observation
+from friday13_env.core.agent import Agent, Observation, checked_act
 from friday13_env.core.checks import as_action
 from friday13_env.core.specs import shown
 
@@ -70,12 +70,13 @@ def legal_action(agent: Agent, observation: Observation) -> int:
     """``agent``'s action at ``observation`` as an int, if it is one the environments take (``checks.as_action``: a
     Python or numpy integer or a 0-d integer array; not a bool, a float, even a whole one, or a text: nothing is
     converted, so ``0.7`` is not read as 0) and ``action_mask`` allows it; else a ``ValueError`` naming the agent,
-    the action and the legal actions, before the run plays a game with it."""
-    action = agent.act(observation)
+    the action and the legal actions, before the run plays a game with it (an ``AgentRaisedError`` for an ``act``
+    that raised)."""
     mask = np.asarray(observation["action_mask"])
     legal = np.flatnonzero(mask).tolist()
-    name = shown(getattr(agent, "name", type(agent).__name__))
     where = f"at a fingerprint position whose legal actions are {legal}: act(observation) must return one of them"
+    action = checked_act(agent, observation, where)
+    name = shown(getattr(agent, "name", type(agent).__name__))
     try:
         value = as_action(action, len(mask), "not an integer")
     except ValueError:

@@ -195,7 +195,7 @@ def _card_section(
     columns += ["exploitability gap", "ms per move"]
     lines += ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
     largest = largest_gaps(gaps)
-    rated = ratings["ratings"] if ratings is not None else {}
+    rated, other_build = _same_build_ratings(loaded, card_suites, ratings)
     for agent in agents:
         cells = [_normalised(loaded[s.id].get(agent)) for s in card_suites]
         rating = rated.get(agent)
@@ -215,10 +215,37 @@ def _card_section(
         "[agents.md](agents.md#cost-per-move).",
         "",
     ]
+    if other_build:
+        names = ", ".join(f"`{agent}`" for agent in other_build)
+        lines[-1:-1] = [
+            f"No rating is shown for an agent rated as another build than the one in its results: {names} (its",
+            f"fingerprint in `{RATINGS_FILE}` differs); `friday13 ratings` again rates it as it plays now.",
+        ]
     if ratings is not None:
-        lines += _ratings_section(ratings)
+        lines += _ratings_section(ratings, other_build)
     lines += _exploitability_section(gaps)
     return lines
+
+
+def _same_build_ratings(
+    loaded: dict[str, dict[str, dict[str, Any]]], card_suites: list[Suite], ratings: dict[str, Any] | None
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """The ratings to show beside the agents' results, and the agents left out: rated as another build (its
+    fingerprint in the ratings file is not the one of its results at the standard deck, the one ratings play)."""
+    if ratings is None:
+        return {}, []
+    shown, other_build = {}, []
+    for agent, rating in ratings["ratings"].items():
+        played = {
+            loaded[suite.id][agent]["agent"]["fingerprint"]
+            for suite in card_suites
+            if agent in loaded[suite.id] and suite.cells[0].deck == "standard"
+        }
+        if played - {ratings["fingerprints"][agent]}:
+            other_build.append(agent)
+        else:
+            shown[agent] = rating
+    return shown, sorted(other_build)
 
 
 def _signed(interval: tuple[float, float, float]) -> str:
@@ -260,7 +287,8 @@ def _exploitability_section(gaps: list[Gap]) -> list[str]:
     return [*lines, ""]
 
 
-def _ratings_section(ratings: dict[str, Any]) -> list[str]:
+def _ratings_section(ratings: dict[str, Any], other_build: list[str]) -> list[str]:
+    """The ratings run's own table; an agent rated as another build than its results' (``other_build``) says so."""
     from friday13_env.benchmark.ratings import win_share_of_difference
 
     rated = ratings["ratings"]
@@ -277,7 +305,8 @@ def _ratings_section(ratings: dict[str, Any]) -> list[str]:
         "| --- | --- | --- | --- | --- |",
     ]
     for agent, r in sorted(rated.items(), key=lambda item: -item[1]["ordinal"]):
-        lines.append(f"| `{agent}` | {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} | {r['games']} |")
+        build = " (another build than its results')" if agent in other_build else ""
+        lines.append(f"| `{agent}`{build} | {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} | {r['games']} |")
     lines += [
         "",
         "What a difference in mu means: the model's chance that an agent that much above three equal opponents wins",

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from friday13_env.benchmark.suite import Cell, Suite
-from friday13_env.core.agent import Agent, Observation, reseeded
+from friday13_env.core.agent import Agent, Observation, checked_act, reseeded
 from friday13_env.core.seeds import derived_seed
 from friday13_env.core.specs import AgentSpec, Entrant, entrant_label
 
@@ -118,7 +118,7 @@ class _Timed:
 
     def act(self, observation: Observation) -> int:
         start = time.perf_counter()
-        action = self.agent.act(observation)
+        action = checked_act(self.agent, observation, "in a game")
         self.seconds += time.perf_counter() - start
         self.decisions += 1
         return action

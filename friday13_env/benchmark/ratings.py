@@ -12,8 +12,9 @@ and shows what a ``mu`` difference means in win share at a 4-player table, from 
 from __future__ import annotations
 
 import math
+import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,12 +118,11 @@ def _model() -> Any:
     return PlackettLuce(tau=0.0)
 
 
-def check_ratings(agents: Sequence[str | AgentSpec], workers: int | None = None) -> tuple[AgentSpec, ...]:
-    """The pool as specs, each built once; an error before any game for a bad spec, a short, repeated or too large
-    pool (over ``MAX_AGENTS``: a run never writes a file it would refuse to read), a bad worker count, or a missing
-    openskill."""
+def check_ratings(agents: Sequence[str | AgentSpec], workers: int | None = None) -> dict[AgentSpec, str]:
+    """The pool as specs, each built once, with its fingerprint (``agent_fingerprint``); an error before any game for
+    a bad spec, an agent that fails at the fingerprint positions, a short, repeated or too large pool (over
+    ``MAX_AGENTS``: a run never writes a file it would refuse to read), a bad worker count, or a missing openskill."""
     from friday13_env.friday13.agents import REGISTRY
-    from friday13_env.friday13.agents.seating import make_seated
 
     if workers is not None:
         count_option("workers", workers, takes="a positive int")
@@ -143,10 +143,9 @@ def check_ratings(agents: Sequence[str | AgentSpec], workers: int | None = None)
         )
     if len(labels) < MIN_PLAYERS:
         raise ValueError(f"ratings need at least {MIN_PLAYERS} different agents, got {labels}")
-    for spec in specs:
-        make_seated(spec, 0, "standard")
+    fingerprints = {spec: agent_fingerprint(spec) for spec in specs}
     _model()
-    return specs
+    return fingerprints
 
 
 def check_tables(tables: object) -> int:
@@ -164,10 +163,12 @@ def processes_for(workers: int | None) -> int:
 
 
 def run_ratings(
-    agents: Sequence[str | AgentSpec], tables: int, seed: int = 0, workers: int | None = None
+    agents: Sequence[str | AgentSpec] | Mapping[AgentSpec, str], tables: int, seed: int = 0, workers: int | None = None
 ) -> dict[str, Any]:
-    """Play ``tables`` mixed tables of ``agents`` and fit their ratings; the result is JSON-ready."""
-    specs = check_ratings(agents, workers)
+    """Play ``tables`` mixed tables of ``agents`` (or of the pool ``check_ratings`` gave) and fit their ratings; the
+    result is JSON-ready."""
+    pool = agents if isinstance(agents, Mapping) else check_ratings(agents, workers)
+    specs = tuple(pool)
     check_tables(tables)
     count_option("seed", seed, minimum=0, takes="a non-negative int")
     labels = [spec.label for spec in specs]
@@ -176,6 +177,7 @@ def run_ratings(
         TableUnit(specs, seed, first, min(TABLES_PER_UNIT, tables - first))
         for first in range(0, tables, TABLES_PER_UNIT)
     )
+    fingerprints = {spec.label: fingerprint for spec, fingerprint in pool.items()}
     start = time.perf_counter()
     played = [table for _, unit_tables in ordered_results(play_tables, units, processes) for table in unit_tables]
     from friday13_env.benchmark.runner import provenance
@@ -184,6 +186,7 @@ def run_ratings(
         "format": RATINGS_FORMAT,
         "format_version": 1,
         "agents": labels,
+        "fingerprints": fingerprints,
         "tables": tables,
         "seed": seed,
         "model": "openskill PlackettLuce, tau=0, games in table order",
@@ -191,6 +194,15 @@ def run_ratings(
         "provenance": provenance(processes, time.perf_counter() - start, 0),
         "games": played,
     }
+
+
+def agent_fingerprint(spec: AgentSpec) -> str:
+    """How ``spec`` plays, as the benchmark's results record it (``behaviour_fingerprint`` at the standard deck,
+    built with seed 0): the leaderboard shows a rating only beside results of the same build of the agent."""
+    from friday13_env.benchmark.fingerprints import behaviour_fingerprint
+    from friday13_env.friday13.agents.seating import make_seated
+
+    return behaviour_fingerprint(make_seated(spec, 0, "standard"), "friday13", "standard")
 
 
 def read_ratings(path: str | Path) -> dict[str, Any]:
@@ -222,6 +234,14 @@ def _ratings_problem(data: dict[str, Any]) -> str | None:
     known = set(agents)
     if len(known) != len(agents) or len(agents) < MIN_PLAYERS:
         return f"its agents must be at least {MIN_PLAYERS} different specs"
+    if "fingerprints" not in data:
+        return "it records no fingerprints (how each agent played): run friday13 ratings again with this package"
+    fingerprints = data["fingerprints"]
+    if not isinstance(fingerprints, dict) or set(fingerprints) != known:
+        return "its fingerprints must name exactly its agents"
+    for agent, fingerprint in fingerprints.items():
+        if not (isinstance(fingerprint, str) and re.fullmatch(r"[0-9a-f]{16}", fingerprint)):
+            return f"its fingerprint of {agent} must be 16 hex digits, not {fingerprint!r:.40}"
     if not isinstance(games, list):
         return "its games must be a list of tables"
     if len(games) > MAX_TABLES:

@@ -33,6 +33,32 @@ class IllegalMoveError(ValueError):
     game's engine raises its own subclass, ``IllegalActionError``)."""
 
 
+class AgentRaisedError(ValueError):
+    """An exception an agent's own ``act`` raised (``sys.exit`` too), named with the agent by the benchmark, so that
+    a user's agent that fails is a clear error, not a traceback from inside the game or a run that exits 0."""
+
+
+def checked_act(agent: Agent, observation: Observation, where: str) -> int:
+    """``agent.act(observation)`` as it returned it (its callers check it); anything it raises, an
+    ``AgentRaisedError`` naming the agent, the exception and ``where`` it was asked. ``KeyboardInterrupt`` and the
+    run's own stop signals (``signals.Interrupted``, one) go through as they are."""
+    try:
+        return agent.act(observation)
+    except (Exception, SystemExit) as error:
+        name = getattr(agent, "name", type(agent).__name__)
+        label = repr(name) if isinstance(name, str) else type(agent).__name__
+        raise AgentRaisedError(f"agent {label} raised {error_text(error)} {where}") from error
+
+
+def error_text(error: BaseException) -> str:
+    """``"KeyError: 'x'"`` for an exception a user's code raised: its type and message, or its type alone where
+    even its message raises."""
+    try:
+        return f"{type(error).__name__}: {error}"
+    except Exception:
+        return f"{type(error).__name__} (whose message cannot be shown)"
+
+
 def check_reset_hook(agent: object) -> None:
     """A ``ValueError`` for an agent object whose ``reset`` attribute is not the ``reset(seed)`` hook that
     :func:`reseeded` calls (a per-episode ``reset()`` without a seed, say), so the tools refuse it before a game

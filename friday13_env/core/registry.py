@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from friday13_env.core.agent import Agent
+from friday13_env.core.agent import Agent, error_text
 from friday13_env.core.specs import FACTORY, AgentSpec, is_existing_file, parse_spec, shown
 from friday13_env.core.zoo import policy_path, zoo_files
 
@@ -261,10 +261,10 @@ def agent_from_factory(
     keywords = dict(options or {})
     try:
         agent = factory(seed=seed, **keywords) if takes_seed(factory) else factory(**keywords)
-    except Exception as error:
+    except (Exception, SystemExit) as error:  # a user's sys.exit too: a run must not end with status 0 and no result
         if isinstance(error, ValueError) and _is_own(factory):
             raise
-        raise ValueError(f"agent factory {label} raised {type(error).__name__}: {error}") from error
+        raise ValueError(f"agent factory {label} raised {error_text(error)}") from error
     if not isinstance(agent, Agent):
         raise ValueError(
             f"agent factory {label} returned a {type(agent).__name__}; an agent needs a `name` "

@@ -286,6 +286,7 @@ def ratings_data(tables: list[dict[str, Any]], agents: list[str] = THREE) -> dic
         "format": ratings.RATINGS_FORMAT,
         "format_version": 1,
         "agents": agents,
+        "fingerprints": dict.fromkeys(agents, "0" * 16),
         "tables": len(tables),
         "seed": 0,
         "model": "openskill PlackettLuce, tau=0, games in table order",

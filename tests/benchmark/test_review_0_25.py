@@ -1,0 +1,185 @@
+"""Review of 0.25.0's benchmark. A user's agent that raises in ``act``, or calls ``sys.exit``, at the fingerprint
+positions or in a game: a clear error naming the agent and what it raised, exit status 2 from the command, never a
+traceback or a run that ends with status 0 and no result. A ratings file records how each of its agents played (its
+fingerprint), and the leaderboard shows a rating only beside results of the same build."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from friday13_env.benchmark import leaderboard, ratings, runner
+from friday13_env.benchmark.suite import get_suite
+from tests.benchmark.helpers import friday13, small_suite
+
+RESULTS = Path(__file__).resolve().parents[2] / "results" / "benchmark"
+
+AGENTS = '''\
+import sys
+
+import numpy as np
+
+answered = []
+
+
+class RaisingAct:
+    name = "raising-act"
+
+    def act(self, observation):
+        raise RuntimeError("lost its weights")
+
+
+class ExitingAct:
+    name = "exiting-act"
+
+    def act(self, observation):
+        sys.exit(0)
+
+
+class UnshowableError(Exception):
+    def __str__(self):
+        raise RuntimeError("no text")
+
+
+class RaisingUnshowable:
+    name = "raising-unshowable"
+
+    def act(self, observation):
+        raise UnshowableError()
+
+
+def exiting_factory(seed=None):
+    sys.exit(0)
+
+
+class RaisingInGame:
+    """Plays legally at the fingerprint positions (its first 120 answers in this process), then raises."""
+
+    name = "raising-in-game"
+
+    def act(self, observation):
+        answered.append(1)
+        if len(answered) > 120:
+            raise KeyError("no such card")
+        return int(np.flatnonzero(observation["action_mask"])[0])
+'''
+
+
+@pytest.fixture
+def agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A module of user agents in a folder on ``sys.path``, forgotten afterwards; yields its name."""
+    name = "bench_raising_agents"
+    (tmp_path / f"{name}.py").write_text(AGENTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop(name, None)
+    yield name
+    sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("RaisingAct", "agent 'raising-act' raised RuntimeError: lost its weights at a fingerprint position"),
+        ("ExitingAct", "agent 'exiting-act' raised SystemExit: 0 at a fingerprint position"),
+        ("RaisingUnshowable", "agent 'raising-unshowable' raised UnshowableError (whose message cannot be shown) at"),
+        ("exiting_factory", "agent factory 'bench_raising_agents:exiting_factory' raised SystemExit: 0"),
+    ],
+)
+def test_an_agent_that_raises_at_the_fingerprint_positions_is_refused_with_its_error(
+    agents: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], agent: str, message: str
+) -> None:
+    out = tmp_path / "out.json"
+    argv = ["benchmark", "--agent", f"{agents}:{agent}", "--suite", "card-4p-quick", "--out", str(out)]
+    code, printed = friday13([*argv, "--no-progress"])
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert printed == "" and list(tmp_path.glob("out*")) == []
+    with pytest.raises(ValueError, match=re.escape(message)):  # the Python API: a ValueError, before any game
+        runner.prepare(f"{agents}:{agent}", small_suite(), workers=1)
+
+
+def test_an_agent_that_raises_in_a_game_stops_the_run_with_its_error(
+    agents: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out.json"
+    argv = ["benchmark", "--agent", f"{agents}:RaisingInGame", "--suite", "card-4p-quick", "--out", str(out)]
+    code, _ = friday13([*argv, "--no-progress", "--workers", "1"])
+    assert code == 2
+    error = capsys.readouterr().err
+    assert "agent 'raising-in-game' raised KeyError: 'no such card'" in error, error
+    assert not out.exists()
+
+
+# -- a rating belongs to the build of the agent that played its games --------------------------------------------
+THREE = ["random", "cautious", "majority"]
+
+
+def test_a_ratings_run_records_how_each_of_its_agents_plays() -> None:
+    """Each agent's behaviour fingerprint (the benchmark's, at the standard deck), so a rating can be matched to the
+    build of the agent whose results it sits beside."""
+    rated = ratings.run_ratings(THREE, 2, seed=1, workers=1)
+    anchors = get_suite("card-4p").anchors
+    assert rated["fingerprints"] == {name: anchors[name] for name in THREE}
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d.pop("fingerprints"), r"it records no fingerprints \(how each agent played\): run"),
+        (lambda d: d["fingerprints"].pop("random"), r"its fingerprints must name exactly its agents"),
+        (lambda d: d["fingerprints"].update(random="not-hex"), r"its fingerprint of random must be 16 hex digits"),
+    ],
+)
+def test_a_ratings_file_without_its_agents_fingerprints_is_refused(tmp_path: Path, edit: Any, message: str) -> None:
+    data = ratings.run_ratings(THREE, 2, seed=1, workers=1)
+    edit(data)
+    path = tmp_path / "ratings.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match=message):
+        ratings.read_ratings(path)
+
+
+def test_the_leaderboard_shows_no_rating_beside_a_result_of_another_build(tmp_path: Path) -> None:
+    """A rating whose games were played by another build of the agent (its fingerprint in the ratings file is not
+    its result's) is a dash in the agent's row, and a note names the agent; the others are shown."""
+    results = Path(shutil.copytree(RESULTS, tmp_path / "results"))
+    data = json.loads((results / leaderboard.RATINGS_FILE).read_text())
+    data["fingerprints"]["ppo-v4"] = "0" * 16
+    (results / leaderboard.RATINGS_FILE).write_text(json.dumps(data))
+    page = leaderboard.generate(results)
+    rows: dict[str, str] = {}
+    for line in page.splitlines():  # the main table's rows: the first of each agent's on the page
+        if line.startswith("| `"):
+            rows.setdefault(line.split(" | ")[0], line)
+    rating = data["ratings"]["ppo-v4"]
+    assert f"{rating['mu']:.1f} ± {rating['sigma']:.1f}" not in rows["| `ppo-v4`"]
+    other = data["ratings"]["ppo-v3"]
+    assert f"{other['mu']:.1f} ± {other['sigma']:.1f}" in rows["| `ppo-v3`"]
+    assert "rated as another build than the one in its results: `ppo-v4`" in page
+    assert "| `ppo-v4` (another build than its results') |" in page  # the ratings run's own table says so too
+    assert "| `ppo-v3` |" in page
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("RaisingAct", "agent 'raising-act' raised RuntimeError: lost its weights at a fingerprint position"),
+        ("exiting_factory", "agent factory 'bench_raising_agents:exiting_factory' raised SystemExit: 0"),
+    ],
+)
+def test_ratings_refuse_an_agent_that_raises_before_any_game(
+    agents: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], agent: str, message: str
+) -> None:
+    out = tmp_path / "ratings.json"
+    argv = ["ratings", "--agents", "random", "cautious", f"{agents}:{agent}", "--tables", "1", "--out", str(out)]
+    code, _ = friday13([*argv, "--workers", "1"])
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()
