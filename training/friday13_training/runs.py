@@ -131,12 +131,12 @@ _held_locks: dict[Path, IO[bytes]] = {}
 
 
 def lock_run(run_dir: Path) -> None:
-    """Hold ``run_dir``'s lock (an exclusive ``flock`` of ``LOCK_FILE``) until this process ends, or a ``RunError``
-    if another process holds it: two processes on one run folder wrote over each other's checkpoints and records
-    (the one that finished last left its run, the other's was gone). A process that holds it already goes on (a
-    script that resumes its own run). A lock file that is a link is refused, not followed (a folder copied from
-    elsewhere would have the lock create or hold a file outside it). Where ``flock`` does not exist (Windows),
-    nothing is locked."""
+    """Hold ``run_dir``'s lock (an exclusive ``flock`` of ``LOCK_FILE``) until ``release_run_locks`` (as the script's
+    command ends) or this process ends, or a ``RunError`` if another process holds it: two processes on one run
+    folder wrote over each other's checkpoints and records (the one that finished last left its run, the other's
+    was gone). A process that holds it already goes on (a script that resumes its own run). A lock file that is a
+    link is refused, not followed (a folder copied from elsewhere would have the lock create or hold a file outside
+    it). Where ``flock`` does not exist (Windows), nothing is locked."""
     key = run_dir.resolve()
     if key in _held_locks or sys.platform == "win32":
         return
@@ -158,6 +158,15 @@ def lock_run(run_dir: Path) -> None:
             "choose another --run-name"
         ) from None
     _held_locks[key] = handle
+
+
+def release_run_locks() -> None:
+    """Let go of every run folder's lock this process holds (``lock_run``): a run script's command does when it ends,
+    so that a process that runs several (a notebook, the tests) keeps no file open per run, and a finished run's
+    folder is free to another process while this one lives."""
+    while _held_locks:
+        _, handle = _held_locks.popitem()
+        handle.close()  # closing the only open file of the lock lets go of its flock
 
 
 def read_progress(path: Path, template: dict[str, Any], extra_keys: Iterable[str] | None = None) -> dict[str, Any]:
@@ -581,7 +590,8 @@ def run_main(
     """A run script's command line: bad flags exit with argparse's usage message, run-directory problems
     (``RunError``) with theirs; ``train`` also gets the flags the command line gave. Ctrl-C or SIGTERM during
     ``train`` is an ``Interrupted`` exception there, which ends the script with one line (what the run saved). The
-    working folder is importable, so that agent specs may name a ``module:factory`` there."""
+    working folder is importable, so that agent specs may name a ``module:factory`` there. The run folders' locks
+    are let go when it ends, however it ends (``release_run_locks``)."""
     working_folder_importable()
     args = parse(argv)
     try:
@@ -592,6 +602,8 @@ def run_main(
     except Interrupted as stop:
         print(stop.message(), file=sys.stderr, flush=True)
         raise SystemExit(stop.exit_status) from None
+    finally:
+        release_run_locks()
 
 
 def resumed_run_args(

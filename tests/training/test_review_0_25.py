@@ -1,0 +1,49 @@
+"""Review of 0.25.0's training scripts: a run lets go of its folder's lock when its command ends (it was held until
+the process ended), whether the run finished, failed or was refused."""
+
+from __future__ import annotations
+
+import fcntl
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.scripts import PLAIN_PPO_RECIPE, load_training_script
+
+pytest.importorskip("torch", reason="the training extra is not installed")
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="run folders are locked with flock")
+
+TINY = [
+    "--num-tables", "16", "--num-steps", "8", "--minibatch-size", "64", "--hidden-sizes", "16", "16",
+    "--eval-every", "0", "--torch-threads", "1", "--no-progress", *PLAIN_PPO_RECIPE,
+]  # fmt: skip
+
+
+def free(folder: Path) -> bool:
+    """Whether another open file of ``folder``'s lock can take it (flock's locks belong to an open file, so this
+    process's own earlier one holds it against this one too)."""
+    with open(folder / ".run.lock", "rb") as other:
+        try:
+            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+    return True
+
+
+def test_a_finished_run_lets_go_of_its_folders_lock(tmp_path: Path) -> None:
+    train = load_training_script("train_ppo")
+    run = tmp_path / "run"
+    train.main(["--run-dir", str(run), "--total-timesteps", "128", *TINY])
+    assert free(run)
+    train.main(["--run-dir", str(run), "--resume", "--total-timesteps", "256"])  # the same process takes it again
+    assert free(run)
+
+
+def test_a_refused_resume_lets_go_of_its_folders_lock(tmp_path: Path) -> None:
+    train = load_training_script("train_ppo")
+    run = tmp_path / "run"
+    train.main(["--run-dir", str(run), "--total-timesteps", "128", *TINY])
+    with pytest.raises(SystemExit):
+        train.main(["--run-dir", str(run), "--resume", "--total-timesteps", "256", "--learning-rate", "0.1"])
+    assert free(run)
