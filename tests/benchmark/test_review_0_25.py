@@ -73,6 +73,13 @@ class RaisingInGame:
 
 
 @pytest.fixture
+def benchmark_extra() -> None:
+    """Skips where scipy and openskill (the benchmark extra: scores and ratings) are not installed."""
+    pytest.importorskip("scipy")
+    pytest.importorskip("openskill")
+
+
+@pytest.fixture
 def agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A module of user agents in a folder on ``sys.path``, forgotten afterwards; yields its name."""
     name = "bench_raising_agents"
@@ -106,7 +113,7 @@ def test_an_agent_that_raises_at_the_fingerprint_positions_is_refused_with_its_e
 
 
 def test_an_agent_that_raises_in_a_game_stops_the_run_with_its_error(
-    agents: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    benchmark_extra: None, agents: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "out.json"
     argv = ["benchmark", "--agent", f"{agents}:RaisingInGame", "--suite", "card-4p-quick", "--out", str(out)]
@@ -121,7 +128,7 @@ def test_an_agent_that_raises_in_a_game_stops_the_run_with_its_error(
 THREE = ["random", "cautious", "majority"]
 
 
-def test_a_ratings_run_records_how_each_of_its_agents_plays() -> None:
+def test_a_ratings_run_records_how_each_of_its_agents_plays(benchmark_extra: None) -> None:
     """Each agent's behaviour fingerprint (the benchmark's, at the standard deck), so a rating can be matched to the
     build of the agent whose results it sits beside."""
     rated = ratings.run_ratings(THREE, 2, seed=1, workers=1)
@@ -137,7 +144,9 @@ def test_a_ratings_run_records_how_each_of_its_agents_plays() -> None:
         (lambda d: d["fingerprints"].update(random="not-hex"), r"its fingerprint of random must be 16 hex digits"),
     ],
 )
-def test_a_ratings_file_without_its_agents_fingerprints_is_refused(tmp_path: Path, edit: Any, message: str) -> None:
+def test_a_ratings_file_without_its_agents_fingerprints_is_refused(
+    benchmark_extra: None, tmp_path: Path, edit: Any, message: str
+) -> None:
     data = ratings.run_ratings(THREE, 2, seed=1, workers=1)
     edit(data)
     path = tmp_path / "ratings.json"
@@ -146,7 +155,9 @@ def test_a_ratings_file_without_its_agents_fingerprints_is_refused(tmp_path: Pat
         ratings.read_ratings(path)
 
 
-def test_the_leaderboard_shows_no_rating_beside_a_result_of_another_build(tmp_path: Path) -> None:
+def test_the_leaderboard_shows_no_rating_beside_a_result_of_another_build(
+    benchmark_extra: None, tmp_path: Path
+) -> None:
     """A rating whose games were played by another build of the agent (its fingerprint in the ratings file is not
     its result's) is a dash in the agent's row, and a note names the agent; the others are shown."""
     results = Path(shutil.copytree(RESULTS, tmp_path / "results"))
