@@ -6,11 +6,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from friday13_env.benchmark import fingerprints, runner
 from friday13_env.benchmark.suite import SPLITS, Cell, Split, Suite, get_suite
@@ -106,3 +109,13 @@ def friday13(argv: list[str]) -> tuple[int, str]:
     except SystemExit as stop:
         code = int(stop.code or 0)
     return code, output.getvalue()
+
+
+def user_module(name: str, source: str, folder: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A fixture's body: a module ``name`` of ``source`` in ``folder``, on ``sys.path`` and forgotten afterwards;
+    yields its name (for ``module:factory`` specs)."""
+    (folder / f"{name}.py").write_text(source)
+    monkeypatch.syspath_prepend(str(folder))
+    sys.modules.pop(name, None)
+    yield name
+    sys.modules.pop(name, None)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ import pytest
 
 from friday13_env.benchmark import leaderboard, ratings, runner
 from friday13_env.benchmark.suite import get_suite
-from tests.benchmark.helpers import friday13, small_suite
+from tests.benchmark.helpers import friday13, small_suite, user_module
 
 RESULTS = Path(__file__).resolve().parents[2] / "results" / "benchmark"
 
@@ -82,23 +81,19 @@ def benchmark_extra() -> None:
 @pytest.fixture
 def agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A module of user agents in a folder on ``sys.path``, forgotten afterwards; yields its name."""
-    name = "bench_raising_agents"
-    (tmp_path / f"{name}.py").write_text(AGENTS)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    sys.modules.pop(name, None)
-    yield name
-    sys.modules.pop(name, None)
+    yield from user_module("bench_raising_agents", AGENTS, tmp_path, monkeypatch)
 
 
-@pytest.mark.parametrize(
-    ("agent", "message"),
-    [
-        ("RaisingAct", "agent 'raising-act' raised RuntimeError: lost its weights at a fingerprint position"),
-        ("ExitingAct", "agent 'exiting-act' raised SystemExit: 0 at a fingerprint position"),
-        ("RaisingUnshowable", "agent 'raising-unshowable' raised UnshowableError (whose message cannot be shown) at"),
-        ("exiting_factory", "agent factory 'bench_raising_agents:exiting_factory' raised SystemExit: 0"),
-    ],
-)
+REFUSALS = {
+    "RaisingAct": "agent 'raising-act' raised RuntimeError: lost its weights at a fingerprint position",
+    "ExitingAct": "agent 'exiting-act' raised SystemExit: 0 at a fingerprint position",
+    "RaisingUnshowable": "agent 'raising-unshowable' raised UnshowableError (whose message cannot be shown) at",
+    "exiting_factory": "agent factory 'bench_raising_agents:exiting_factory' raised SystemExit: 0",
+}
+"""Each failing agent of ``AGENTS`` and the error that names it."""
+
+
+@pytest.mark.parametrize(("agent", "message"), REFUSALS.items())
 def test_an_agent_that_raises_at_the_fingerprint_positions_is_refused_with_its_error(
     agents: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], agent: str, message: str
 ) -> None:
@@ -178,19 +173,13 @@ def test_the_leaderboard_shows_no_rating_beside_a_result_of_another_build(
     assert "| `ppo-v3` |" in page
 
 
-@pytest.mark.parametrize(
-    ("agent", "message"),
-    [
-        ("RaisingAct", "agent 'raising-act' raised RuntimeError: lost its weights at a fingerprint position"),
-        ("exiting_factory", "agent factory 'bench_raising_agents:exiting_factory' raised SystemExit: 0"),
-    ],
-)
+@pytest.mark.parametrize("agent", ["RaisingAct", "exiting_factory"])
 def test_ratings_refuse_an_agent_that_raises_before_any_game(
-    agents: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], agent: str, message: str
+    agents: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], agent: str
 ) -> None:
     out = tmp_path / "ratings.json"
     argv = ["ratings", "--agents", "random", "cautious", f"{agents}:{agent}", "--tables", "1", "--out", str(out)]
     code, _ = friday13([*argv, "--workers", "1"])
     assert code == 2
-    assert message in capsys.readouterr().err
+    assert REFUSALS[agent] in capsys.readouterr().err
     assert not out.exists()

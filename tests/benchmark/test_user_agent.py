@@ -22,7 +22,7 @@ from friday13_env.core.agent import Observation
 from friday13_env.core.specs import AgentSpec, parse_spec
 from friday13_env.friday.agents import REGISTRY as SOLO_REGISTRY
 from friday13_env.friday13.agents import REGISTRY
-from tests.benchmark.helpers import SOLO_CELLS, small_suite
+from tests.benchmark.helpers import SOLO_CELLS, small_suite, user_module
 
 FRIDAY13 = Path(sys.executable).parent / "friday13"
 
@@ -108,12 +108,7 @@ NOT_CALLABLE = 7
 @pytest.fixture
 def user_agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A module of user factories in a folder on ``sys.path``, forgotten afterwards; yields its name."""
-    name = "bench_user_agents"
-    (tmp_path / f"{name}.py").write_text(USER_AGENTS)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    sys.modules.pop(name, None)
-    yield name
-    sys.modules.pop(name, None)
+    yield from user_module("bench_user_agents", USER_AGENTS, tmp_path, monkeypatch)
 
 
 def test_the_command_benchmarks_an_unregistered_agent_from_the_working_folder(tmp_path: Path) -> None:
