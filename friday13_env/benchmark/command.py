@@ -374,6 +374,8 @@ def run_ratings_command(
         note_capped_workers(args.workers, processes_for(args.workers))
         try:
             result = run_ratings(plan, args.tables, args.seed, args.workers)
+        except (IllegalMoveError, AgentRaisedError) as error:  # what the fingerprint positions did not meet
+            parser.error(str(error))
         except WorkerDied as error:
             raise SystemExit(f"friday13 ratings: stopped: {error}") from error
         text = json.dumps(result, indent=1) + "\n"

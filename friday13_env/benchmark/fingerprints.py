@@ -74,8 +74,8 @@ def legal_action(agent: Agent, observation: Observation) -> int:
     that raised)."""
     mask = np.asarray(observation["action_mask"])
     legal = np.flatnonzero(mask).tolist()
+    action = checked_act(agent, observation, f"at a fingerprint position (legal actions {legal})")
     where = f"at a fingerprint position whose legal actions are {legal}: act(observation) must return one of them"
-    action = checked_act(agent, observation, where)
     name = shown(getattr(agent, "name", type(agent).__name__))
     try:
         value = as_action(action, len(mask), "not an integer")

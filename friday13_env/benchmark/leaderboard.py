@@ -234,7 +234,7 @@ def _same_build_ratings(
     fingerprint in the ratings file is not the one of its results at the standard deck, the one ratings play)."""
     if ratings is None:
         return {}, []
-    shown, other_build = {}, []
+    same_build, other_build = {}, []
     for agent, rating in ratings["ratings"].items():
         played = {
             loaded[suite.id][agent]["agent"]["fingerprint"]
@@ -244,8 +244,8 @@ def _same_build_ratings(
         if played - {ratings["fingerprints"][agent]}:
             other_build.append(agent)
         else:
-            shown[agent] = rating
-    return shown, sorted(other_build)
+            same_build[agent] = rating
+    return same_build, sorted(other_build)
 
 
 def _signed(interval: tuple[float, float, float]) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from friday13_env.core.agent import CheckedAgent
 from friday13_env.core.checks import plain_text
 from friday13_env.core.extras import BENCHMARK_EXTRA, missing_extra
 from friday13_env.core.options import available_cpus, count_option
@@ -75,7 +76,7 @@ def play_tables(unit: TableUnit) -> list[dict[str, Any]]:
         env = raw_env(num_players=len(lineup), deck=unit.deck, num_rounds=unit.num_rounds)
         labels = [spec.label for spec in lineup]
         seed = deal_seed(unit.seed, len(lineup), table)
-        games = play_deal(env, [built[label] for label in labels], seatings(labels), seed)
+        games = play_deal(env, [CheckedAgent(built[label]) for label in labels], seatings(labels), seed)
         env.close()
         tables.append({"lineup": labels, "points": games})
     return tables
@@ -118,7 +119,14 @@ def _model() -> Any:
     return PlackettLuce(tau=0.0)
 
 
-def check_ratings(agents: Sequence[str | AgentSpec], workers: int | None = None) -> dict[AgentSpec, str]:
+@dataclass(frozen=True)
+class RatingsPool:
+    """A pool ``check_ratings`` checked: each agent's spec with its fingerprint, in order."""
+
+    fingerprints: Mapping[AgentSpec, str]
+
+
+def check_ratings(agents: Sequence[str | AgentSpec], workers: int | None = None) -> RatingsPool:
     """The pool as specs, each built once, with its fingerprint (``agent_fingerprint``); an error before any game for
     a bad spec, an agent that fails at the fingerprint positions, a short, repeated or too large pool (over
     ``MAX_AGENTS``: a run never writes a file it would refuse to read), a bad worker count, or a missing openskill."""
@@ -145,7 +153,7 @@ def check_ratings(agents: Sequence[str | AgentSpec], workers: int | None = None)
         raise ValueError(f"ratings need at least {MIN_PLAYERS} different agents, got {labels}")
     fingerprints = {spec: agent_fingerprint(spec) for spec in specs}
     _model()
-    return fingerprints
+    return RatingsPool(fingerprints)
 
 
 def check_tables(tables: object) -> int:
@@ -163,12 +171,14 @@ def processes_for(workers: int | None) -> int:
 
 
 def run_ratings(
-    agents: Sequence[str | AgentSpec] | Mapping[AgentSpec, str], tables: int, seed: int = 0, workers: int | None = None
+    agents: Sequence[str | AgentSpec] | RatingsPool, tables: int, seed: int = 0, workers: int | None = None
 ) -> dict[str, Any]:
     """Play ``tables`` mixed tables of ``agents`` (or of the pool ``check_ratings`` gave) and fit their ratings; the
     result is JSON-ready."""
-    pool = agents if isinstance(agents, Mapping) else check_ratings(agents, workers)
-    specs = tuple(pool)
+    pool = agents if isinstance(agents, RatingsPool) else check_ratings(agents, workers)
+    if workers is not None:
+        count_option("workers", workers, takes="a positive int")
+    specs = tuple(pool.fingerprints)
     check_tables(tables)
     count_option("seed", seed, minimum=0, takes="a non-negative int")
     labels = [spec.label for spec in specs]
@@ -177,7 +187,7 @@ def run_ratings(
         TableUnit(specs, seed, first, min(TABLES_PER_UNIT, tables - first))
         for first in range(0, tables, TABLES_PER_UNIT)
     )
-    fingerprints = {spec.label: fingerprint for spec, fingerprint in pool.items()}
+    fingerprints = {spec.label: fingerprint for spec, fingerprint in pool.fingerprints.items()}
     start = time.perf_counter()
     played = [table for _, unit_tables in ordered_results(play_tables, units, processes) for table in unit_tables]
     from friday13_env.benchmark.runner import provenance
@@ -200,9 +210,9 @@ def agent_fingerprint(spec: AgentSpec) -> str:
     """How ``spec`` plays, as the benchmark's results record it (``behaviour_fingerprint`` at the standard deck,
     built with seed 0): the leaderboard shows a rating only beside results of the same build of the agent."""
     from friday13_env.benchmark.fingerprints import behaviour_fingerprint
-    from friday13_env.friday13.agents.seating import make_seated
+    from friday13_env.benchmark.runner import built_at
 
-    return behaviour_fingerprint(make_seated(spec, 0, "standard"), "friday13", "standard")
+    return behaviour_fingerprint(built_at("friday13", spec, "standard"), "friday13", "standard")
 
 
 def read_ratings(path: str | Path) -> dict[str, Any]:

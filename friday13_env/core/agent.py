@@ -51,12 +51,26 @@ def checked_act(agent: Agent, observation: Observation, where: str) -> int:
 
 
 def error_text(error: BaseException) -> str:
-    """``"KeyError: 'x'"`` for an exception a user's code raised: its type and message, or its type alone where
-    even its message raises."""
+    """``"KeyError: 'x'"`` for an exception a user's code raised: its type and message (its type alone where it has
+    none, or where even its message raises)."""
     try:
-        return f"{type(error).__name__}: {error}"
+        message = str(error)
     except Exception:
         return f"{type(error).__name__} (whose message cannot be shown)"
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+
+
+class CheckedAgent:
+    """``agent`` whose ``act`` is ``checked_act``'s, asked ``where``: what it raises is an ``AgentRaisedError``
+    naming it (the tools that play a user's agent in games: the benchmark, the ratings)."""
+
+    def __init__(self, agent: Agent, where: str = "in a game") -> None:
+        self.agent = agent
+        self.name = agent.name
+        self.where = where
+
+    def act(self, observation: Observation) -> int:
+        return checked_act(self.agent, observation, self.where)
 
 
 def check_reset_hook(agent: object) -> None:

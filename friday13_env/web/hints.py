@@ -1,8 +1,8 @@
 """Hints: what the strongest agent would play in a position, and how sure it is.
 
-The adviser of each table is the strongest agent that can sit there (``docs/leaderboard.md``): ``ppo-v4``
-for the standard deck (highest rating at mixed tables), ``search`` for the German deck (no network is trained
-on it) and ``dagger-ppo-v1`` for the solo game (the highest win rate at every level).
+The adviser of each table is the strongest agent that can sit there (``docs/leaderboard.md``): ``ppo-v4`` for the
+standard deck (the highest ``card-sizes`` score, over every table size), ``search`` for the German deck (no network
+is trained on it) and ``dagger-ppo-v1`` for the solo game (the highest win rate at every level).
 
 How sure it is, in the adviser's own terms:
 

@@ -68,6 +68,18 @@ class RaisingInGame:
         if len(answered) > 120:
             raise KeyError("no such card")
         return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+class ExitingInGame(RaisingInGame):
+    """Plays legally at the fingerprint positions, then calls ``sys.exit()`` (no status: the run's would be 0)."""
+
+    name = "exiting-in-game"
+
+    def act(self, observation):
+        try:
+            return super().act(observation)
+        except KeyError:
+            sys.exit()
 '''
 
 
@@ -182,4 +194,22 @@ def test_ratings_refuse_an_agent_that_raises_before_any_game(
     code, _ = friday13([*argv, "--workers", "1"])
     assert code == 2
     assert REFUSALS[agent] in capsys.readouterr().err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("RaisingInGame", "agent 'raising-in-game' raised KeyError: 'no such card' in a game"),
+        ("ExitingInGame", "agent 'exiting-in-game' raised SystemExit in a game"),
+    ],
+)
+def test_ratings_stop_with_the_error_of_an_agent_that_raises_in_a_game(
+    benchmark_extra: None, agents: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], agent: str, message: str
+) -> None:
+    out = tmp_path / "ratings.json"
+    argv = ["ratings", "--agents", "random", "cautious", f"{agents}:{agent}", "--tables", "1", "--out", str(out)]
+    code, _ = friday13([*argv, "--workers", "1"])
+    assert code == 2
+    assert message in capsys.readouterr().err
     assert not out.exists()

@@ -47,3 +47,19 @@ def test_a_refused_resume_lets_go_of_its_folders_lock(tmp_path: Path) -> None:
     with pytest.raises(SystemExit):
         train.main(["--run-dir", str(run), "--resume", "--total-timesteps", "256", "--learning-rate", "0.1"])
     assert free(run)
+
+
+def test_a_run_keeps_the_locks_its_process_held_before_it(tmp_path: Path) -> None:
+    """A caller that holds another folder's lock (``runs.lock_run``) keeps it: a command lets go of its own only."""
+    from friday13_training import runs
+
+    other = tmp_path / "other"
+    other.mkdir()
+    runs.lock_run(other)
+    try:
+        run = tmp_path / "run"
+        load_training_script("train_ppo").main(["--run-dir", str(run), "--total-timesteps", "128", *TINY])
+        assert free(run) and not free(other)
+    finally:
+        runs.release_run_locks()
+    assert free(other)

@@ -164,7 +164,7 @@ def test_a_fork_that_would_lose_units_is_refused_before_anything_is_built(
     assert not (tmp_path / "fork").exists()
 
 
-@pytest.mark.parametrize("widths", [["16", "16"], None, [16, True], [16, -1], [16, 16.0]])
+@pytest.mark.parametrize("widths", [["16", "16"], None, [16, True], [16, -1], [16, 16.0], "no key"])
 def test_a_source_whose_record_holds_no_widths_is_refused_before_anything_is_built(
     source_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], widths: Any
 ) -> None:
@@ -172,6 +172,8 @@ def test_a_source_whose_record_holds_no_widths_is_refused_before_anything_is_bui
     source = Path(shutil.copytree(source_run, tmp_path / "source"))
     record = json.loads((source / "progress.json").read_text())
     record["args"]["hidden_sizes"] = widths
+    if widths == "no key":
+        del record["args"]["hidden_sizes"]
     (source / "progress.json").write_text(json.dumps(record))
     argv = ["--run-dir", str(tmp_path / "fork"), "--init-run", str(source), *TINY, *PLAIN_PPO_RECIPE]
     with pytest.raises(SystemExit) as exit_info:

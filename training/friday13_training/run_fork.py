@@ -92,7 +92,7 @@ class Source:
             "from_scratch": not self.record["args"].get("init_policy") and earlier["from_scratch"],
             "return": self.learned_return(added_later),
             "checkpoint_sha256": self.checkpoint_sha256,
-            "hidden_sizes": self.record["args"]["hidden_sizes"],
+            "hidden_sizes": self.record["args"].get("hidden_sizes"),
         }
 
     def learned_return(self, added_later: Mapping[str, Any]) -> dict[str, Any]:
@@ -141,7 +141,7 @@ def read_source(
         for name in NETWORK_FIELDS
         if theirs.get(name) != mine[name]
     ]
-    widths = record["args"]["hidden_sizes"]
+    widths = record["args"].get("hidden_sizes")
     if not positive_widths(widths):
         differ.append(f"its --hidden-sizes is {shown(widths)}, not a list of positive widths: {record_file} is damaged")
     elif (problem := widening_problem(widths, mine["hidden_sizes"])) is not None:

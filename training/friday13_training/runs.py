@@ -160,13 +160,13 @@ def lock_run(run_dir: Path) -> None:
     _held_locks[key] = handle
 
 
-def release_run_locks() -> None:
-    """Let go of every run folder's lock this process holds (``lock_run``): a run script's command does when it ends,
-    so that a process that runs several (a notebook, the tests) keeps no file open per run, and a finished run's
-    folder is free to another process while this one lives."""
-    while _held_locks:
-        _, handle = _held_locks.popitem()
-        handle.close()  # closing the only open file of the lock lets go of its flock
+def release_run_locks(keep: Iterable[Path] = ()) -> None:
+    """Let go of the run folders' locks this process holds (``lock_run``), but those of the folders in ``keep`` (as
+    ``lock_run`` keys them: resolved): a run script's command lets go of those it took when it ends, so that a
+    process that runs several (a notebook, the tests) keeps no file open per run, and a finished run's folder is
+    free to another process while this one lives."""
+    for key in set(_held_locks) - set(keep):
+        _held_locks.pop(key).close()  # closing the only open file of the lock lets go of its flock
 
 
 def read_progress(path: Path, template: dict[str, Any], extra_keys: Iterable[str] | None = None) -> dict[str, Any]:
@@ -591,9 +591,10 @@ def run_main(
     (``RunError``) with theirs; ``train`` also gets the flags the command line gave. Ctrl-C or SIGTERM during
     ``train`` is an ``Interrupted`` exception there, which ends the script with one line (what the run saved). The
     working folder is importable, so that agent specs may name a ``module:factory`` there. The run folders' locks
-    are let go when it ends, however it ends (``release_run_locks``)."""
+    it took are let go when it ends, however it ends (``release_run_locks``)."""
     working_folder_importable()
     args = parse(argv)
+    held_before = set(_held_locks)
     try:
         with signals_interrupt():
             train(args, given_flags(cls, argv))
@@ -603,7 +604,7 @@ def run_main(
         print(stop.message(), file=sys.stderr, flush=True)
         raise SystemExit(stop.exit_status) from None
     finally:
-        release_run_locks()
+        release_run_locks(keep=held_before)
 
 
 def resumed_run_args(

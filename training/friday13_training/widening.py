@@ -1,12 +1,14 @@
 """``train_ppo.py --init-run`` onto wider networks: a fork whose hidden layers are wider than its source's starts
-playing and valuing exactly as its source did (Net2Net's "wider" operation, its new units starting silent).
+playing and valuing exactly as its source did (widening with zero-initialised connections: function-preserving
+growth, as Net2Net's, though Net2Net copies units where this adds fresh ones).
 
-Each hidden layer keeps its source's units, with their weights, and adds new ones. A new unit reads the layer below
-through the wide network's own fresh weights and feeds the layer above through zero weights, so at the start the
-network computes its source's logits and values (up to the order of float sums). The first update's gradient
-reaches those zero weights (the new unit's activation times the error of the layer above), and the new units' own
-inputs from then on: a wider network that goes on from a trained one, rather than one that starts afresh. Nothing is
-learned from another network: a widened run is learned from scratch if its source was.
+Each hidden layer keeps its source's units, with their weights, and adds new ones. Every weight that reads a new unit
+is zero (from the layer above, new units included, and from the outputs), so at the start the network computes its
+source's logits and values (up to the order of float sums); a new unit reads the source's units below (or the
+inputs) through the wide network's own fresh weights. The first update's gradient reaches the zero weights out of
+the new units (a new unit's activation times the error of the layer above), and from then on the weights into them:
+a wider network that goes on from a trained one, rather than one that starts afresh. Nothing is learned from another
+network: a widened run is learned from scratch if its source was.
 """
 
 from __future__ import annotations
@@ -42,8 +44,8 @@ def input_axes(model: nn.Module) -> dict[str, int]:
 def widen_into(narrow: ActorCritic, wide: ActorCritic) -> None:
     """Load ``narrow``'s networks into ``wide``, a network of the same inputs, actions, kinds and depth whose hidden
     layers are as wide or wider (``widening_problem``): every tensor of ``narrow`` is copied into the leading block
-    of ``wide``'s, and the weights that read ``wide``'s new units are zeroed; the new units' own weights and biases
-    keep ``wide``'s initialisation."""
+    of ``wide``'s, and every weight that reads one of ``wide``'s new units is zeroed; the new units' weights from the
+    source's units below and their biases keep ``wide``'s initialisation."""
     axes = input_axes(wide)
     state = {key: value.clone() for key, value in wide.state_dict().items()}
     with torch.no_grad():
