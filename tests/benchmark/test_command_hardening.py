@@ -151,21 +151,6 @@ def test_leaderboard_refuses_a_page_it_cannot_write(
 # -- friday13 ratings ------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def fake_ratings(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    """``run_ratings`` as the command calls it, recording its arguments and returning a small result unplayed."""
-    pytest.importorskip("openskill")
-    calls: list[dict[str, Any]] = []
-
-    def run_ratings(plan: Any, tables: int, seed: int = 0, workers: int | None = None) -> dict[str, Any]:
-        calls.append({"plan": plan, "tables": tables, "seed": seed, "workers": workers})
-        rating = {"mu": 25.0, "sigma": 8.0, "ordinal": 1.0, "games": 0}
-        return {"format": ratings.RATINGS_FORMAT, "ratings": {spec.label: rating for spec in plan}}
-
-    monkeypatch.setattr(command, "run_ratings", run_ratings)
-    return calls
-
-
 def test_ratings_out_dash_writes_the_json_to_stdout(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],

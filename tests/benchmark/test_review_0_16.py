@@ -57,21 +57,6 @@ def no_game(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ratings, "play_tables", played)
 
 
-@pytest.fixture
-def fake_ratings(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    """``run_ratings`` as the command calls it, recording its arguments and returning a small result unplayed."""
-    pytest.importorskip("openskill")
-    calls: list[dict[str, Any]] = []
-
-    def run_ratings(plan: Any, tables: int, seed: int = 0, workers: int | None = None) -> dict[str, Any]:
-        calls.append({"plan": plan, "tables": tables})
-        rating = {"mu": 25.0, "sigma": 8.0, "ordinal": 1.0, "games": 0}
-        return {"format": ratings.RATINGS_FORMAT, "ratings": {spec.label: rating for spec in plan.fingerprints}}
-
-    monkeypatch.setattr(command, "run_ratings", run_ratings)
-    return calls
-
-
 def partial_with(suite: Suite, out: Path, units: dict[str, Any]) -> Path:
     """``OUT.partial`` with this run's header (``majority`` on ``suite``) and ``units``."""
     header = runner.prepare("majority", suite, workers=1).header
