@@ -127,9 +127,11 @@ class RatingsPool:
 
 
 def check_ratings(agents: Sequence[str | AgentSpec], workers: int | None = None) -> RatingsPool:
-    """The pool as specs, each built once, with its fingerprint (``agent_fingerprint``); an error before any game for
-    a bad spec, an agent that fails at the fingerprint positions, a short, repeated or too large pool (over
-    ``MAX_AGENTS``: a run never writes a file it would refuse to read), a bad worker count, or a missing openskill."""
+    """The pool as specs, each built once, with its fingerprint at the standard deck (``runner.entrant_fingerprint``,
+    as a result records it: the leaderboard shows a rating only beside results of an agent that plays the same); an
+    error before any game for a bad spec, an agent that fails at the fingerprint positions, a short, repeated or too
+    large pool (over ``MAX_AGENTS``: a run never writes a file it would refuse to read), a bad worker count, or a
+    missing openskill."""
     from friday13_env.friday13.agents import REGISTRY
 
     if workers is not None:
@@ -151,7 +153,9 @@ def check_ratings(agents: Sequence[str | AgentSpec], workers: int | None = None)
         )
     if len(labels) < MIN_PLAYERS:
         raise ValueError(f"ratings need at least {MIN_PLAYERS} different agents, got {labels}")
-    fingerprints = {spec: agent_fingerprint(spec) for spec in specs}
+    from friday13_env.benchmark.runner import entrant_fingerprint
+
+    fingerprints = {spec: entrant_fingerprint("friday13", spec, "standard") for spec in specs}
     _model()
     return RatingsPool(fingerprints)
 
@@ -175,9 +179,12 @@ def run_ratings(
 ) -> dict[str, Any]:
     """Play ``tables`` mixed tables of ``agents`` (or of the pool ``check_ratings`` gave) and fit their ratings; the
     result is JSON-ready."""
-    pool = agents if isinstance(agents, RatingsPool) else check_ratings(agents, workers)
-    if workers is not None:
-        count_option("workers", workers, takes="a positive int")
+    if isinstance(agents, RatingsPool):
+        pool = agents
+        if workers is not None:  # (check_ratings checks it for a pool it checks)
+            count_option("workers", workers, takes="a positive int")
+    else:
+        pool = check_ratings(agents, workers)
     specs = tuple(pool.fingerprints)
     check_tables(tables)
     count_option("seed", seed, minimum=0, takes="a non-negative int")
@@ -204,15 +211,6 @@ def run_ratings(
         "provenance": provenance(processes, time.perf_counter() - start, 0),
         "games": played,
     }
-
-
-def agent_fingerprint(spec: AgentSpec) -> str:
-    """How ``spec`` plays, as the benchmark's results record it (``behaviour_fingerprint`` at the standard deck,
-    built with seed 0): the leaderboard shows a rating only beside results of the same build of the agent."""
-    from friday13_env.benchmark.fingerprints import behaviour_fingerprint
-    from friday13_env.benchmark.runner import built_at
-
-    return behaviour_fingerprint(built_at("friday13", spec, "standard"), "friday13", "standard")
 
 
 def read_ratings(path: str | Path) -> dict[str, Any]:

@@ -23,10 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from friday13_env.benchmark.fingerprints import behaviour_fingerprint
 from friday13_env.benchmark.play import METRICS
 from friday13_env.benchmark.runner import (
-    built_at,
+    entrant_fingerprint,
     file_sha256,
     normalisers,
     number_rows,
@@ -182,7 +181,7 @@ def _identity_problem(agent: dict[str, Any], suite: Suite) -> str | None:
 def _fingerprint(game: str, spec: str, deck: str) -> str:
     """The behaviour fingerprint of a registered agent or zoo policy as ``runner.check_agent`` takes it (seed 0, the
     suite's first deck), computed once per process."""
-    return behaviour_fingerprint(built_at(game, registry_of(game).check(spec), deck), game, deck)
+    return entrant_fingerprint(game, registry_of(game).check(spec), deck)
 
 
 def _rows(found: object, suite: Suite, split: str) -> tuple[list[np.ndarray], str | None]:

@@ -134,6 +134,12 @@ def built_at(game: str, entrant: Entrant, deck: str) -> Agent:
     return make_seated(entrant, 0, deck)
 
 
+def entrant_fingerprint(game: str, entrant: Entrant, deck: str) -> str:
+    """How ``entrant`` plays ``game`` at ``deck``'s table, built as ``built_at`` builds it: the fingerprint a result
+    (its suite's first deck) and a ratings file (the standard deck) record."""
+    return behaviour_fingerprint(built_at(game, entrant, deck), game, deck)
+
+
 def check_suite(suite: Suite, split: str) -> str:
     """The split's deal digest, after checking it and every anchor's fingerprint against the frozen suite."""
     digest = deals_digest(suite, split)
