@@ -21,6 +21,14 @@ PLAIN_PPO_RECIPE = [
 ]  # fmt: skip
 """``train_ppo.py``'s recipe before 0.10.0 (a plain actor, half the games against a pool drawn seat by seat): the
 tests of its machinery were written for it and keep it; those of today's defaults say so."""
+TINY_PPO_ROLLOUTS = [
+    "--num-tables", "16", "--num-steps", "8", "--minibatch-size", "64", "--eval-every", "0", "--torch-threads", "1",
+    "--no-progress",
+]  # fmt: skip
+"""``train_ppo.py`` at its smallest: 128 card plays a rollout, no evaluations, one thread, no progress bar."""
+TINY_PPO = [*TINY_PPO_ROLLOUTS, "--hidden-sizes", "16", "16", *PLAIN_PPO_RECIPE]
+"""``TINY_PPO_ROLLOUTS`` with networks of 16 units a layer and ``PLAIN_PPO_RECIPE``: the run the machinery tests fork,
+resume and break."""
 
 
 def win_rates(curve: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

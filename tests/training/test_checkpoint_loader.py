@@ -13,18 +13,13 @@ from typing import Any
 
 import pytest
 
-from tests.scripts import PLAIN_PPO_RECIPE, load_training_script
+from tests.scripts import TINY_PPO, load_training_script
 
 torch = pytest.importorskip("torch", reason="the training extra is not installed")
 
 from friday13_training import ppo_checkpoint, run_fork  # noqa: E402  (needs torch's extra installed)
 from friday13_training.runs import RunError  # noqa: E402
 
-TINY = [
-    "--num-tables", "16", "--num-steps", "8", "--minibatch-size", "64", "--hidden-sizes", "16", "16",
-    "--eval-every", "0", "--torch-threads", "1", "--no-progress", *PLAIN_PPO_RECIPE,
-]  # fmt: skip
-"""One rollout is 16 x 8 = 128 timesteps."""
 SNAPSHOTS = ["--snapshot-every", "128", "--max-snapshots", "1"]
 
 
@@ -36,7 +31,7 @@ def load_script() -> ModuleType:
 def source_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A run of two rollouts with a snapshot in its pool; tests copy it before changing it."""
     run_dir = tmp_path_factory.mktemp("loader") / "source"
-    load_script().main(["--run-dir", str(run_dir), "--total-timesteps", "256", *TINY, *SNAPSHOTS])
+    load_script().main(["--run-dir", str(run_dir), "--total-timesteps", "256", *TINY_PPO, *SNAPSHOTS])
     return run_dir
 
 
@@ -73,7 +68,7 @@ def model_for(train: ModuleType, argv: list[str]) -> tuple[Any, Any]:
 
 def fork_refusal(train: ModuleType, source: Path, tmp_path: Path) -> str:
     """What ``--init-run source`` says of its source, at the checks of the command line and when the run loads it."""
-    argv = ["--run-dir", str(tmp_path / "fork"), *TINY]
+    argv = ["--run-dir", str(tmp_path / "fork"), *TINY_PPO]
     model, args = model_for(train, argv)
     problems = run_fork.fork_problems(source, train.fresh_progress(args), train.ADDED_LATER)
     assert len(problems) == 1, problems
@@ -136,7 +131,7 @@ def test_a_fork_sources_non_finite_weights_are_refused_before_anything_is_loaded
     weights["critic.0.weight"] = torch.full_like(weights["critic.0.weight"], float("nan"))
     rewrite_checkpoint(source, model=weights)
     train = load_script()
-    model, args = model_for(train, ["--run-dir", str(tmp_path / "fork"), *TINY])
+    model, args = model_for(train, ["--run-dir", str(tmp_path / "fork"), *TINY_PPO])
     before = {key: value.clone() for key, value in model.state_dict().items()}
     with pytest.raises(RunError) as refused:
         run_fork.start_from(source, model, "cpu", train.fresh_progress(args), train.ADDED_LATER)
@@ -157,7 +152,7 @@ def test_a_new_run_that_cannot_read_back_its_snapshot_names_no_resume(
     monkeypatch.setattr(ppo_checkpoint, "read_friday13_policy", unreadable)
     run_dir = tmp_path / "run"
     with pytest.raises(SystemExit) as stop:
-        load_script().main(["--run-dir", str(run_dir), "--total-timesteps", "256", *TINY, *SNAPSHOTS])
+        load_script().main(["--run-dir", str(run_dir), "--total-timesteps", "256", *TINY_PPO, *SNAPSHOTS])
     message = str(stop.value.code)
     assert "the snapshot" in message and "a disk that lost it" in message, message
     assert "--resume" not in message, message

@@ -17,17 +17,13 @@ import pytest
 
 from friday13_env.friday13.agents.policy import read_friday13_policy
 from friday13_env.friday13.batched.seating import seat_learners
-from tests.scripts import PLAIN_PPO_RECIPE, load_training_script
+from tests.scripts import TINY_PPO, load_training_script
 
 torch = pytest.importorskip("torch", reason="the training extra is not installed")
 
 from friday13_training import pool_results  # noqa: E402  (needs torch's extra installed: its package does)
 from friday13_training.pool_results import PoolResults, learner_shares, record_games, state_problem  # noqa: E402
 
-TINY = [
-    "--num-tables", "16", "--num-steps", "8", "--minibatch-size", "64", "--hidden-sizes", "16", "16",
-    "--eval-every", "0", "--torch-threads", "1", "--no-progress", *PLAIN_PPO_RECIPE,
-]  # fmt: skip
 PFSP = ["--pool-weighting", "pfsp", "--opponents", "random", "cautious"]
 
 
@@ -44,7 +40,7 @@ def source_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A PFSP run of 1,024 timesteps with snapshots (its games end, so its record holds results)."""
     run_dir = tmp_path_factory.mktemp("pfsp") / "source"
     flags = ["--num-steps", "128", "--snapshot-every", "2048", "--max-snapshots", "1"]
-    load_script().main(["--run-dir", str(run_dir), "--total-timesteps", "4096", *TINY, *PFSP, *flags])
+    load_script().main(["--run-dir", str(run_dir), "--total-timesteps", "4096", *TINY_PPO, *PFSP, *flags])
     return run_dir
 
 
@@ -148,7 +144,7 @@ def test_a_pfsp_table_seats_the_members_the_learner_loses_to(tmp_path: Path) -> 
     drawn = {}
     for weighting in ("pfsp", "uniform"):
         args = train.parse_args(
-            ["--run-dir", str(tmp_path / "unused"), *TINY, *PFSP[2:], "--pool-weighting", weighting]
+            ["--run-dir", str(tmp_path / "unused"), *TINY_PPO, *PFSP[2:], "--pool-weighting", weighting]
         )
         tables = train.Tables(args, seed=0, results={"random": [1000.0, 1000.0], "cautious": [0.0, 1000.0]})
         picks = []
@@ -165,7 +161,7 @@ def test_a_pfsp_rollout_records_every_finished_pool_game_once(tmp_path: Path) ->
     """After a rollout the games recorded are the pool games that ended in it, each against its one member
     (``--pool-draw game``); pure self-play games are not counted."""
     train = load_script()
-    flags = [*TINY, *PFSP, "--num-steps", "256", "--pool-draw", "game"]
+    flags = [*TINY_PPO, *PFSP, "--num-steps", "256", "--pool-draw", "game"]
     args = train.parse_args(["--run-dir", str(tmp_path / "unused"), *flags])
     tables = train.Tables(args, seed=0)
     ended: list[int] = []
@@ -242,7 +238,7 @@ def test_a_damaged_record_of_results_is_refused_on_resume_naming_it(source_run: 
 def test_pool_weighting_flags_are_checked_before_anything_is_built(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], message: str
 ) -> None:
-    assert message in refusal(capsys, ["--run-dir", str(tmp_path / "run"), *TINY, *flags])
+    assert message in refusal(capsys, ["--run-dir", str(tmp_path / "run"), *TINY_PPO, *flags])
     assert not (tmp_path / "run").exists()
 
 
@@ -269,7 +265,7 @@ def test_a_fork_starts_from_its_sources_networks_with_its_own_settings_and_recor
 
     monkeypatch.setattr(train, "collect", collect)
     fork = tmp_path / "fork"
-    train.main(["--run-dir", str(fork), "--init-run", str(source_run), *TINY, "--total-timesteps", "256"])
+    train.main(["--run-dir", str(fork), "--init-run", str(source_run), *TINY_PPO, "--total-timesteps", "256"])
     source = torch.load(source_run / "last.pt", weights_only=True)["model"]
     assert started[0].keys() == source.keys()
     assert all(torch.equal(started[0][key], source[key]) for key in source)
@@ -296,12 +292,12 @@ def test_a_fork_of_a_run_started_from_a_policy_is_not_from_scratch(source_run: P
     record["args"]["init_policy"] = "some.npz"
     (source / "progress.json").write_text(json.dumps(record))
     fork = tmp_path / "fork"
-    load_script().main(["--run-dir", str(fork), "--init-run", str(source), *TINY, "--total-timesteps", "128"])
+    load_script().main(["--run-dir", str(fork), "--init-run", str(source), *TINY_PPO, "--total-timesteps", "128"])
     assert progress_of(fork)["started_from"]["from_scratch"] is False
     description = read_friday13_policy(fork / "policy.npz").metadata.description
     assert "not from scratch" in description
     again = tmp_path / "again"
-    load_script().main(["--run-dir", str(again), "--init-run", str(fork), *TINY, "--total-timesteps", "128"])
+    load_script().main(["--run-dir", str(again), "--init-run", str(fork), *TINY_PPO, "--total-timesteps", "128"])
     assert progress_of(again)["started_from"]["from_scratch"] is False  # the lineage carries on
 
 
@@ -316,7 +312,7 @@ def test_a_fork_of_a_run_started_from_a_policy_is_not_from_scratch(source_run: P
 def test_a_fork_of_networks_of_another_shape_is_refused_before_anything_is_built(
     source_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], change: list[str], message: str
 ) -> None:
-    argv = ["--run-dir", str(tmp_path / "fork"), "--init-run", str(source_run), *TINY, *change]
+    argv = ["--run-dir", str(tmp_path / "fork"), "--init-run", str(source_run), *TINY_PPO, *change]
     assert message.format(source=source_run) in refusal(capsys, argv)
     assert not (tmp_path / "fork").exists()
 
@@ -326,7 +322,7 @@ def test_a_fork_of_a_folder_that_holds_no_run_is_refused(
 ) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
-    fork = ["--run-dir", str(tmp_path / "fork"), *TINY, "--init-run"]
+    fork = ["--run-dir", str(tmp_path / "fork"), *TINY_PPO, "--init-run"]
     assert f"--init-run: {empty} holds no last.pt" in refusal(capsys, [*fork, str(empty)])
     other = Path(shutil.copytree(source_run, tmp_path / "best"))
     record = progress_of(other)
@@ -355,13 +351,13 @@ def test_a_damaged_record_of_where_a_fork_started_is_refused_on_resume_and_as_a_
     """The record's ``started_from`` is what the export's description is made from: one no fork writes is named
     on ``--resume`` of the fork, and when the fork is itself the source of another."""
     fork = tmp_path / "fork"
-    load_script().main(["--run-dir", str(fork), "--init-run", str(source_run), *TINY, "--total-timesteps", "128"])
+    load_script().main(["--run-dir", str(fork), "--init-run", str(source_run), *TINY_PPO, "--total-timesteps", "128"])
     record = progress_of(fork)
     record["started_from"] = damaged
     (fork / "progress.json").write_text(json.dumps(record))
     with pytest.raises(SystemExit, match=r"--resume: .*progress.json is damaged: started_from"):
         load_script().main(["--run-dir", str(fork), "--resume", "--total-timesteps", "256"])
-    argv = ["--run-dir", str(tmp_path / "next"), "--init-run", str(fork), *TINY]
+    argv = ["--run-dir", str(tmp_path / "next"), "--init-run", str(fork), *TINY_PPO]
     assert "progress.json is damaged: started_from" in refusal(capsys, argv)
 
 
@@ -370,7 +366,7 @@ def test_a_game_under_way_keeps_its_snapshot_when_the_pool_rotates_and_is_credit
     """Pool ``[random, A, B]`` becomes ``[random, B, C]``: a game dealt against B goes on against B (its index moves
     with it) and its result is B's; one dealt against A (gone) goes on against the newest, C."""
     train = load_script()
-    args = train.parse_args(["--run-dir", str(tmp_path / "unused"), *TINY, *PFSP[:2], "--opponents", "random"])
+    args = train.parse_args(["--run-dir", str(tmp_path / "unused"), *TINY_PPO, *PFSP[:2], "--opponents", "random"])
     tables = train.Tables(args, seed=0)
     tables.set_snapshots(["A", "B"], [tables.pool[0], tables.pool[0]])
     tables.learner[:2] = False
@@ -392,7 +388,7 @@ def test_a_fork_resumes_after_its_source_is_gone(source_run: Path, tmp_path: Pat
     """A resumed fork has its own networks: its source is not read again (it may be moved or deleted)."""
     source = Path(shutil.copytree(source_run, tmp_path / "source"))
     fork = tmp_path / "fork"
-    load_script().main(["--run-dir", str(fork), "--init-run", str(source), *TINY, "--total-timesteps", "128"])
+    load_script().main(["--run-dir", str(fork), "--init-run", str(source), *TINY_PPO, "--total-timesteps", "128"])
     shutil.rmtree(source)
     load_script().main(["--run-dir", str(fork), "--resume", "--total-timesteps", "256"])
     assert progress_of(fork)["timesteps"] == 256
@@ -402,7 +398,7 @@ def test_the_fork_records_its_source_as_a_resolved_path(source_run: Path, tmp_pa
     link = tmp_path / "link"
     link.symlink_to(source_run)
     fork = tmp_path / "fork"
-    load_script().main(["--run-dir", str(fork), "--init-run", str(link), *TINY, "--total-timesteps", "128"])
+    load_script().main(["--run-dir", str(fork), "--init-run", str(link), *TINY_PPO, "--total-timesteps", "128"])
     assert progress_of(fork)["started_from"]["run"] == str(source_run.resolve())
 
 
@@ -412,7 +408,7 @@ def test_a_source_that_changed_since_the_flags_were_checked_is_checked_again(sou
     from friday13_training.runs import RunError
 
     train = load_script()
-    args = train.parse_args(["--run-dir", str(tmp_path / "fork"), *TINY, "--activation", "relu"])
+    args = train.parse_args(["--run-dir", str(tmp_path / "fork"), *TINY_PPO, "--activation", "relu"])
     model = make_model(train, args)
     with pytest.raises(RunError, match="its --activation is 'tanh', this run's 'relu'"):
         run_fork.start_from(source_run, model, "cpu", train.fresh_progress(args), train.ADDED_LATER)
@@ -426,7 +422,7 @@ def test_a_best_response_run_recorded_before_its_script_was_is_refused_as_a_sour
     del record["script"]
     (source / "progress.json").write_text(json.dumps(record))
     (source / "best_response.json").write_text("{}")
-    argv = ["--run-dir", str(tmp_path / "fork"), "--init-run", str(source), *TINY]
+    argv = ["--run-dir", str(tmp_path / "fork"), "--init-run", str(source), *TINY_PPO]
     assert "is a best_response.py run, not a train_ppo.py run" in refusal(capsys, argv)
 
 
@@ -443,7 +439,7 @@ def test_a_run_recorded_before_the_later_arguments_is_a_source_with_the_values_i
     record["args"]["pool_draw"] = "seat"
     (source / "progress.json").write_text(json.dumps(record))
     fork = tmp_path / "fork"
-    load_script().main(["--run-dir", str(fork), "--init-run", str(source), *TINY, "--total-timesteps", "128"])
+    load_script().main(["--run-dir", str(fork), "--init-run", str(source), *TINY_PPO, "--total-timesteps", "128"])
     assert progress_of(fork)["started_from"]["timesteps"] == 4096
 
 
@@ -452,6 +448,6 @@ def test_a_damaged_source_checkpoint_is_refused_before_the_run_folder_is_made(
 ) -> None:
     source = Path(shutil.copytree(source_run, tmp_path / "source"))
     (source / "last.pt").write_bytes(b"junk")
-    argv = ["--run-dir", str(tmp_path / "fork"), "--init-run", str(source), *TINY]
+    argv = ["--run-dir", str(tmp_path / "fork"), "--init-run", str(source), *TINY_PPO]
     assert "last.pt is damaged or not a train_ppo.py checkpoint" in refusal(capsys, argv)
     assert not (tmp_path / "fork").exists()

@@ -9,15 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.scripts import PLAIN_PPO_RECIPE, load_training_script
+from tests.scripts import TINY_PPO, load_training_script
 
 pytest.importorskip("torch", reason="the training extra is not installed")
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="run folders are locked with flock")
-
-TINY = [
-    "--num-tables", "16", "--num-steps", "8", "--minibatch-size", "64", "--hidden-sizes", "16", "16",
-    "--eval-every", "0", "--torch-threads", "1", "--no-progress", *PLAIN_PPO_RECIPE,
-]  # fmt: skip
 
 
 def free(folder: Path) -> bool:
@@ -34,7 +29,7 @@ def free(folder: Path) -> bool:
 def test_a_finished_run_lets_go_of_its_folders_lock(tmp_path: Path) -> None:
     train = load_training_script("train_ppo")
     run = tmp_path / "run"
-    train.main(["--run-dir", str(run), "--total-timesteps", "128", *TINY])
+    train.main(["--run-dir", str(run), "--total-timesteps", "128", *TINY_PPO])
     assert free(run)
     train.main(["--run-dir", str(run), "--resume", "--total-timesteps", "256"])  # the same process takes it again
     assert free(run)
@@ -43,7 +38,7 @@ def test_a_finished_run_lets_go_of_its_folders_lock(tmp_path: Path) -> None:
 def test_a_refused_resume_lets_go_of_its_folders_lock(tmp_path: Path) -> None:
     train = load_training_script("train_ppo")
     run = tmp_path / "run"
-    train.main(["--run-dir", str(run), "--total-timesteps", "128", *TINY])
+    train.main(["--run-dir", str(run), "--total-timesteps", "128", *TINY_PPO])
     with pytest.raises(SystemExit):
         train.main(["--run-dir", str(run), "--resume", "--total-timesteps", "256", "--learning-rate", "0.1"])
     assert free(run)
@@ -58,7 +53,7 @@ def test_a_run_keeps_the_locks_its_process_held_before_it(tmp_path: Path) -> Non
     runs.lock_run(other)
     try:
         run = tmp_path / "run"
-        load_training_script("train_ppo").main(["--run-dir", str(run), "--total-timesteps", "128", *TINY])
+        load_training_script("train_ppo").main(["--run-dir", str(run), "--total-timesteps", "128", *TINY_PPO])
         assert free(run) and not free(other)
     finally:
         runs.release_run_locks()

@@ -17,17 +17,12 @@ import pytest
 from friday13_env.friday13.agents.policy import input_scale, read_friday13_policy
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.encoding import omen_type_groups
-from tests.scripts import PLAIN_PPO_RECIPE, load_training_script
+from tests.scripts import PLAIN_PPO_RECIPE, TINY_PPO_ROLLOUTS, load_training_script
 
 torch = pytest.importorskip("torch", reason="the training extra is not installed")
 
 from friday13_training.actor_critic import ActorCritic  # noqa: E402  (needs torch's extra installed)
 from friday13_training.widening import widen_into, widening_problem  # noqa: E402
-
-TINY = [
-    "--num-tables", "16", "--num-steps", "8", "--minibatch-size", "64", "--eval-every", "0",
-    "--torch-threads", "1", "--no-progress",
-]  # fmt: skip
 
 
 def load_script() -> ModuleType:
@@ -109,7 +104,7 @@ def source_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A plain-actor run of 256 timesteps, 16 units a layer."""
     run_dir = tmp_path_factory.mktemp("narrow") / "source"
     argv = ["--run-dir", str(run_dir), "--total-timesteps", "256", "--hidden-sizes", "16", "16"]
-    load_script().main([*argv, *TINY, *PLAIN_PPO_RECIPE])
+    load_script().main([*argv, *TINY_PPO_ROLLOUTS, *PLAIN_PPO_RECIPE])
     return run_dir
 
 
@@ -128,7 +123,9 @@ def test_a_wider_fork_starts_as_its_source_plays_and_records_the_widths_it_grew_
     monkeypatch.setattr(train, "collect", collect)
     fork = tmp_path / "fork"
     wider = ["--hidden-sizes", "24", "32", *PLAIN_PPO_RECIPE]
-    train.main(["--run-dir", str(fork), "--init-run", str(source_run), *TINY, *wider, "--total-timesteps", "128"])
+    train.main(
+        ["--run-dir", str(fork), "--init-run", str(source_run), *TINY_PPO_ROLLOUTS, *wider, "--total-timesteps", "128"]
+    )
     assert f"note: --init-run {source_run}: its networks' hidden layers [16, 16] are widened to [24, 32]" in (
         capsys.readouterr().err
     )
@@ -156,7 +153,7 @@ def test_a_wider_fork_starts_as_its_source_plays_and_records_the_widths_it_grew_
 def test_a_fork_that_would_lose_units_is_refused_before_anything_is_built(
     source_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], widths: list[str], message: str
 ) -> None:
-    argv = ["--run-dir", str(tmp_path / "fork"), "--init-run", str(source_run), *TINY, *PLAIN_PPO_RECIPE]
+    argv = ["--run-dir", str(tmp_path / "fork"), "--init-run", str(source_run), *TINY_PPO_ROLLOUTS, *PLAIN_PPO_RECIPE]
     with pytest.raises(SystemExit) as exit_info:
         load_script().main([*argv, "--hidden-sizes", *widths])
     assert exit_info.value.code == 2
@@ -175,7 +172,7 @@ def test_a_source_whose_record_holds_no_widths_is_refused_before_anything_is_bui
     if widths == "no key":
         del record["args"]["hidden_sizes"]
     (source / "progress.json").write_text(json.dumps(record))
-    argv = ["--run-dir", str(tmp_path / "fork"), "--init-run", str(source), *TINY, *PLAIN_PPO_RECIPE]
+    argv = ["--run-dir", str(tmp_path / "fork"), "--init-run", str(source), *TINY_PPO_ROLLOUTS, *PLAIN_PPO_RECIPE]
     with pytest.raises(SystemExit) as exit_info:
         load_script().main([*argv, "--hidden-sizes", "16", "16"])
     assert exit_info.value.code == 2
