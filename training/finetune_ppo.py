@@ -241,8 +241,6 @@ def checked_args(args: Args) -> Args:
         problems.append(problem)
     if problems:
         raise ValueError("; ".join(problems))
-    if not (args.run_name or args.run_dir):
-        raise ValueError("--run-name must not be empty (or give --run-dir)")
     problem = output_error(run_directory(args), directory=True)
     if problem:
         raise ValueError(f"--run-dir: {problem}")

@@ -361,8 +361,6 @@ def checked_args(args: Args) -> Args:
         problems.append(problem)
     if args.device == "cuda" and not torch.cuda.is_available():
         problems.append(f"--device cuda: this torch ({torch.__version__}) sees no CUDA device; use --device cpu")
-    if not args.run_name and not args.run_dir:
-        problems.append("--run-name must not be empty (or give --run-dir)")
     for spec in args.opponents:
         try:
             make_batched(spec, deck)

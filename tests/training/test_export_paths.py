@@ -241,3 +241,26 @@ def test_a_policy_named_with_options_is_an_input_too(tmp_path: Path, capsys: pyt
     opponent = str(shutil.copy(CHECKPOINTS / "ppo_finetuned.npz", tmp_path / "opponent.npz"))
     argv = ["--run-dir", str(tmp_path / "run"), "--opponents", f"{opponent}:greedy=false", "--export", opponent]
     refused(capsys, script.parse_args, argv, "which --opponents names")
+
+
+@pytest.mark.parametrize(("script_name", "flag"), [("train_ppo", "--eval-opponents"), ("finetune_ppo", "--opponents")])
+def test_a_policy_named_in_an_option_is_an_input_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], script_name: str, flag: str
+) -> None:
+    """``endgame:policy=X.npz`` reads ``X.npz``: an export onto it would replace the policy the run plays against."""
+    if script_name == "finetune_ppo":
+        pytest.importorskip("sb3_contrib")
+    script = load_training_script(script_name)
+    policy = str(shutil.copy(REGISTRY.policy_path("ppo-v4"), tmp_path / "policy.npz"))
+    argv = ["--run-dir", str(tmp_path / "run"), flag, f"endgame:policy={policy}", "--export", policy]
+    refused(capsys, script.parse_args, argv, f"which {flag} names")
+    assert not (tmp_path / "run").exists()
+
+
+def test_spec_files_reads_the_files_of_options_too(tmp_path: Path) -> None:
+    from friday13_training.friday13_agents import spec_files
+
+    policy = tmp_path / "p.npz"
+    files = spec_files(["cautious", f"endgame:policy={policy},budget=100", "ppo-v4"])
+    assert files[2:] == [policy, REGISTRY.policy_path("ppo-v4")]  # the option's file, in the spec's place
+    assert [file.name for file in files[:2]] == ["cautious", "endgame"]  # names that stand for no file

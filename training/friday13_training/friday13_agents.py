@@ -29,16 +29,19 @@ def policy_file(name: str | Path, repository: Path = REPOSITORY, registry: Regis
 
 
 def spec_files(specs: Sequence[str], registry: Registry = REGISTRY) -> list[Path]:
-    """The checkpoint each agent spec reads (``policy_file`` of its name, the options left out: ``x.npz:greedy=false``
-    reads ``x.npz``; a zoo name of ``registry``'s game, Friday the 13th's unless given); a heuristic's name stands for
-    no file. A spec that does not parse is taken whole (the spec checks blame it on its flag)."""
+    """The checkpoints each agent spec reads: ``policy_file`` of its name (``x.npz:greedy=false`` reads ``x.npz``; a
+    zoo name of ``registry``'s game, Friday the 13th's unless given), then of each of its text options
+    (``endgame:policy=x.npz`` reads ``x.npz`` too); a heuristic's name stands for no file. A spec that does not parse
+    is taken whole (the spec checks blame it on its flag)."""
     files = []
     for spec in specs:
         try:
-            name = parse_spec(spec).name
+            parsed = parse_spec(spec)
         except ValueError:
-            name = spec
-        files.append(policy_file(name, registry=registry))
+            files.append(policy_file(spec, registry=registry))
+            continue
+        texts = [value for _, value in parsed.options if isinstance(value, str)]
+        files += [policy_file(name, registry=registry) for name in (parsed.name, *texts)]
     return files
 
 

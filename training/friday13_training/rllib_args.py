@@ -106,8 +106,6 @@ def checked_args(args: Args) -> Args:
     problems = field_errors(Args, dataclasses.asdict(args))
     if args.minibatch_size > args.train_batch_size:
         problems.append(f"--minibatch-size {args.minibatch_size} exceeds --train-batch-size {args.train_batch_size}")
-    if not args.run_name and not args.run_dir:
-        problems.append("--run-name must not be empty (or give --run-dir)")
     deck = get_deck(args.deck)
     for spec in args.opponents:
         try:

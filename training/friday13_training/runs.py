@@ -72,6 +72,23 @@ class NamedRun(Protocol):
     run_dir: str
 
 
+def run_name_problem(args: object) -> str | None:
+    """Why a script's ``--run-name`` cannot name its folder under ``runs/``, or None: empty (without ``--run-dir``),
+    ``.`` or ``..``, or a path (a separator in it, or absolute), which would put the run outside ``runs/``. A script
+    without the two flags has none; a name ``--run-dir`` overrides is not read, so it is not checked."""
+    name, folder = getattr(args, "run_name", None), getattr(args, "run_dir", None)
+    if name is None or folder:
+        return None
+    if not name:
+        return "--run-name must not be empty (or give --run-dir)"
+    if name in (".", "..") or any(separator in name for separator in "/\\") or Path(name).is_absolute():
+        return (
+            f"--run-name {name!r} is not a folder name: the run's folder is runs/<run-name>, so give a name without / "
+            "or \\ (and not . or ..), or give --run-dir for a folder elsewhere"
+        )
+    return None
+
+
 def run_directory(args: NamedRun) -> Path:
     """The run's directory: ``--run-dir`` when given, else ``runs/<run-name>``."""
     return Path(args.run_dir or Path("runs") / args.run_name)
@@ -573,6 +590,8 @@ def parse_run_args(
     refused with argparse's usage message; a resumed run's is checked once its recorded arguments are merged in."""
     parser = dataclass_parser(cls, description)
     args = cls(**vars(parser.parse_args(argv)))
+    if problem := run_name_problem(args):
+        parser.error(problem)
     if args.resume:
         return args
     try:
