@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
+from friday13_env import __version__
 from friday13_env.benchmark import command as benchmark_command
 from friday13_env.core.specs import working_folder_importable
 from friday13_env.friday13 import play
@@ -88,6 +89,7 @@ SUBCOMMANDS = (
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="friday13", description="Friday the 13th (Reiner Knizia) for RL research.")
+    parser.add_argument("--version", action="version", version=f"friday13-env {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for subcommand in SUBCOMMANDS:
         sub = commands.add_parser(

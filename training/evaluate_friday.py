@@ -27,6 +27,7 @@ import json
 import sys
 from pathlib import Path
 
+from friday13_env.core.agent import AgentRaisedError, IllegalMoveError
 from friday13_env.core.checkpoint import CheckpointError
 from friday13_env.core.files import atomic_write_text, clashing_outputs, output_problem, run_writing
 from friday13_env.core.options import pool_size
@@ -37,12 +38,21 @@ from friday13_env.core.specs import (
     non_negative_argument,
     overwritten_checkpoint,
     parse_spec,
+    path_argument,
     positive_argument,
+    positive_at_most,
     repeated_agent,
     working_folder_importable,
 )
 from friday13_env.friday.agents import REGISTRY, make, names
-from friday13_env.friday.evaluation import LevelUnit, format_markdown, format_table, play_level, results_to_json
+from friday13_env.friday.evaluation import (
+    MAX_GAMES,
+    LevelUnit,
+    format_markdown,
+    format_table,
+    play_level,
+    results_to_json,
+)
 from friday13_env.friday.levels import LEVELS
 
 
@@ -65,7 +75,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="budget of every plain 'search' agent (the same as search:budget=N)",
     )
     parser.add_argument("--levels", nargs="+", type=int, default=sorted(LEVELS), choices=sorted(LEVELS))
-    parser.add_argument("--games", type=positive_argument, default=1000, help="games per agent and level (>= 1)")
+    parser.add_argument(
+        "--games",
+        type=positive_at_most(MAX_GAMES),
+        default=1000,
+        help=f"games per agent and level (default 1000, at most {MAX_GAMES:,})",
+    )
     parser.add_argument("--seed", type=non_negative_argument, default=0, help="run seed (>= 0)")
     parser.add_argument(
         "--workers",
@@ -74,8 +89,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="processes to play on, each one agent at one level at a time, at most the CPUs this process may use "
         "(results do not depend on it)",
     )
-    parser.add_argument("--json", default=None, help="write the results to this JSON file")
-    parser.add_argument("--markdown", default=None, help="write the results table (Markdown) to this file")
+    parser.add_argument("--json", type=path_argument, default=None, help="write the results to this JSON file")
+    parser.add_argument(
+        "--markdown", type=path_argument, default=None, help="write the results table (Markdown) to this file"
+    )
     args = parser.parse_args(argv)
     repeat = first_repeat(args.levels)
     if repeat is not None:
@@ -130,15 +147,15 @@ def evaluate_and_write(args: argparse.Namespace, written: list[str]) -> None:
         for unit, (result, seconds) in ordered_results(play_level, units, workers):
             results.append(result)
             print(f"{unit.spec.label} level {unit.level}: {seconds:.1f} s", file=sys.stderr)
-    except WorkerDied as error:
+    except (AgentRaisedError, IllegalMoveError, WorkerDied) as error:  # one line, not a traceback
         raise SystemExit(f"evaluate_friday.py: stopped: {error}") from error
     print(format_table(results))
     if args.json:
         atomic_write_text(args.json, json.dumps(results_to_json(results, args.seed), indent=2, allow_nan=False) + "\n")
-        written.append(args.json)
+        written.append(str(args.json))
     if args.markdown:
         atomic_write_text(args.markdown, format_markdown(results, args.seed) + "\n")
-        written.append(args.markdown)
+        written.append(str(args.markdown))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from typing import Any
 from friday13_training.runs import load_progress, win_rate_curve_problem
 
 from friday13_env.core.files import atomic_write
-from friday13_env.core.specs import shown
+from friday13_env.core.specs import path_argument, shown
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.evaluation.report import check_output_path
 
@@ -89,10 +89,13 @@ AXES = {
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument(
-        "run_dirs", type=Path, nargs="+", help="train_ppo.py run directories (one line per baseline each)"
+        "run_dirs", type=path_argument, nargs="+", help="train_ppo.py run directories (one line per baseline each)"
     )
     parser.add_argument(
-        "--out", type=Path, required=True, help="where to write the image: its suffix names a format matplotlib writes"
+        "--out",
+        type=path_argument,
+        required=True,
+        help="where to write the image: its suffix names a format matplotlib writes",
     )
     parser.add_argument("--x", choices=sorted(AXES), default="timesteps", help="what the horizontal axis counts")
     parser.add_argument("--labels", nargs="+", help="a name for each run in the legend (default: the folder names)")

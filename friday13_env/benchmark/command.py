@@ -52,7 +52,7 @@ from friday13_env.core.files import (
 )
 from friday13_env.core.pool import WorkerDied
 from friday13_env.core.signals import Interrupted
-from friday13_env.core.specs import entrant_label, non_negative_argument, positive_argument
+from friday13_env.core.specs import entrant_label, non_negative_argument, path_argument, positive_argument
 from friday13_env.friday13.evaluation.command import STDOUT, add_replay_arguments, checked_replays, overwritten_agent
 from friday13_env.friday13.evaluation.report import check_output_path
 
@@ -87,7 +87,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--split", choices=SPLITS, help=f"{DEFAULT_SPLIT} (reported figures; the default) or dev (tuning)"
     )
     parser.add_argument("--workers", type=positive_argument, help="processes (default: every usable CPU)")
-    parser.add_argument("--out", type=Path, metavar="PATH", help="result file (default under results/benchmark/)")
+    parser.add_argument(
+        "--out", type=path_argument, metavar="PATH", help="result file (default under results/benchmark/)"
+    )
     parser.add_argument("--overwrite", action="store_true", help="replace a complete result file at --out")
     add_replay_arguments(parser, "card-game cell played in this run (or games of each solo level)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -275,7 +277,7 @@ def replays_note(plan: Plan, saved: int, resumed_units: int) -> str:
     """What ``--replays`` saved: the count of files, which games they are, and the games it did not save (a cell
     where the agent meets copies of itself is not played; units continued from ``OUT.partial`` were played before)."""
     assert plan.replays is not None
-    deals = plan.replays.deals
+    deals = min(plan.replays.deals, plan.suite.split(plan.split).deals)  # not more than the split has
     if plan.suite.game == "friday":
         which = f"every game of the first {counted(deals, 'game')} of each level played in this run"
     else:
@@ -337,7 +339,7 @@ def add_ratings_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=positive_argument, help="processes (default: every usable CPU)")
     parser.add_argument(
         "--out",
-        type=Path,
+        type=path_argument,
         default=RESULTS_FOLDER / RATINGS_FILE,
         help="result file, - for stdout (default %(default)s); never an agent's checkpoint",
     )
@@ -395,8 +397,10 @@ def run_ratings_command(
 
 
 def add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--results", type=Path, default=RESULTS_FOLDER, help="result folder (default %(default)s)")
-    parser.add_argument("--out", type=Path, default=LEADERBOARD, help="the page (default %(default)s)")
+    parser.add_argument(
+        "--results", type=path_argument, default=RESULTS_FOLDER, help="result folder (default %(default)s)"
+    )
+    parser.add_argument("--out", type=path_argument, default=LEADERBOARD, help="the page (default %(default)s)")
     parser.add_argument("--check", action="store_true", help="exit 1 if the page differs from what the files give")
 
 

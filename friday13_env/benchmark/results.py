@@ -131,8 +131,9 @@ def _content_problem(data: dict[str, Any], path: Path, suite: Suite, split: str)
     if not isinstance(spec, str) or spec_problem(spec):
         return f"its agent spec: {spec_problem(spec) if isinstance(spec, str) else shown(spec)}"
     name = result_name(spec)
-    if path.name != (name if split == "test" else name.replace(".json", f".{split}.json")):
-        return f"the result of agent {spec!r} in a file of another name (expected {name} for the {split} split)"
+    expected = name if split == "test" else name.replace(".json", f".{split}.json")
+    if path.name != expected:
+        return f"the result of agent {spec!r} in a file of another name (expected {expected} for the {split} split)"
     if not isinstance(agent["fingerprint"], str) or not isinstance(agent["checkpoint_sha256"], str | None):
         return "its agent's fingerprint and checkpoint hash must be texts"
     if spec in suite.anchors and agent["fingerprint"] != suite.anchors[spec]:

@@ -258,6 +258,14 @@ def is_existing_file(text: str | Path) -> bool:
 # talks about Python's internals.
 
 
+def path_argument(text: str) -> Path:
+    """A file or folder to write or read: any text but an empty one, which ``Path`` would read as the current folder
+    (``--replays ""`` would fill it with replay files, ``--json ""`` would be refused as "." being a folder)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path names no file or folder; give a path")
+    return Path(text)
+
+
 def integer_argument(text: str) -> int:
     """Any integer of at most ``MAX_DIGITS`` digits."""
     text = text.strip()
@@ -279,6 +287,20 @@ def non_negative_argument(text: str) -> int:
 def positive_argument(text: str) -> int:
     """An integer >= 1, such as a count."""
     return _at_least(text, 1, "a positive integer")
+
+
+def positive_at_most(high: int) -> Callable[[str], int]:
+    """A positive integer (``positive_argument``, whose words a bad one gets) of at most ``high``, such as a number of
+    games: a run no machine could finish is refused before it starts."""
+
+    def positive_count(text: str) -> int:
+        value = positive_argument(text)
+        if value > high:
+            raise argparse.ArgumentTypeError(f"must be a positive integer of at most {high:,}, got {value}")
+        return value
+
+    positive_count.__name__ = f"positive integer of at most {high:,}"  # argparse names the type in some messages
+    return positive_count
 
 
 def range_argument(low: int, high: int) -> Callable[[str], int]:

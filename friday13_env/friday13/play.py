@@ -27,6 +27,7 @@ from typing import TextIO
 
 import numpy as np
 
+from friday13_env.core.agent import error_text
 from friday13_env.core.specs import integer_argument, non_negative_argument, range_argument, shown
 from friday13_env.friday13 import agents, engine
 from friday13_env.friday13.agents import Agent
@@ -249,8 +250,8 @@ class Game:
         who = f"player_{state.current} ({agent.name})"
         try:
             action = agent.act(mover_observation(state))
-        except Exception as error:
-            raise AgentFailed(f"{who} raised {type(error).__name__}: {error}") from error
+        except (Exception, SystemExit) as error:  # an agent's sys.exit() too: not a game that ends with status 0
+            raise AgentFailed(f"{who} raised {error_text(error)}") from error
         if not engine.is_legal(state, action):
             raise AgentFailed(f"{who} played {shown(action)}, not a legal move; legal moves: {moves_text(state)}")
         return int(action)

@@ -16,7 +16,7 @@ from typing import TextIO
 
 from friday13_env.core.checks import printable
 from friday13_env.core.extras import WEB_EXTRA, missing_extra
-from friday13_env.core.specs import integer_argument, shown
+from friday13_env.core.specs import integer_argument, range_argument, shown
 from friday13_env.friday13.evaluation.report import check_output_path
 from friday13_env.web import record, replay_html
 
@@ -30,6 +30,10 @@ REPLAY_DESCRIPTION = """Write a recorded game (a replay file from `friday13 eval
 `friday13 benchmark --replays DIR` or the web page) as one self-contained HTML file that steps through
 the game move by move; it opens from disk, with no server and no network."""
 DEFAULT_PORT = 8013
+MAX_SESSIONS = 10_000
+"""The most games ``--max-sessions`` may keep at once: each holds its game and its record in memory."""
+MAX_IDLE_MINUTES = 7 * 24 * 60
+"""The longest ``--idle-minutes`` (a week): a game kept longer is one nobody comes back to."""
 DEFAULT_REQUEST_TIMEOUT = 10.0
 """Seconds a connection has to deliver a whole request from when it opens or its last answer (``--request-timeout``)."""
 REQUEST_TIMEOUT_RANGE = (0.1, 3600.0)
@@ -52,12 +56,17 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
     )
     parser.add_argument("--port", type=integer_argument, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
-    parser.add_argument("--max-sessions", type=integer_argument, default=100, help="games kept at once (default 100)")
+    parser.add_argument(
+        "--max-sessions",
+        type=range_argument(1, MAX_SESSIONS),
+        default=100,
+        help=f"games kept at once (default 100, at most {MAX_SESSIONS:,})",
+    )
     parser.add_argument(
         "--idle-minutes",
-        type=integer_argument,
+        type=range_argument(1, MAX_IDLE_MINUTES),
         default=60,
-        help="a game is dropped after this many minutes without a request (default 60)",
+        help=f"a game is dropped after this many minutes without a request (default 60, at most {MAX_IDLE_MINUTES:,})",
     )
     parser.add_argument(
         "--request-timeout",
@@ -127,8 +136,6 @@ def run_serve(args: argparse.Namespace, parser: argparse.ArgumentParser, input_s
         )
     if not 0 < args.port < 65536:
         parser.error(f"--port must be in 1..65535, got {args.port}")
-    if args.max_sessions < 1 or args.idle_minutes < 1:
-        parser.error("--max-sessions and --idle-minutes must be positive")
     try:
         import uvicorn
 

@@ -36,6 +36,10 @@ from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.engine import MAX_PLAYERS, MAX_ROUNDS, MIN_PLAYERS, GameState, Rules
 
 FORMAT = "friday13-env replay"
+CARD_FIELDS = ("players", "deck", "rounds", "seats", "deals", "moves")
+SOLO_FIELDS = ("level", "seed", "player", "moves")
+"""A replay's fields beside its format, version, game and source: a file with any other is refused, as a result
+file is (a field this version does not read would be kept by no one and shown by nothing)."""
 FORMAT_VERSION = 1
 MAX_REPLAY_BYTES = 2_000_000
 """A replay of the longest game is a few tens of kilobytes; anything over this is refused unread."""
@@ -214,6 +218,10 @@ def from_dict(data: object) -> Record:
     game = data.get("game")
     if game not in GAMES:
         raise ReplayError(f"'game' must be one of {list(GAMES)}, got {shown(game)}")
+    fields = {"format", "format_version", "game", "source", *(CARD_FIELDS if game == "friday13" else SOLO_FIELDS)}
+    if extra := sorted(str(key) for key in set(data) - fields):
+        kind = "card-game" if game == "friday13" else "solo"
+        raise ReplayError(f"it holds fields a {kind} replay does not: {shown(extra)}")
     source = data.get("source", {})
     if not isinstance(source, dict) or not all(_label(k) and _label(v) for k, v in source.items()):
         raise ReplayError(f"'source' must map labels to labels, each {LABEL}")

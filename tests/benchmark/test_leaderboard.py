@@ -217,6 +217,11 @@ QUICK = get_suite("card-4p-quick")
         (with_first_row(made_result(QUICK, "cautious"), [7.0, 0.0]), None, r"win shares must lie in \[0, 1\]"),
         (with_first_row(made_result(QUICK, "cautious"), ["x", 0.0]), None, r"cell .*'s rows are not numbers"),
         (made_result(QUICK, "ppo-v4"), "zzz.json", r"the result of agent 'ppo-v4' in a file of another name"),
+        (
+            made_result(QUICK, "ppo-v4", split="dev"),
+            "ppo-v4.json",
+            r"in a file of another name \(expected ppo-v4\.dev\.json for the dev split\)",
+        ),
         (made_result(QUICK, "a|b"), None, r"its agent spec: 'a\|b' must be 1-200 characters without"),
         ({**made_result(QUICK, "x"), "agent": {"spec": ["x"]}}, "x.json", r"its agent spec: \['x'\]"),
         (with_cost(made_result(QUICK, "cautious"), ms_per_move="0.5"), None, r"its cost per move must be a number"),

@@ -189,7 +189,7 @@ def test_evaluate_is_reproducible_and_formats():
     assert replace(first, **untimed) == replace(second, **untimed) and first.games == 6 and 0 <= first.wins <= 6
     assert first.ms_per_decision > 0
     assert "random" in format_table([first]) and "win rate" in format_table([first])
-    with pytest.raises(ValueError, match="games must be a positive int, got 0"):
+    with pytest.raises(ValueError, match="games must be a positive int, at most 1,000,000, got 0"):
         evaluate("random", level=1, games=0)
     with pytest.raises(ValueError, match="seed must be a non-negative int, got -1"):
         evaluate("random", level=1, games=1, seed=-1)

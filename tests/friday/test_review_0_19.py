@@ -285,11 +285,12 @@ def test_evaluate_takes_numpy_integers_as_the_rest_of_the_api_does() -> None:
 @pytest.mark.parametrize(
     ("games", "seed", "message"),
     [
-        (np.bool_(True), 0, r"games must be a positive int, got "),
+        (np.bool_(True), 0, r"games must be a positive int, at most 1,000,000, got "),
         (2, np.bool_(False), r"seed must be a non-negative int, got "),
-        (np.int64(0), 0, r"games must be a positive int, got "),
+        (np.int64(0), 0, r"games must be a positive int, at most 1,000,000, got "),
         (2, np.int64(-1), r"seed must be a non-negative int, got "),
-        (2.0, 0, r"games must be a positive int, got 2.0"),
+        (2.0, 0, r"games must be a positive int, at most 1,000,000, got 2.0"),
+        (1_000_001, 0, r"games must be a positive int, at most 1,000,000, got 1000001"),
     ],
 )
 def test_evaluate_still_refuses_bools_floats_and_negatives(games: Any, seed: Any, message: str) -> None:

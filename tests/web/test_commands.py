@@ -99,8 +99,10 @@ def test_replay_refuses_a_missing_file_and_overwriting_its_input(
     [
         (["--port", "0"], "--port must be in 1..65535"),
         (["--port", "70000"], "--port must be in 1..65535"),
-        (["--max-sessions", "0"], "must be positive"),
-        (["--idle-minutes", "-5"], "must be positive"),
+        (["--max-sessions", "0"], "--max-sessions: must be an integer in 1..10000, got '0'"),
+        (["--max-sessions", "99999999999999999999"], "--max-sessions: must be an integer in 1..10000"),
+        (["--idle-minutes", "-5"], "--idle-minutes: must be an integer in 1..10080, got '-5'"),
+        (["--idle-minutes", "10081"], "--idle-minutes: must be an integer in 1..10080"),
     ],
 )
 def test_serve_refuses_bad_options_before_starting(
@@ -150,3 +152,12 @@ def test_serve_prints_an_address_a_browser_opens_and_answers_only_its_own_names(
     code, output = run_command("serve", "--no-browser", "--host", host)
     assert code == 0 and f"open {url} " in output
     assert served[0].state.hosts == (None if hosts is None else frozenset(hosts))  # type: ignore[attr-defined]
+
+
+def test_the_command_says_its_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import friday13_env
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out == f"friday13-env {friday13_env.__version__}\n"

@@ -121,6 +121,15 @@ def test_saving_replays_changes_no_result_and_stops_at_the_deals_asked(tmp_path:
         card_final_scores(record.load(path))
 
 
+def test_evaluate_says_how_many_deals_it_saved_not_how_many_were_asked(tmp_path: Path) -> None:
+    replays = tmp_path / "replays"
+    argv = ["evaluate", "--agents", "random", "cautious", "majority", "--players", "3", "--games", "6", "--no-progress"]
+    code, printed = run([*argv, "--replays", str(replays), "--replay-deals", "99999999999999999999"])
+    assert code == 0
+    assert f"saved the games of the first 2 deal(s) of each matchup in {replays}" in printed  # 6 games, 3 rotations
+    assert len(list(replays.iterdir())) == 6
+
+
 # -- friday13 benchmark --------------------------------------------------------------------------------------
 
 

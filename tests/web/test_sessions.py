@@ -343,6 +343,8 @@ CARD_REFUSALS: list[tuple[Any, str]] = [
     (lambda d: spoiled(d, moves=[d["moves"][0], [True]]), "round 2: moves must be"),
     (lambda d: spoiled(d, moves=[d["moves"][0], [1.0]]), "round 2: moves must be"),
     (lambda d: spoiled(d, moves=[d["moves"][0], 5]), "round 2: moves must be"),
+    (lambda d: spoiled(d, evil="x"), "holds fields a card-game replay does not: ['evil']"),
+    (lambda d: spoiled(d, level=1), "holds fields a card-game replay does not: ['level']"),
 ]
 
 
@@ -449,6 +451,7 @@ SOLO_REFUSALS: list[tuple[Any, str]] = [
     (lambda d: spoiled(d, moves=[*d["moves"][:3], True]), "move 4"),
     (lambda d: spoiled(d, moves=[*d["moves"][:3], 1.0]), "move 4"),
     (lambda d: spoiled(d, moves=[*d["moves"], d["moves"][-1]]), "is not legal here; legal: []"),  # after the end
+    (lambda d: spoiled(d, seats=["a"], notes=1), "holds fields a solo replay does not: ['notes', 'seats']"),
 ]
 
 

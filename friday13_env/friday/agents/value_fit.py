@@ -18,12 +18,11 @@ import argparse
 import json
 import math
 import time
-from pathlib import Path
 
 import numpy as np
 
 from friday13_env.core.files import atomic_write_text, output_problem
-from friday13_env.core.specs import non_negative_argument, positive_argument, shown
+from friday13_env.core.specs import non_negative_argument, path_argument, positive_argument, shown
 from friday13_env.friday import engine
 from friday13_env.friday.agents.expert import ExpertPolicy
 from friday13_env.friday.agents.value import FEATURE_NAMES, NUM_FEATURES, WEIGHTS_FILE, WinModel, features
@@ -91,11 +90,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--l2", type=penalty_argument, default=1.0, help="the L2 penalty (a finite number >= 0)")
     parser.add_argument(
         "--model",
-        type=Path,
+        type=path_argument,
         default=None,
         help="win model the expert plays with while collecting (default: none, the hand-set position value)",
     )
-    parser.add_argument("--out", type=Path, default=WEIGHTS_FILE)
+    parser.add_argument("--out", type=path_argument, default=WEIGHTS_FILE)
     args = parser.parse_args(argv)
     problem = output_problem(args.out)
     if problem is not None:

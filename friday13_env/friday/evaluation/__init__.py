@@ -6,6 +6,7 @@ a Markdown table or JSON (an undefined interval is printed as such, ``null`` in 
 """
 
 from friday13_env.friday.evaluation.games import (
+    MAX_GAMES,
     LevelResult,
     LevelUnit,
     agent_seed,
@@ -18,6 +19,7 @@ from friday13_env.friday.evaluation.games import (
 from friday13_env.friday.evaluation.report import format_markdown, format_table, results_to_json
 
 __all__ = [
+    "MAX_GAMES",
     "LevelResult",
     "LevelUnit",
     "agent_seed",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from friday13_env.core import stats
-from friday13_env.core.agent import Agent, IllegalMoveError, reseeded
+from friday13_env.core.agent import Agent, IllegalMoveError, checked_act, reseeded
 from friday13_env.core.options import count_option
 from friday13_env.core.seeds import AGENT_KEY, derived_seed
 from friday13_env.core.specs import AgentSpec, parse_spec, shown
@@ -29,6 +29,10 @@ from friday13_env.core.stats import Interval, wilson_interval
 from friday13_env.friday.agents import REGISTRY, make
 from friday13_env.friday.env import FridayEnv, observation_dict
 from friday13_env.friday.levels import check_level
+
+MAX_GAMES = 1_000_000
+"""The most games ``evaluate`` plays at a level (the card game's evaluation has the same bound): more is a run no
+machine finishes, refused before it starts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +75,7 @@ def play_game(env: FridayEnv, agent: Agent, seed: int) -> tuple[bool, int, int]:
     steps, done = 0, False
     while not done:
         mask = info["action_mask"]
-        action = agent.act(observation_dict(obs, info))
+        action = checked_act(agent, observation_dict(obs, info), f"at decision {steps}")
         try:
             obs, _, done, truncated, info = env.step(action)
         except ValueError as error:
@@ -104,11 +108,11 @@ def evaluate(
     game, seeded with ``agent_seed`` of the game's seed) or an agent object (its ``reset(seed)`` hook, if any, is
     called with that seed before each game). Rows are labelled with the spec, or the agent's ``name``. Anything
     else as ``agent`` is a ``ValueError`` before any game; an illegal move is one naming the agent
-    (:func:`play_game`). ``games`` (positive) and ``seed`` (non-negative) are ints, numpy integers too, as ``reset``
-    and ``make`` take them; a bool or a float is a ``ValueError``.
+    (:func:`play_game`). ``games`` (positive, at most ``MAX_GAMES``) and ``seed`` (non-negative) are ints, numpy
+    integers too, as ``reset`` and ``make`` take them; a bool or a float is a ``ValueError``.
     """
     level = check_level(level)
-    games = count_option("games", games, takes="a positive int")
+    games = count_option("games", games, maximum=MAX_GAMES, takes=f"a positive int, at most {MAX_GAMES:,}")
     seed = count_option("seed", seed, minimum=0, takes="a non-negative int")
     if isinstance(agent, str | AgentSpec):
         spec = REGISTRY.check(parse_spec(agent))

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from friday13_env.core.agent import AgentRaisedError
 from friday13_env.core.checks import counted
 from friday13_env.core.files import clashing_outputs, output_in_folder, output_problem, run_writing
 from friday13_env.core.options import pool_size
@@ -26,7 +27,9 @@ from friday13_env.core.specs import (
     first_repeat,
     non_negative_argument,
     overwritten_checkpoint,
+    path_argument,
     positive_argument,
+    positive_at_most,
     range_argument,
     repeated_agent,
 )
@@ -81,15 +84,6 @@ STDOUT = Path("-")
 """``--json -`` or ``--markdown -``: that output alone goes to stdout; the tables and notes go to stderr."""
 
 
-def games_argument(text: str) -> int:
-    """``--games``: a positive integer (``positive_argument``, whose words a bad one gets) of at most ``MAX_GAMES``,
-    so that a run no machine could finish is refused before it starts."""
-    games = positive_argument(text)
-    if games > MAX_GAMES:
-        raise argparse.ArgumentTypeError(f"must be a positive integer of at most {MAX_GAMES:,}, got {games}")
-    return games
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of the evaluation command, shared by ``friday13 evaluate`` and ``training/evaluate.py``."""
     who = parser.add_mutually_exclusive_group(required=True)
@@ -108,7 +102,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--games",
-        type=games_argument,
+        type=positive_at_most(MAX_GAMES),
         default=400,
         help=f"at least this many games per matchup and table size (default 400, at most {MAX_GAMES:,})",
     )
@@ -137,11 +131,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=4,
         help=f"rounds per game, 1 to {MAX_ROUNDS} (default 4)",
     )
-    parser.add_argument("--json", type=Path, metavar="PATH", help="write the results as JSON (- for stdout)")
+    parser.add_argument("--json", type=path_argument, metavar="PATH", help="write the results as JSON (- for stdout)")
     parser.add_argument(
-        "--markdown", type=Path, metavar="PATH", help="write the results as Markdown tables (- for stdout)"
+        "--markdown", type=path_argument, metavar="PATH", help="write the results as Markdown tables (- for stdout)"
     )
-    parser.add_argument("--plot", type=Path, metavar="PATH", help="plot win rates with intervals (needs matplotlib)")
+    parser.add_argument(
+        "--plot", type=path_argument, metavar="PATH", help="plot win rates with intervals (needs matplotlib)"
+    )
     add_replay_arguments(parser, "matchup and table size")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -150,7 +146,7 @@ def add_replay_arguments(parser: argparse.ArgumentParser, per: str) -> None:
     """``--replays DIR`` and ``--replay-deals N``: shared with ``friday13 benchmark`` (``per``: what has deals)."""
     parser.add_argument(
         "--replays",
-        type=Path,
+        type=path_argument,
         metavar="DIR",
         help="also save games as replay files in DIR (created if missing; files of the same name are replaced): "
         f"every game of the first --replay-deals deals of each {per}, one file per game, which "
@@ -347,7 +343,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
             replays=replays,
             seating_mode=args.seatings,
         )
-    except (IllegalActionError, WorkerDied) as error:  # an agent's move, a dead worker: one line, not a traceback
+    except (IllegalActionError, AgentRaisedError, WorkerDied) as error:  # one line, not a traceback
         raise SystemExit(f"friday13 evaluate: stopped: {error}") from error
 
     print(format_text(result), file=notes)
@@ -355,7 +351,8 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO,
     deals = sum(matchup.deals for matchup in result.matchups)
     print(f"{games} games ({deals} deals) in {result.elapsed_s:.1f} s on {workers} worker(s)", file=notes)
     if replays is not None:
-        print(f"saved the games of the first {replays.deals} deal(s) of each matchup in {replays.folder}", file=notes)
+        saved = min(replays.deals, max(matchup.deals for matchup in result.matchups))  # not more than were played
+        print(f"saved the games of the first {saved} deal(s) of each matchup in {replays.folder}", file=notes)
     writers = {"json": write_json, "markdown": write_markdown, "plot": plot_win_rates}
     texts = {"json": format_json, "markdown": format_markdown}
     for flag, path in paths.items():

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from friday13_env.core.agent import checked_act
 from friday13_env.core.checks import check_choice
 from friday13_env.core.options import count_option
 from friday13_env.core.seeds import derived_seed
@@ -134,7 +135,8 @@ def play_game(env: raw_env, seat_agents: Sequence[Agent], seed: int, record: Car
 
     With ``record``, every deal and move of the game is noted in it (the environment deals a round inside
     ``step``, so a new round shows as ``game.round`` changing). An agent's illegal move is the environment's
-    ``IllegalActionError``, saying which agent played it (seats rotate, so the seat alone would not tell).
+    ``IllegalActionError``, saying which agent played it (seats rotate, so the seat alone would not tell); what an
+    agent's ``act`` raises (``sys.exit`` too) is an ``AgentRaisedError`` naming it.
     """
     env.reset(seed=seed)
     game = env.game
@@ -144,7 +146,7 @@ def play_game(env: raw_env, seat_agents: Sequence[Agent], seed: int, record: Car
     while not game.game_over:
         seat, round_index = game.current, game.round
         agent = seat_agents[seat]
-        action = agent.act(env.observe(env.agent_selection))
+        action = checked_act(agent, env.observe(env.agent_selection), f"in seat player_{seat}")
         try:
             env.step(action)
         except IllegalActionError as error:
