@@ -141,7 +141,12 @@ class VectorReplay:
         self.counts["reset"] += 1
 
     def masked_reset(self, mask: np.ndarray) -> None:
-        """A reset of the masked tables: they start afresh, the others are as they were."""
+        """A reset of the masked tables: they start afresh, the others are as they were (a mask of none is refused,
+        as Gymnasium's vector environments refuse it, and changes nothing)."""
+        if not mask.any():
+            with pytest.raises(ValueError, match="reset_mask resets no table"):
+                self.env.reset(options={"reset_mask": mask})
+            return
         try:
             observations, infos = self.env.reset(options={"reset_mask": mask})
         except RuntimeError as error:

@@ -12,6 +12,7 @@ from functools import cache
 
 import numpy as np
 
+from friday13_env.core.checks import exact_array
 from friday13_env.core.layout import Layout
 from friday13_env.friday13.batched.engine import DUMMY_SLOT, HAND_SLOTS, MAX_SEATS, GameBatch
 from friday13_env.friday13.cards import CAPTURE_LIMIT, NUM_PILES, Deck
@@ -38,7 +39,7 @@ def encode_observations(
     ``observers`` defaults to the player to move in each game.
     """
     games = batch.game_indices(games)
-    observers = batch.current[games] if observers is None else np.asarray(observers)
+    observers = batch.current[games] if observers is None else exact_array(observers, "observers")
     if observers.shape != games.shape or observers.dtype.kind not in "iu":
         raise ValueError(
             f"expected one observer (an integer seat) per game, shape {games.shape}, "

@@ -24,7 +24,7 @@ from functools import cache
 
 import numpy as np
 
-from friday13_env.core.checks import check_rng, counted
+from friday13_env.core.checks import check_rng, counted, exact_array
 from friday13_env.core.registry import check_seed
 from friday13_env.core.specs import shown
 from friday13_env.friday13.cards import (
@@ -250,7 +250,7 @@ class GameBatch:
         in others. The one check of every method (and batched encoder) that takes ``games``."""
         if games is None:
             return self._all
-        array = np.asarray(games)
+        array = exact_array(games, "games")
         last = self.num_games - 1
         if array.ndim != 1 or (array.dtype.kind not in "iu" and array.size):
             raise ValueError(
@@ -457,7 +457,7 @@ class GameBatch:
         )
 
     def _checked_actions(self, actions: np.ndarray, games: np.ndarray) -> np.ndarray:
-        actions = np.asarray(actions)
+        actions = exact_array(actions, "actions")
         if actions.shape != games.shape:
             raise ValueError(f"expected one action per stepped game, shape {games.shape}, got {actions.shape}")
         if actions.dtype.kind not in "iu":

@@ -39,11 +39,16 @@ MASKS_METHOD = "action_masks"
 
 def to_sb3(env: VectorEnv) -> Any:
     """An SB3 ``VecEnv`` over ``env`` (a ``Friday13VectorEnv``, as ``gymnasium.make_vec`` returns it, made with
-    ``autoreset_mode="SameStep"``)."""
+    ``autoreset_mode="SameStep"``), itself: a Gymnasium wrapper around it is refused, as SB3 would step past it."""
     vector_env = env.unwrapped
     if not isinstance(vector_env, Friday13VectorEnv):
         raise ValueError(f"to_sb3 takes a Friday13VectorEnv (gymnasium.make_vec(..., vectorization_mode="
                          f"'vector_entry_point')), got {type(vector_env).__name__}")  # fmt: skip
+    if env is not vector_env:
+        raise ValueError(
+            f"to_sb3 takes the vector environment itself, not one wrapped in {type(env).__name__}: SB3 would step the "
+            "environment under the wrapper, which would never run; wrap the adapter with SB3's VecEnv wrappers instead"
+        )
     if vector_env.autoreset_mode != AutoresetMode.SAME_STEP:
         raise ValueError(
             "SB3 resets finished environments in the same step: make the vector environment with "
@@ -109,11 +114,30 @@ def _adapter_class() -> type:
             raise AttributeError(f"the tables of a Friday13VectorEnv share their attributes; cannot set {attr_name!r}")
 
         def env_method(self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any) -> list[Any]:
+            """``action_masks`` of the tables ``indices``; any other method acts on every table at once (the
+            tables are one environment), so ``indices`` must name them all (or be None): a method called for some
+            tables would change the others too."""
             games = self._indices(indices)
             if method_name == MASKS_METHOD:
                 return list(self.env.action_masks()[games])
+            if sorted(set(games)) != list(range(self.num_envs)):
+                raise ValueError(
+                    f"{method_name} acts on every table at once: call it with indices=None (the tables are one "
+                    f"environment), got indices for {len(set(games))} of the {self.num_envs} tables"
+                )
             result = getattr(self.env, method_name)(*args, **kwargs)
             return [result] * len(games)
+
+        def set_options(self, options: list[dict[str, Any]] | dict[str, Any] | None = None) -> None:
+            """SB3's reset options, of which this adapter passes none (a reset starts every table, with no
+            ``reset_mask``): any but empty ones are refused, never stored and dropped."""
+            listed = [options] if options is None or isinstance(options, dict) else list(options)
+            if any(option for option in listed):
+                raise ValueError(
+                    f"the Friday13 vector environment's SB3 adapter takes no reset options (got {options!r}): its "
+                    "reset starts a game at every table"
+                )
+            super().set_options(options)
 
         def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
             return [False] * len(self._indices(indices))

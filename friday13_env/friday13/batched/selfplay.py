@@ -123,7 +123,7 @@ class SelfPlayTables:
             raise RuntimeError("step() before reset(): call reset() first")
         self._latch.check()
         with self._latch.guard("step()", refusals=(ValueError,)):  # GameBatch.step refuses before it plays
-            result = self.batch.step(np.asarray(actions))
+            result = self.batch.step(actions)  # as given: the engine refuses what np.asarray would hide
         with self._latch.guard("step()"):
             return self._turn(
                 seat_rewards(result, self.reward_mode), result.round_over, result.game_over, result.final_scores

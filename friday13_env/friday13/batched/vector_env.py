@@ -29,7 +29,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from friday13_env.core.checks import counted, no_render_mode
+from friday13_env.core.checks import counted, exact_array, no_render_mode
 from friday13_env.core.failures import FailureLatch
 from friday13_env.core.mlp import MLPPolicy
 from friday13_env.core.registry import check_seed
@@ -165,11 +165,14 @@ class Friday13VectorEnv(VectorEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start a game at every table (or, with ``options={"reset_mask": mask}``, at the masked tables only).
+        """Start a game at every table (or, with ``options={"reset_mask": mask}``, at the masked tables only: at least
+        one, and the infos' ``_key`` marks are True at those alone, as in Gymnasium's own vector environments).
 
         ``seed`` (an int) seeds ``np_random``, the one Generator behind deals, table sizes, seats and opponents
         (``np_random_seed`` is then ``seed``), and, from a key of its own (``seeds.ACTION_SAMPLER_KEY``), the action
-        space, as the scalar ``Friday13-v0`` does: rollouts of ``action_space.sample()`` are reproducible. After an
+        space, as the scalar ``Friday13-v0`` does: rollouts of ``action_space.sample()`` are reproducible. The deals
+        are drawn for the whole batch: they depend on ``num_envs`` too, and are not the deals a scalar environment
+        (or ``vectorization_mode="sync"``) draws from the same seed. After an
         exception left tables mid-turn only a full reset (no ``reset_mask``) is accepted; if this reset raises
         (an opponent failing before a learner's first move), the environment refuses to go on likewise.
         """
@@ -189,7 +192,10 @@ class Friday13VectorEnv(VectorEnv):
                 )  # fmt: skip
             games = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
             self._start(games)
-            return self._observe(self._ended.copy())  # tables a masked reset left finished offer no action
+            observations, infos = self._observe(self._ended.copy())  # tables a masked reset left finished: no action
+            if mask is not None:  # Gymnasium's mark of the tables whose info this reset gave: those it reset
+                infos.update({key: mask.copy() for key in infos if key.startswith("_")})
+            return observations, infos
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Play each table's learner card, then its opponents' until the learner is to move or the game ends.
@@ -382,6 +388,8 @@ class Friday13VectorEnv(VectorEnv):
             raise ValueError(
                 f"reset_mask must be a boolean array of shape ({self.num_envs},), got {mask.shape} {mask.dtype}"
             )
+        if not mask.any():
+            raise ValueError("reset_mask resets no table: it must hold at least one True (as Gymnasium's own do)")
         if self._batch is None:
             raise RuntimeError("the first reset() must start every table (no reset_mask)")
         return mask
@@ -395,11 +403,12 @@ class Friday13VectorEnv(VectorEnv):
 def check_actions(actions: Any, num_envs: int, num_actions: int) -> np.ndarray:
     """``actions`` as ``(num_envs,)`` int64, or a ``ValueError`` naming the allowed shape and range.
 
-    Integer arrays (or lists of ints) only: floats, NaN, bools and strings are refused, never truncated or
-    cast into a card (``legal + 0.99`` is not ``legal``). Shared by ``Friday13VectorEnv.step`` and the SB3
-    adapter's ``step_async``, so both refuse the same actions with the same words.
+    Integer arrays (or lists of ints) only: floats, NaN, bools (a list's too) and strings are refused, never
+    truncated or cast into a card (``legal + 0.99`` is not ``legal``); a masked array too (``exact_array``). Shared
+    by ``Friday13VectorEnv.step`` and the SB3 adapter's ``step_async``, so both refuse the same actions with the same
+    words.
     """
-    array = np.asarray(actions)
+    array = exact_array(actions, "actions")
     if array.shape != (num_envs,) or array.dtype.kind not in "iu":
         raise ValueError(
             f"actions must be {counted(num_envs, 'integer')} (one per table) in 0..{num_actions - 1}, "
