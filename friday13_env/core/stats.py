@@ -128,9 +128,11 @@ def mean_interval(
     lowest, highest = bounds
     if not lowest <= highest:
         raise ValueError(f"bounds must be (low, high) with low <= high, got {bounds}")
-    mean = float(values.mean())
     if values.size < 2:
-        return Estimate(mean, math.nan, 1, lowest, highest)
+        return Estimate(float(values[0]), math.nan, 1, lowest, highest)
+    if values.min() == values.max():  # no spread: exactly, not the float rounding of a mean such as 1/3's
+        return Estimate(float(values[0]), 0.0, int(values.size), lowest, highest)
+    mean = float(values.mean())
     spread = float(values.std(ddof=1)) / math.sqrt(values.size)
     half_width = t_quantile_975(values.size - 1) * spread
     return Estimate(mean, half_width, int(values.size), lowest, highest)

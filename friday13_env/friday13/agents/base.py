@@ -79,5 +79,5 @@ class RandomAgent:
         self.rng = agent_rng(seed)
 
     def act(self, observation: Observation) -> int:
-        legal = legal_actions(observation)
+        _, _, legal = checked(observation, self.name)  # an observation no table shows is refused, as by every agent
         return int(legal[self.rng.integers(legal.size)])
