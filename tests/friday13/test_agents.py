@@ -371,9 +371,12 @@ def test_a_huge_name_is_an_unknown_agent_not_an_os_error() -> None:
         ("cautious:greedy=true", {}, r"agent 'cautious' has no option\(s\) \['greedy'\]; its options: \[\]"),
         ("search", {"budget": 0}, "search option budget must be a positive int"),
         ("search", {"budget": 2.5}, "search option budget must be a positive int"),
-        ("search", {"budget": "8"}, r"search option budget must be a positive int .*got '8'"),
-        ("search:budget=8.0", {}, r"search option budget must be a positive int .*got 8.0"),
+        ("search", {"budget": "8"}, r"search option budget must be a positive int.*got '8'"),
+        ("search:budget=8.0", {}, r"search option budget must be a positive int.*got 8.0"),
         ("search", {"budget": True}, "search option budget must be a positive int"),
+        ("search", {"budget": 4_558_849}, r"search option budget must be a positive int, at most 4,558,848 \("),
+        ("search:budget=99999999999999999999", {}, r"search option budget must be a positive int, at most 4,558,848"),
+        ("endgame", {"budget": 10**9}, r"endgame option budget must be a positive int, at most 4,558,848"),
         ("search", {"objective": "fun"}, r"search option objective must be one of \['rank', 'relative'\], got 'fun'"),
         ("search", {"objective": ["rank"]}, r"search option objective must be one of \['rank', 'relative'\]"),
         ("search", {"objective": 5}, r"search option objective must be one of \['rank', 'relative'\], got 5"),
@@ -441,3 +444,13 @@ def test_a_policy_refuses_a_negative_entry_like_every_other_agent() -> None:
     for name in ("ensemble-v1", "cautious", "search"):
         with pytest.raises(ValueError, match="negative values"):
             agents.make(name, seed=0).act(broken)
+
+
+def test_the_largest_search_budget_is_the_one_above_which_no_decision_plays_more_worlds() -> None:
+    """4,096 worlds of the costliest position a registered deck can show (every action legal, every card in a hand):
+    a larger budget would be the same agent under another name."""
+    from friday13_env.friday13.agents.search import MAX_BUDGET, MAX_WORLDS
+    from friday13_env.friday13.cards import DECKS
+
+    assert MAX_BUDGET == MAX_WORLDS * max(deck.num_actions * deck.size for deck in DECKS.values()) == 4_558_848
+    assert agents.make("search", budget=MAX_BUDGET).budget == MAX_BUDGET

@@ -26,13 +26,17 @@ from friday13_env.core.specs import shown
 from friday13_env.friday13.agents.base import Observation, agent_rng, deck_of_length
 from friday13_env.friday13.agents.rollout import DTYPE, Rollouts
 from friday13_env.friday13.agents.table import Table
-from friday13_env.friday13.cards import NUM_PILES, NUM_TYPES
+from friday13_env.friday13.cards import DECKS, NUM_PILES, NUM_TYPES
 
 DEFAULT_BUDGET = 22_000
 """Simulated card plays per decision."""
 
 MAX_WORLDS = 4_096
 """Cap on the worlds of one decision, which bounds the batch's memory late in a round."""
+MAX_BUDGET = MAX_WORLDS * max(deck.num_actions * deck.size for deck in DECKS.values())
+"""The largest budget: ``MAX_WORLDS`` worlds of the costliest position a deck can show (every action legal, every
+card in a hand), so that no decision plays more worlds with a larger one, which would be this agent under another
+name (4,558,848 with the German deck's 21 actions and 53 cards)."""
 
 OBJECTIVES = {
     "rank": "before the last round as 'relative'; in the last round the share of the win (ties split)",
@@ -92,7 +96,8 @@ class SearchAgent:
 
 def check_budget(budget: object, agent: str) -> int:
     """``budget`` as an int, or a ``ValueError`` naming ``agent``'s option and what it allows."""
-    return count_option("budget", budget, owner=agent, takes="a positive int (simulated card plays per move)")
+    takes = f"a positive int, at most {MAX_BUDGET:,} (simulated card plays per move; no decision plays more)"
+    return count_option("budget", budget, maximum=MAX_BUDGET, owner=agent, takes=takes)
 
 
 def check_objective(objective: object, agent: str) -> str:
