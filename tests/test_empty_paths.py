@@ -67,3 +67,21 @@ def test_evaluate_friday_refuses_more_games_than_it_can_play(capsys: pytest.Capt
     assert (
         "argument --games: must be a positive integer of at most 1,000,000, got 99999999999" in capsys.readouterr().err
     )
+
+
+def test_the_sb3_example_refuses_an_empty_save_path(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("sb3_contrib")
+    script = load_training_script("sb3_vector_env")
+    with pytest.raises(SystemExit) as stop:
+        script.parse_args(["--save", ""])
+    assert stop.value.code == 2
+    assert "an empty path names no file or folder" in capsys.readouterr().err
+
+
+def test_distill_refuses_an_empty_out_dir(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch")
+    script = load_training_script("distill")
+    with pytest.raises(SystemExit) as stop:
+        script.parse_args(["--teacher", "search", "--out-dir", ""])
+    assert stop.value.code == 2
+    assert "--out-dir must not be empty" in capsys.readouterr().err

@@ -49,3 +49,51 @@ def test_identical_samples_have_no_spread(value: float) -> None:
     estimate = mean_interval(np.full(100, value), bounds=(0.0, 1.0))
     assert estimate.half_width == 0.0 and estimate.mean == value
     assert estimate.formatted() == f"{value:.3f} (no spread in 100 samples)"
+
+
+def test_an_agent_checked_twice_is_named_once() -> None:
+    """The benchmark and the ratings wrap a user's agent (``CheckedAgent``) and the duplicate games check every agent
+    again: what it raised is said once, not as an ``AgentRaisedError`` that an ``AgentRaisedError`` raised."""
+    from friday13_env.core.agent import AgentRaisedError, CheckedAgent, checked_act
+
+    class Raising:
+        name = "raising"
+
+        def act(self, observation: object) -> int:
+            raise KeyError("no such card")
+
+    with pytest.raises(AgentRaisedError) as raised:
+        checked_act(CheckedAgent(Raising(), "in a game"), {}, "in seat player_0")
+    assert str(raised.value) == "agent 'raising' raised KeyError: 'no such card' in a game"
+
+
+def test_exact_array_reads_only_lists_and_tuples_entry_by_entry() -> None:
+    """Other sequences numpy reads (a range, an ``array.array``) are not lists a bool can hide in: read as they are."""
+    import array
+
+    from friday13_env.core.checks import exact_array
+
+    assert exact_array(range(3), "actions").tolist() == [0, 1, 2]
+    assert exact_array(array.array("q", [4, 5]), "actions").tolist() == [4, 5]
+    with pytest.raises(ValueError, match=r"actions hold a bool \(at index 1\)"):
+        exact_array((3, np.bool_(True)), "actions")
+    with pytest.raises(ValueError, match=r"actions hold a bool \(at index 2\)"):
+        exact_array([[0, 1], [True, 2]], "actions")
+
+
+def test_a_batched_agent_answering_a_bool_in_a_list_is_refused() -> None:
+    from friday13_env.friday13.batched import make_batched
+    from friday13_env.friday13.batched.agents import act_seated
+    from friday13_env.friday13.batched.engine import GameBatch
+
+    class BoolAnswers:
+        name = "bool-answers"
+
+        def act_batch(self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> list[object]:
+            return [True, *[0] * (len(masks) - 1)]
+
+    batch = GameBatch(2, 4, "standard", seed=0)
+    seated = np.zeros((2, 6), dtype=np.int64)
+    with pytest.raises(ValueError, match=r"batched agent 'bool-answers' answered .*a bool"):
+        act_seated([BoolAnswers()], seated, batch, np.arange(2), np.random.default_rng(0))
+    assert make_batched("cautious", "standard").name == "cautious"

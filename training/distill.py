@@ -254,6 +254,8 @@ def parse_args(argv: Sequence[str] | None = None) -> SearchArgs | EnsembleArgs:
 def checked_args(args: SearchArgs | EnsembleArgs) -> SearchArgs | EnsembleArgs:
     """The checks beyond each flag's own bounds: agents (returned in canonical form), teachers, output paths (an
     ``--out-dir`` holding a training run's files is refused: the run's ``policy.npz`` would be replaced)."""
+    if not args.out_dir:  # Path("") is the current folder: the run's files would go wherever the command runs
+        raise ValueError("--out-dir must not be empty: give the folder the run writes to")
     training_run = [name for name in TRAINING_RUN_FILES if (Path(args.out_dir) / name).exists()]
     if training_run:
         raise ValueError(

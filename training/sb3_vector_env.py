@@ -23,7 +23,7 @@ from sb3_contrib import MaskablePPO
 
 import friday13_env  # noqa: F401  (registers the Gymnasium ids)
 from friday13_env.core.files import atomic_write_bytes
-from friday13_env.core.specs import overwritten_checkpoint
+from friday13_env.core.specs import overwritten_checkpoint, path_argument
 from friday13_env.friday13.agents import REGISTRY
 from friday13_env.friday13.batched import make_batched, to_sb3
 from friday13_env.friday13.batched.engine import MAX_GAMES
@@ -74,7 +74,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=200,
         help=f"evaluation games per opponent (0: none; at most {MAX_EVAL_GAMES:,})",
     )
-    parser.add_argument("--save", default="runs/sb3_vector_env.zip", help="where to save the SB3 model")
+    parser.add_argument(
+        "--save", type=path_argument, default="runs/sb3_vector_env.zip", help="where to save the SB3 model"
+    )
     parser.add_argument(
         "--seed",
         type=bounded(int, {"minimum": 0, "maximum": MAX_SEED}),

@@ -44,6 +44,8 @@ def checked_act(agent: Agent, observation: Observation, where: str) -> int:
     run's own stop signals (``signals.Interrupted``, one) go through as they are."""
     try:
         return agent.act(observation)
+    except AgentRaisedError:  # an agent checked already (a ``CheckedAgent``): named once, where it was asked
+        raise
     except (Exception, SystemExit) as error:
         name = getattr(agent, "name", type(agent).__name__)
         label = repr(name) if isinstance(name, str) else type(agent).__name__

@@ -149,13 +149,14 @@ def check_rng(rng: object) -> None:
 def exact_array(values: object, what: str) -> np.ndarray:
     """``np.asarray(values)``, refusing what that conversion would hide, with a ``ValueError`` naming ``what`` (the
     caller's argument: ``"actions"``, ``"games"``): a masked array (its masked entries would be read as they are),
-    and a bool among the integers of a list or tuple (``[True, 0]`` becomes the ints ``[1, 0]``, card 1). An array
-    of bools keeps its dtype, which the caller's own check of the kind refuses. The batched API's one reading of
-    actions, game indices and seats; a list costs one pass over its entries, an array nothing."""
+    and a bool among the integers of a list or tuple (``[True, 0]`` becomes the ints ``[1, 0]``, card 1). Other
+    inputs (an array, a range) are read as they are; an array of bools keeps its dtype, which the caller's own check
+    of the kind refuses. The batched API's one reading of actions, game indices and seats; a list costs one pass over
+    its entries, an array nothing."""
     if isinstance(values, np.ma.MaskedArray):
         raise ValueError(f"{what} are a masked array: its masked entries would be read as they are; give a plain array")
     array = np.asarray(values)
-    if not isinstance(values, np.ndarray) and array.dtype.kind in "iu" and array.size:
+    if isinstance(values, list | tuple) and array.dtype.kind in "iu" and array.size:
         entries = np.asarray(values, dtype=object).ravel().tolist()
         where = next((index for index, entry in enumerate(entries) if isinstance(entry, bool | np.bool_)), None)
         if where is not None:

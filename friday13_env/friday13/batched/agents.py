@@ -24,7 +24,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from friday13_env.core.agent import check_mask_values, check_observation_values
-from friday13_env.core.checks import check_rng
+from friday13_env.core.checks import check_rng, exact_array
 from friday13_env.core.mlp import MLPPolicy
 from friday13_env.core.options import count_option
 from friday13_env.core.specs import AgentSpec, parse_spec
@@ -371,11 +371,12 @@ def act(agent: BatchedAgent, batch: GameBatch, games: np.ndarray, rng: np.random
     """``agent``'s moves for the players to move in ``games``: heuristics read the engine's arrays directly
     (``act_table``), every other agent gets the encoded observations and masks."""
     act_table = getattr(agent, "act_table", None)
+    what = f"the actions batched agent {agent.name!r} answered"  # a bool in a list is refused, not read as 0 or 1
     if act_table is not None:
         table = TableBatch.from_batch(batch, games)
         checked_masks(table.legal, agent.name)  # a finished game has no move, as ``act_batch`` says
-        return np.asarray(act_table(table, rng))
-    return np.asarray(agent.act_batch(encode_observations(batch, games), batch.legal_mask(games), rng))
+        return exact_array(act_table(table, rng), what)
+    return exact_array(agent.act_batch(encode_observations(batch, games), batch.legal_mask(games), rng), what)
 
 
 def make_batched(spec: str | os.PathLike[str] | AgentSpec | MLPPolicy | BatchedAgent, deck: Deck | str) -> BatchedAgent:
