@@ -192,10 +192,8 @@ class Friday13VectorEnv(VectorEnv):
                 )  # fmt: skip
             games = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
             self._start(games)
-            observations, infos = self._observe(self._ended.copy())  # tables a masked reset left finished: no action
-            if mask is not None:  # Gymnasium's mark of the tables whose info this reset gave: those it reset
-                infos.update({key: mask.copy() for key in infos if key.startswith("_")})
-            return observations, infos
+            # Tables a masked reset left finished offer no action; its infos are marked at the tables it reset.
+            return self._observe(self._ended.copy(), marked=mask)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Play each table's learner card, then its opponents' until the learner is to move or the game ends.
@@ -344,8 +342,9 @@ class Friday13VectorEnv(VectorEnv):
         self._round_points[games[ended]] = own[ended]
         return seat_rewards(result, self.reward_mode)[rows, seats]
 
-    def _observe(self, done: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
-        """Every learner's observation and the infos; ``done`` tables get no legal actions."""
+    def _observe(self, done: np.ndarray, marked: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Every learner's observation and the infos; ``done`` tables get no legal actions. The infos' ``_key`` marks
+        are True at the ``marked`` tables (every table for ``None``)."""
         batch = self._require_batch()
         everything = np.arange(self.num_envs)
         observations = encode_observations(batch, everything, self._seats)
@@ -372,7 +371,8 @@ class Friday13VectorEnv(VectorEnv):
             "seat": self._seats.copy(),
             "opponents": self._opponents.copy(),
         }
-        infos.update({f"_{key}": np.ones(self.num_envs, dtype=bool) for key in list(infos)})  # one array each
+        marks = np.ones(self.num_envs, dtype=bool) if marked is None else marked  # Gymnasium's: whose info this is
+        infos.update({f"_{key}": marks.copy() for key in list(infos)})  # one array each
         return observations, infos
 
     def _reset_mask(self, options: dict[str, Any] | None) -> np.ndarray | None:
