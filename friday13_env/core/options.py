@@ -16,7 +16,13 @@ import numpy as np
 
 from friday13_env.core.specs import shown
 
-__all__ = ["available_cpus", "count_option", "number_option"]
+__all__ = ["MAX_GAMES", "available_cpus", "count_option", "number_option"]
+
+MAX_GAMES = 1_000_000
+"""The most games an evaluation plays per matchup and table size (the card game's ``--games``) or per agent and level
+(the solo game's): days of play for the slower agents, and about 24 MB of the card game's samples per matchup and
+table size (a deal has at least as many games as agents, each 3 numbers of 8 bytes). More is refused before any
+game, as ``ratings --tables`` is over its cap."""
 
 
 def available_cpus() -> int:

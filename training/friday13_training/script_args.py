@@ -21,7 +21,7 @@ from friday13_env.core.checkpoint import MAX_LAYERS, MAX_PARAMETERS, parameter_c
 from friday13_env.core.files import atomic_write_bytes as atomic_write_bytes  # re-exported for the scripts
 from friday13_env.core.files import atomic_write_text as atomic_write_text
 from friday13_env.core.files import output_problem
-from friday13_env.friday13.evaluation.tournament import MAX_GAMES
+from friday13_env.core.options import MAX_GAMES
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 """The checkout the training scripts run from: where the shipped teacher checkpoints live."""

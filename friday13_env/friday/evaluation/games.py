@@ -22,17 +22,13 @@ import numpy as np
 
 from friday13_env.core import stats
 from friday13_env.core.agent import Agent, IllegalMoveError, checked_act, reseeded
-from friday13_env.core.options import count_option
+from friday13_env.core.options import MAX_GAMES, count_option
 from friday13_env.core.seeds import AGENT_KEY, derived_seed
 from friday13_env.core.specs import AgentSpec, parse_spec, shown
 from friday13_env.core.stats import Interval, wilson_interval
 from friday13_env.friday.agents import REGISTRY, make
 from friday13_env.friday.env import FridayEnv, observation_dict
 from friday13_env.friday.levels import check_level
-
-MAX_GAMES = 1_000_000
-"""The most games ``evaluate`` plays at a level (the card game's evaluation has the same bound): more is a run no
-machine finishes, refused before it starts."""
 
 
 @dataclass(frozen=True, slots=True)

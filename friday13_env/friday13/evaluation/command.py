@@ -20,7 +20,7 @@ from typing import TextIO
 from friday13_env.core.agent import AgentRaisedError
 from friday13_env.core.checks import counted
 from friday13_env.core.files import clashing_outputs, output_in_folder, output_problem, run_writing
-from friday13_env.core.options import pool_size
+from friday13_env.core.options import MAX_GAMES, pool_size
 from friday13_env.core.pool import WorkerDied
 from friday13_env.core.specs import (
     AgentSpec,
@@ -51,7 +51,6 @@ from friday13_env.friday13.evaluation.report import (
 from friday13_env.friday13.evaluation.specs import Matchup, focus_matchups, matrix_matchups
 from friday13_env.friday13.evaluation.tournament import (
     DEFAULT_CHUNK_DEALS,
-    MAX_GAMES,
     check_config,
     evaluate,
     unit_count,

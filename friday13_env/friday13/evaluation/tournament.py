@@ -25,7 +25,7 @@ import numpy as np
 
 from friday13_env.core.agent import check_reset_hook
 from friday13_env.core.checks import check_choice
-from friday13_env.core.options import count_option, pool_size
+from friday13_env.core.options import MAX_GAMES, count_option, pool_size
 from friday13_env.core.pool import ordered_results
 from friday13_env.core.stats import Estimate, mean_interval
 from friday13_env.friday13.agents import Agent
@@ -54,10 +54,6 @@ DEFAULT_CHUNK_DEALS = 4
 """Deals per unit of work: small enough for a lively progress bar with slow (search) agents."""
 CHUNKS_AHEAD = 2
 """Chunks sent to the pool per process before the oldest one's samples are awaited."""
-MAX_GAMES = 1_000_000
-"""The most games a run plays per matchup and table size (``--games``): days of play for the slower agents, and
-about 24 MB of samples per matchup and table size (a deal has at least as many games as agents, each 3 numbers of 8
-bytes). More is refused before any game, as ``ratings --tables`` is over its cap."""
 
 
 def evaluate(
