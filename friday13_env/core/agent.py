@@ -47,9 +47,13 @@ def checked_act(agent: Agent, observation: Observation, where: str) -> int:
     except AgentRaisedError:  # an agent checked already (a ``CheckedAgent``): named once, where it was asked
         raise
     except (Exception, SystemExit) as error:
-        name = getattr(agent, "name", type(agent).__name__)
-        label = repr(name) if isinstance(name, str) else type(agent).__name__
-        raise AgentRaisedError(f"agent {label} raised {error_text(error)} {where}") from error
+        raise AgentRaisedError(f"agent {agent_label(agent)} raised {error_text(error)} {where}") from error
+
+
+def agent_label(agent: object) -> str:
+    """How an error names an agent: its ``name`` quoted, or its type's name where it has no string ``name``."""
+    name = getattr(agent, "name", None)
+    return repr(name) if isinstance(name, str) else type(agent).__name__
 
 
 def error_text(error: BaseException) -> str:
@@ -99,12 +103,18 @@ def check_reset_hook(agent: object) -> None:
 def reseeded(agent: object, seed: int | None) -> bool:
     """Re-seed an agent object in place through its optional ``reset(seed)`` hook (as building it anew with ``seed``
     would); whether it has one. The evaluations call it before each unit of games, so that an object's play does not
-    depend on what it played before. A ``reset`` that takes no seed is refused (:func:`check_reset_hook`)."""
+    depend on what it played before. A ``reset`` that takes no seed is refused (:func:`check_reset_hook`); what the
+    hook raises is an ``AgentRaisedError`` naming the agent, as what its ``act`` raises is (:func:`checked_act`)."""
     reset = getattr(agent, "reset", None)
     if not callable(reset):
         return False
     check_reset_hook(agent)
-    reset(seed)
+    try:
+        reset(seed)
+    except (Exception, SystemExit) as error:
+        raise AgentRaisedError(
+            f"agent {agent_label(agent)} raised {error_text(error)} in its reset(seed={seed})"
+        ) from error
     return True
 
 
