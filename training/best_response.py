@@ -56,6 +56,7 @@ from friday13_training.runs import (
     check_recorded_factories,
     checked_policy,
     export_problem,
+    name_problems,
     parse_run_args,
     read_progress,
     run_directory,
@@ -204,7 +205,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
 def checked_args(args: Args) -> Args:
     """The checks of a whole configuration, a ``ValueError`` listing every problem; returns the configuration with
     the target's canonical spec text (as results name it) and the start's learning rate and warm-up."""
-    problems = field_errors(Args, asdict(args))
+    problems = field_errors(Args, asdict(args)) + name_problems(args)
     if args.ent_coef < 0 and args.ent_coef != -1:
         problems.append(f"--ent-coef must be -1 (the start's) or at least 0, got {args.ent_coef:g}")
     if args.ent_coef > MAX_LOSS_WEIGHT:

@@ -82,6 +82,7 @@ from friday13_training.runs import (
     checkpoint_reach,
     export_problem,
     load_progress,
+    name_problems,
     parse_run_args,
     resumed_run_args,
     run_directory,
@@ -234,7 +235,7 @@ def checked_args(args: Args) -> Args:
     problem = hyperparameter_error(args) or warmup_problem(args.critic_warmup, args.total_timesteps)
     if problem:
         raise ValueError(problem)
-    problems = field_errors(Args, dataclasses.asdict(args))
+    problems = field_errors(Args, dataclasses.asdict(args)) + name_problems(args)
     problems += network_errors(args.hidden_sizes, observation_scale(args.deck).size, get_deck(args.deck).num_actions)
     sizes = f"--n-steps {args.n_steps} x --num-envs {args.num_envs}"
     if not problems and (problem := rollout_error(sizes, rollout_memory(args), "steps or environments")):

@@ -74,6 +74,7 @@ from friday13_training.runs import (
     export_copy,
     export_problem,
     match_checkpoint,
+    name_problems,
     next_multiple,
     open_run,
     parse_run_args,
@@ -285,7 +286,7 @@ def checked_args(args: Args) -> Args:
     record's."""
     if not args.resume:
         args = dataclasses.replace(args, critic_warmup=actor_warmup(args.critic_warmup, trained_start(args)))
-    problems = field_errors(Args, dataclasses.asdict(args))
+    problems = field_errors(Args, dataclasses.asdict(args)) + name_problems(args)
     problems += network_errors(args.hidden_sizes, encoding.OBS_SIZE, NUM_ACTIONS)
     if args.distill_iterations == 0 and args.total_timesteps == 0:
         problems.append("nothing to train: give --distill-iterations or --total-timesteps above 0")

@@ -94,6 +94,7 @@ from friday13_training.runs import (
     check_win_rate_curve,
     export_copy,
     export_problem,
+    name_problems,
     next_multiple,
     open_run,
     parse_run_args,
@@ -330,7 +331,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
 
 def checked_args(args: Args) -> Args:
     """The checks of a whole configuration: bounds, agent specs, outputs; a ``ValueError`` listing every problem."""
-    problems = field_errors(Args, dataclasses.asdict(args))
+    problems = field_errors(Args, dataclasses.asdict(args)) + name_problems(args)
     if args.minibatch_size > args.num_tables * args.num_steps:
         problems.append(
             f"--minibatch-size {args.minibatch_size} exceeds one rollout ({args.num_tables} x {args.num_steps})"

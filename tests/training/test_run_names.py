@@ -4,6 +4,7 @@ outside ``runs/``: ``../x``, ``/tmp/x``, ``a/b``), ``.`` or ``..``, or empty, be
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -38,3 +39,17 @@ def test_a_plain_name_and_a_run_dir_path_are_fine(script_name: str, tmp_path: Pa
     assert script.parse_args(["--run-name", "my-run.2", *extra]).run_name == "my-run.2"
     run_dir = str(tmp_path / "a" / ".." / "b")
     assert script.parse_args(["--run-dir", run_dir, *extra]).run_dir == run_dir  # --run-dir is a path: any path
+
+
+@pytest.mark.parametrize("script_name", SCRIPTS)
+@pytest.mark.parametrize("name", ["", "../escaped", ".."])
+def test_a_configuration_built_in_python_is_refused_the_same(script_name: str, name: str) -> None:
+    """``checked_args``, which a configuration built in Python goes through (not the command line's parser), refuses
+    the same names with the same words."""
+    if script_name in ("finetune_ppo", "train_rllib"):
+        pytest.importorskip("sb3_contrib" if script_name == "finetune_ppo" else "ray.rllib")
+    script = load_training_script(script_name)
+    extra = ["--target", "random"] if script_name == "best_response" else []
+    args = dataclasses.replace(script.parse_args(extra), run_name=name)
+    with pytest.raises(ValueError, match="--run-name"):
+        script.checked_args(args)

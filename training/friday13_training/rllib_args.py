@@ -17,7 +17,7 @@ from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.rewards import REWARD_MODES
 from friday13_training.friday13_agents import evaluation_opponent_errors, spec_files
-from friday13_training.runs import MAX_SEED, export_problem
+from friday13_training.runs import MAX_SEED, export_problem, name_problems
 from friday13_training.script_args import (
     MAX_LEARNING_RATE,
     MAX_TORCH_THREADS,
@@ -103,7 +103,7 @@ RUN_SETTINGS = (
 
 def checked_args(args: Args) -> Args:
     """The checks of a whole configuration: bounds, agent specs, outputs; a ``ValueError`` listing every problem."""
-    problems = field_errors(Args, dataclasses.asdict(args))
+    problems = field_errors(Args, dataclasses.asdict(args)) + name_problems(args)
     if args.minibatch_size > args.train_batch_size:
         problems.append(f"--minibatch-size {args.minibatch_size} exceeds --train-batch-size {args.train_batch_size}")
     deck = get_deck(args.deck)

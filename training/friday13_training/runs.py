@@ -89,6 +89,13 @@ def run_name_problem(args: object) -> str | None:
     return None
 
 
+def name_problems(args: object) -> list[str]:
+    """``run_name_problem`` as the list of problems a script's ``checked_args`` gathers: a configuration built in
+    Python, which no parser has read, is refused as the command line is."""
+    problem = run_name_problem(args)
+    return [problem] if problem else []
+
+
 def run_directory(args: NamedRun) -> Path:
     """The run's directory: ``--run-dir`` when given, else ``runs/<run-name>``."""
     return Path(args.run_dir or Path("runs") / args.run_name)
