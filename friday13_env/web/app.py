@@ -231,11 +231,16 @@ class HostCheck:
 
 def _host_name(host: str) -> str | None:
     """The host name of a ``Host`` header (lower case, an IPv6 address without brackets), or ``None`` when there is
-    none or the header is malformed (``urlsplit`` raises on an unclosed or invalid bracketed address)."""
+    none or the header is not ``name``, ``name:port``, ``[address]`` or ``[address]:port`` with a port in 1..65535
+    (user information, a path, a query or a fragment, an unclosed bracket, a port that is no number)."""
     try:
-        return urlsplit(f"//{host}").hostname
+        parts = urlsplit(f"//{host}")
+        port = parts.port
     except ValueError:
         return None
+    if parts.username is not None or parts.path or "?" in host or "#" in host or port == 0:
+        return None
+    return parts.hostname
 
 
 def _same_site(origin: str, host: str | None) -> bool:
@@ -269,14 +274,25 @@ def _guarded(handler: Handler) -> Handler:
     return guarded
 
 
+MAX_WAITING = 8
+"""Requests one game may have working or waiting at once; one more is a 429 (a page sends one at a time)."""
+
+
 async def _locked(session: Session, work: Callable[[], Any]) -> Any:
-    """Run ``work`` in a worker thread holding the session's lock (one request at a time per game)."""
-
-    def run() -> Any:
-        with session.lock:
-            return work()
-
-    return await run_in_threadpool(run)
+    """Run ``work`` in a worker thread once the game's earlier requests are answered (one request at a time per
+    game). A request waits for its turn in the event loop, holding none of the worker threads every game shares, so
+    requests piling up on one busy game (a bot's move can take seconds) never stall another game; more than
+    ``MAX_WAITING`` at once are refused at once."""
+    if session.waiting >= MAX_WAITING:
+        raise RequestError(
+            f"this game already has {MAX_WAITING} requests under way; wait for their answers before sending more", 429
+        )
+    session.waiting += 1
+    try:
+        async with session.turn:
+            return await run_in_threadpool(work)
+    finally:
+        session.waiting -= 1
 
 
 async def _http_error(request: Request, error: HTTPException) -> Response:

@@ -128,6 +128,19 @@ def every_address_loopback(sockets: list[socket.socket]) -> str | None:
     return "127.0.0.1" if socket.AF_INET in unspecified else "::1"
 
 
+def unbracketed(host: str) -> str | None:
+    """``--host`` without the brackets around an IPv6 address (``[::1]``: ``::1``), or ``None`` for a bracket
+    anywhere else (an unclosed one, brackets around anything but an IPv6 address)."""
+    if host.startswith("[") and host.endswith("]"):
+        inside = host[1:-1]
+        try:
+            ipaddress.IPv6Address(inside)
+        except ValueError:
+            return None
+        return inside
+    return None if "[" in host or "]" in host else host
+
+
 def run_serve(args: argparse.Namespace, parser: argparse.ArgumentParser, input_stream: TextIO, output: TextIO) -> int:
     if not args.host.strip():
         parser.error(
@@ -145,9 +158,16 @@ def run_serve(args: argparse.Namespace, parser: argparse.ArgumentParser, input_s
         if missing_extra(error, "friday13 serve", WEB_EXTRA):
             parser.error(str(error))
         raise
-    bare = args.host.strip("[]")
+    bare = unbracketed(args.host)
+    if bare is None:
+        parser.error(
+            f"argument --host: {printable(args.host)} is not an address or a host name (brackets go around an IPv6 "
+            "address, as [::1])"
+        )
     try:  # bound before the address is printed or a browser sent there: a busy port is an error, not another's page
         sockets = listening_sockets(bare, args.port)
+    except UnicodeError:  # a name the IDNA codec refuses: an empty label (a..b) or one over 63 characters
+        parser.error(f"argument --host: {printable(args.host)} is not a host name (a label is empty or too long)")
     except OSError as error:
         if error.errno == errno.EADDRINUSE:
             busy = f"port {args.port} on {args.host} is in use; stop what uses it or choose another --port"
@@ -184,9 +204,15 @@ def run_replay(args: argparse.Namespace, parser: argparse.ArgumentParser, input_
     source = Path(args.game)
     if source.name in ("", ".."):  # "", ".", "/", "..": no file is named, and no page can be named beside it
         parser.error(f"argument GAME.json: {args.game!r} names no file; give a replay file such as game.json")
-    target = Path(args.html) if args.html else source.with_suffix(".html")
+    if args.html is not None and not args.html.strip():
+        parser.error(f"argument --html: empty ({args.html!r}); give a page to write, such as game.html")
+    target = Path(args.html) if args.html is not None else source.with_suffix(".html")
     shown_target = printable(str(target))  # a downloaded file's name never drives the terminal
-    if target.resolve() == source.resolve():
+    try:
+        same = target.resolve() == source.resolve()
+    except (OSError, RuntimeError) as error:  # a symlink loop (RuntimeError before Python 3.13)
+        parser.error(f"{printable(args.game)} or --html {shown_target} cannot be followed: {printable(str(error))}")
+    if same:
         parser.error(f"--html {shown_target} would overwrite the replay file itself")
     problem = check_output_path(target)
     if problem is not None:  # checked before the replay is read and replayed

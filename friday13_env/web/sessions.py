@@ -12,6 +12,7 @@ rounds). A bot that raises, or plays an illegal move, ends its game with a messa
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import threading
 import time
@@ -115,7 +116,10 @@ class Session:
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
-        self.lock = threading.Lock()
+        self.turn = asyncio.Lock()
+        """Held by the request working on the game (one at a time); the others wait for it in the event loop."""
+        self.waiting = 0
+        """The requests for the game that hold or wait for ``turn`` (the server bounds them)."""
         self.frames: list[dict[str, Any]] = []
         self.error: str | None = None
         self.last_used = time.monotonic()

@@ -10,6 +10,7 @@ import json
 import math
 from pathlib import Path
 
+from friday13_env.core.checks import printable
 from friday13_env.core.files import atomic_write, atomic_write_text, output_problem
 from friday13_env.core.specs import markdown_cell
 from friday13_env.core.stats import CONFIDENCE, Estimate
@@ -52,8 +53,9 @@ def check_output_path(path: Path, plot: bool = False, suffix: str = "") -> str |
     matplotlib can write the file's format.
     """
     problem = output_problem(path, suffix=suffix)
+    shown = printable(str(path))  # a name from elsewhere (a downloaded replay's) never drives the terminal
     if isinstance(problem, IsADirectoryError):
-        return f"{path} is a folder; give a file name"
+        return f"{shown} is a folder; give a file name"
     if plot:
         formats = sorted(plot_formats())
         if path.suffix[1:].lower() not in formats:
@@ -61,9 +63,9 @@ def check_output_path(path: Path, plot: bool = False, suffix: str = "") -> str |
                 f".{name}" for name in formats
             )
     if isinstance(problem, NotADirectoryError):
-        return f"cannot create the folder {path.parent}: {problem.filename} is a file"
+        return f"cannot create the folder {printable(str(path.parent))}: {printable(str(problem.filename))} is a file"
     if problem is not None:
-        return f"cannot write {path}: {problem.strerror or problem}"
+        return f"cannot write {shown}: {printable(str(problem.strerror or problem))}"
     return None
 
 
