@@ -193,8 +193,9 @@ HYPERPARAMETERS = (
 """What a run keeps from its start (``--resume`` refuses another value); every other flag is a run setting or
 belongs to the final evaluation."""
 RUN_LENGTH = ("total_timesteps", "eval_every", "checkpoint_every")
-KEPT_SETTINGS = (*RUN_LENGTH, "device")
-"""What a ``--resume`` keeps from the run unless its command line gives it (a run goes on where it trained)."""
+KEPT_SETTINGS = (*RUN_LENGTH, "device", "torch_threads")
+"""What a ``--resume`` keeps from the run unless its command line gives it (a run goes on where, and with the threads,
+it trained)."""
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
@@ -270,7 +271,7 @@ def target_errors(args: Args) -> list[str]:
         make_batched(args.target, get_deck(args.deck))
     except ValueError as error:
         name = args.target.split(":")[0]
-        unbatched = name in REGISTRY.names() and name not in REGISTRY.batched_names()  # search, endgame
+        unbatched = name in REGISTRY.names() and name not in REGISTRY.batched_names() and name not in REGISTRY.zoo()
         hint = " (the learner trains on the batched engine; docs/exploitability.md says what a budget against it "
         return [f"--target {args.target}: {error}" + (hint + "would cost)" if unbatched else "")]
     if args.start == "target" and not isinstance(make_agent(args.target), Friday13PolicyAgent):
@@ -385,6 +386,7 @@ def resumed_args(args: Args, given: set[str]) -> Args:
         critic_warmup=stored.get("critic_warmup", 0), num_tables=stored["num_tables"],
         num_steps=stored["num_steps"], minibatch_size=stored["minibatch_size"], eval_games=stored["eval_games"],
         **{name: stored[name] for name in RUN_LENGTH}, device=stored.get("device", "cpu"),
+        torch_threads=stored.get("torch_threads", 1),
     )  # fmt: skip
     with contextlib.suppress(ValueError):  # not a spec: it differs from the run's, and the comparison says so
         args = replace(args, target=parse_spec(args.target).label)  # "majority: open_min=2" is "majority:open_min=2"
@@ -418,6 +420,12 @@ def resumed_args(args: Args, given: set[str]) -> Args:
             f"--resume --device {resumed.device}: the run trained on {recorded.device} and has "
             f"{resumed.total_timesteps - done:,} card plays left to train; its result names one device for its "
             f"minutes, so it trains on to the end on {recorded.device} (a finished run may be evaluated anywhere)"
+        )
+    if resumed.torch_threads != recorded.torch_threads and done < resumed.total_timesteps:
+        raise RunError(
+            f"--resume --torch-threads {resumed.torch_threads}: the run trained with {recorded.torch_threads} and has "
+            f"{resumed.total_timesteps - done:,} card plays left to train; the threads change its float rounding and "
+            f"its result's command names one count, so it trains on with {recorded.torch_threads}"
         )
     return resumed
 
@@ -533,8 +541,9 @@ def saved_after_training(args: Args, run_dir: Path, written: bool) -> str:
 def final_result(args: Args, run_dir: Path, progress: dict[str, Any], fingerprint: str | None) -> dict[str, Any]:
     """The learner's duplicate-deal win share against the target and the gap over the equal share, with the run's
     hyperparameters, curve and cost, and the device of its record (where its last session trained: a finished run
-    evaluated again on another machine keeps it)."""
-    args = replace(args, device=progress["args"].get("device", "cpu"))
+    evaluated again on another machine keeps it), and its threads (which change its float rounding)."""
+    recorded = progress["args"]
+    args = replace(args, device=recorded.get("device", "cpu"), torch_threads=recorded.get("torch_threads", 1))
     policy = run_dir / "policy.npz"
     learner = Friday13PolicyAgent(  # (a finished run wrote no policy this session)
         checked_policy(policy, read_friday13_policy, "the final evaluation"), name=LEARNER

@@ -127,6 +127,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     figure = Figure(figsize=(7, 4))
     axes = figure.subplots()
     colours: dict[str, str] = {}  # one colour per baseline, one line style per run
+    lines: list[Any] = []
+    names: list[str] = []
     for index, (label, curve) in enumerate(zip(labels, curves, strict=True)):
         where = [point[args.x] for point in curve]
         for opponent in [key for key in curve[0] if key not in AXES]:
@@ -136,12 +138,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             colour = colours.setdefault(opponent, f"C{len(colours)}")
             style = LINE_STYLES[index % len(LINE_STYLES)]
             shown_as = name.replace("$", r"\$")  # as written: a "$" would start mathtext, which may not parse
-            axes.plot(where, rates, marker="o", markersize=4, color=colour, linestyle=style, label=shown_as)
-    axes.axhline(1 / players, linestyle="--", color="grey", label=f"equal seat (1/{players})")
+            lines += axes.plot(where, rates, marker="o", markersize=4, color=colour, linestyle=style)
+            names.append(shown_as)
+    lines.append(axes.axhline(1 / players, linestyle="--", color="grey"))
+    names.append(f"equal seat (1/{players})")
     axes.set_xlabel(AXES[args.x])
     axes.set_ylabel(f"{players}-player win rate")
     axes.set_ylim(0, 1)
-    axes.legend()
+    axes.legend(lines, names)  # given, not read from the lines: matplotlib leaves out labels that start with "_"
     axes.grid(alpha=0.3)
     figure.tight_layout()
     atomic_write(args.out, lambda handle: figure.savefig(handle, dpi=120, format=args.out.suffix[1:].lower()))

@@ -369,3 +369,26 @@ def test_the_help_gives_each_start_value_its_meaning(
     text = capsys.readouterr().out
     assert "from the target's weights the actor's (the fresh critic keeps 1e-3)" in text
     assert "weights) or at least 0 (default: -1.0)" in text and "at least -1" not in text
+
+
+def test_a_finished_run_evaluated_again_keeps_its_threads_in_the_results_command(tmp_path: Path) -> None:
+    """The threads change a run's float rounding, so its result's command names the ones it trained with: a finished
+    run evaluated again without ``--torch-threads`` keeps the record's, and one with training left is refused
+    another count, as another device is."""
+    run_dir = tmp_path / "run"
+    flags = [flag for flag in TINY if flag not in ("--torch-threads", "1")]
+    first = run(run_dir, "--target", "cautious", "--total-timesteps", "128", *flags, "--torch-threads", "2")
+    assert "--torch-threads 2" in first["command"]
+    again = run(run_dir, "--resume", "--final-games", "8", "--no-progress")
+    assert again["command"] == first["command"]
+    with pytest.raises(SystemExit, match="--torch-threads"):
+        run(run_dir, "--resume", "--total-timesteps", "256", "--torch-threads", "1", "--no-progress")
+
+
+def test_a_zoo_target_of_another_deck_is_not_called_one_without_a_batched_form(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        load_script().parse_args(["--target", "ppo-v4", "--deck", "german", "--run-dir", str(tmp_path / "run")])
+    message = capsys.readouterr().err
+    assert "german" in message and "what a budget against it would cost" not in message

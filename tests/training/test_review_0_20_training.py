@@ -10,6 +10,7 @@ import os
 import threading
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -154,3 +155,27 @@ def test_a_run_folder_in_use_by_another_process_is_refused(tmp_path: Path) -> No
             runs.open_run(run_dir, False, {"timesteps": 0})
     assert runs.open_run(run_dir, False, {"timesteps": 0}) == {"timesteps": 0}  # once it is free
     assert runs.open_run(run_dir, False, {"timesteps": 0}) == {"timesteps": 0}  # this process holds it now
+
+
+def test_a_legend_label_starting_with_an_underscore_is_drawn(
+    finished_run: Path,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Matplotlib leaves out of a legend every line whose label starts with ``_``: runs labelled ``_a`` and ``_b``
+    (or in folders so named) were drawn without a name."""
+    matplotlib = pytest.importorskip("matplotlib")
+    saved: list[Any] = []
+    original = matplotlib.figure.Figure.savefig
+
+    def keep(figure: Any, *args: Any, **kwargs: Any) -> None:
+        saved.append(figure)
+        original(figure, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", keep)
+    out = tmp_path / "curve.png"
+    runs_and_labels = [str(finished_run), str(finished_run), "--labels", "_a", "_b"]
+    load_training_script("plot_curve").main([*runs_and_labels, "--out", str(out)])
+    (figure,) = saved
+    texts = [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
+    assert any(text.startswith("_a: vs 3 x") for text in texts) and any(text.startswith("_b: vs 3 x") for text in texts)
