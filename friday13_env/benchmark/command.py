@@ -27,7 +27,14 @@ from friday13_env.benchmark.leaderboard import (
     result_name,
 )
 from friday13_env.benchmark.play import against_itself
-from friday13_env.benchmark.ratings import MAX_TABLES, check_ratings, check_tables, processes_for, run_ratings
+from friday13_env.benchmark.ratings import (
+    MAX_TABLES,
+    RATINGS_FORMAT,
+    check_ratings,
+    check_tables,
+    processes_for,
+    run_ratings,
+)
 from friday13_env.benchmark.runner import (
     MAX_RESULT_BYTES,
     PARTIAL_SUFFIX,
@@ -38,7 +45,7 @@ from friday13_env.benchmark.runner import (
     read_json,
     registry_of,
 )
-from friday13_env.benchmark.suite import SPLITS, Suite, suites
+from friday13_env.benchmark.suite import SPLITS, Suite, is_suite_folder, suites
 from friday13_env.core.agent import AgentRaisedError, IllegalMoveError
 from friday13_env.core.checks import counted
 from friday13_env.core.files import (
@@ -67,7 +74,7 @@ Examples:
 Results go to results/benchmark/SUITE-vN/AGENT.json unless --out says otherwise (see docs/benchmark.md).
 --replays DIR also saves games as replay files, one per game: every seat rotation of the first --replay-deals
 deals of each card-game cell played in this run (DIR/01-4p-AGENT-cautious-deal0-shift2.json: cell index, players,
-agents, deal, seat shift), the first --replay-deals games of each solo level (DIR/level2-game0.json); with --split
+agents, deal, seat shift), the first --replay-deals games of each solo level (DIR/AGENT-level2-game0.json); with --split
 dev the names start with dev-. A cell where the agent meets copies of itself is not played, and units continued
 from OUT.partial were played before: neither saves a file. The command says how many files it saved.
 `friday13 replay FILE --html OUT.html` renders one as a page.
@@ -363,8 +370,18 @@ def run_ratings_command(
         overwritten = overwritten_agent(args.agents or names(), [args.out])
         if overwritten is not None:
             parser.error(overwritten)
-        if args.out.exists() and not args.overwrite:
-            parser.error(f"argument --out: {args.out} exists; --overwrite replaces it")
+        if is_suite_folder(args.out.parent.name):
+            parser.error(
+                f"argument --out: {args.out} is in a suite's results folder, where the leaderboard reads every file as "
+                "a benchmark result; write the ratings elsewhere"
+            )
+        if args.out.exists():
+            try:  # --overwrite replaces ratings, never a file of another kind (a result, a page, a checkpoint)
+                read_json(args.out, "the file at --out", RATINGS_FORMAT)
+            except ValueError as error:
+                parser.error(f"argument --out: {args.out} is not a ratings file, so it is not replaced ({error})")
+            if not args.overwrite:
+                parser.error(f"argument --out: {args.out} exists; --overwrite replaces it")
     notes = sys.stderr if to_stdout else out  # stdout holds the result file alone, as `evaluate --json -` does
 
     def body(written: list[str]) -> None:

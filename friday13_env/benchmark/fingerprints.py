@@ -71,10 +71,12 @@ def legal_action(agent: Agent, observation: Observation) -> int:
     Python or numpy integer or a 0-d integer array; not a bool, a float, even a whole one, or a text: nothing is
     converted, so ``0.7`` is not read as 0) and ``action_mask`` allows it; else a ``ValueError`` naming the agent,
     the action and the legal actions, before the run plays a game with it (an ``AgentRaisedError`` for an ``act``
-    that raised)."""
-    mask = np.asarray(observation["action_mask"])
+    that raised). The agent is shown a copy of the position: one that writes to its arrays is judged on the mask
+    it was shown, and changes neither the probe positions that follow nor the fingerprint."""
+    mask = np.array(observation["action_mask"], copy=True)
     legal = np.flatnonzero(mask).tolist()
-    action = checked_act(agent, observation, f"at a fingerprint position (legal actions {legal})")
+    shown_copy = {key: np.array(value, copy=True) for key, value in observation.items()}
+    action = checked_act(agent, shown_copy, f"at a fingerprint position (legal actions {legal})")
     where = f"at a fingerprint position whose legal actions are {legal}: act(observation) must return one of them"
     name = shown(getattr(agent, "name", type(agent).__name__))
     try:

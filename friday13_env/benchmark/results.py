@@ -31,6 +31,7 @@ from friday13_env.benchmark.runner import (
     number_rows,
     read_json,
     registry_of,
+    rows_problem,
     score_cells,
 )
 from friday13_env.benchmark.scores import aggregate
@@ -169,7 +170,10 @@ def _identity_problem(agent: dict[str, Any], suite: Suite) -> str | None:
     zoo = registry.zoo()
     if spec in zoo and agent["checkpoint_sha256"] != file_sha256(zoo[spec]):
         return f"its checkpoint hash {shown(agent['checkpoint_sha256'])} is not the checkpoint of zoo policy {spec}"
-    played = _fingerprint(suite.game, spec, suite.cells[0].deck)
+    try:
+        played = _fingerprint(suite.game, spec, suite.cells[0].deck)
+    except ValueError as error:  # an agent that cannot sit at the suite's deck (a network of another deck)
+        return f"its agent {spec} cannot play this suite: {error}"
     if agent["fingerprint"] != played:
         return (
             f"its fingerprint {shown(agent['fingerprint'])} is not how {spec} plays in this package ({played}): "
@@ -187,7 +191,7 @@ def _fingerprint(game: str, spec: str, deck: str) -> str:
 
 def _rows(found: object, suite: Suite, split: str) -> tuple[list[np.ndarray], str | None]:
     """Each cell's rows as an array, or the problem: rows of finite numbers only (a text ``"1.0"`` or a boolean is
-    refused, not converted), one per deal, win shares in [0, 1]."""
+    refused, not converted), one per deal, win shares in [0, 1], margins at most ``runner.MAX_MARGIN`` in size."""
     deals = suite.split(split).deals
     if not isinstance(found, list) or len(found) != len(suite.cells):
         return [], f"its rows must be a list of {len(suite.cells)} cells"
@@ -199,8 +203,8 @@ def _rows(found: object, suite: Suite, split: str) -> tuple[list[np.ndarray], st
                 f"cell {cell.name}'s rows are not numbers, or not {deals} rows of {len(METRICS)}: a row holds "
                 f"{len(METRICS)} finite numbers (not texts or booleans)"
             )
-        if array[:, 0].min() < 0 or array[:, 0].max() > 1:
-            return [], f"cell {cell.name}'s win shares must lie in [0, 1]"
+        if problem := rows_problem(array, f"cell {cell.name}"):
+            return [], problem
         rows.append(array)
     return rows, None
 

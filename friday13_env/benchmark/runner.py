@@ -20,6 +20,7 @@ import platform
 import shlex
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +39,7 @@ from friday13_env.core.files import atomic_write_text, file_sha256, read_capped
 from friday13_env.core.options import available_cpus, count_option
 from friday13_env.core.pool import ordered_results
 from friday13_env.core.registry import Registry
-from friday13_env.core.specs import AgentSpec, Entrant, entrant_label, recorded_spec, shown, spec_problem
+from friday13_env.core.specs import FACTORY, AgentSpec, Entrant, entrant_label, recorded_spec, shown, spec_problem
 from friday13_env.friday13.evaluation.report import check_output_path
 
 if TYPE_CHECKING:
@@ -81,11 +82,16 @@ def check_agent(suite: Suite, agent: str | Entrant, workers: int) -> tuple[Entra
     checkpoint = None
     if isinstance(entrant, AgentSpec) and (entrant.name in registry.zoo() or entrant.name.endswith(".npz")):
         checkpoint = file_sha256(registry.policy_path(entrant.name))
-    identity = {
-        "spec": entrant_label(entrant),
-        "fingerprint": behaviour_fingerprint(built, suite.game, _decks(suite)[0]),
-        "checkpoint_sha256": checkpoint,
-    }
+    fingerprint = behaviour_fingerprint(built, suite.game, _decks(suite)[0])
+    if isinstance(entrant, AgentSpec) and FACTORY.match(entrant.name):
+        again = behaviour_fingerprint(_build(suite, entrant), suite.game, _decks(suite)[0])
+        if again != fingerprint:
+            raise ValueError(
+                f"agent {entrant_label(entrant)} plays differently when built twice with seed 0 (fingerprints "
+                f"{fingerprint} and {again}): its play is not set by its seed, so its result could be neither "
+                "reproduced nor resumed; draw every random choice from a generator seeded with the seed it is given"
+            )
+    identity = {"spec": entrant_label(entrant), "fingerprint": fingerprint, "checkpoint_sha256": checkpoint}
     return entrant, identity
 
 
@@ -322,11 +328,11 @@ def read_json(path: str | Path, what: str, expected: str = RESULT_FORMAT) -> dic
 
     Only a regular file is opened (not a device, a pipe or a folder, a link to one included), and no more than
     ``MAX_RESULT_BYTES`` of it is read; JSON's NaN and Infinity, nesting too deep to parse and an integer of more
-    digits than Python converts are refused."""
+    digits than Python converts are refused, and so is an object that gives a key twice."""
     path = Path(path)
     raw = read_capped(path, MAX_RESULT_BYTES, what)
     try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_not_a_number)
+        data = json.loads(raw.decode("utf-8"), parse_constant=_not_a_number, object_pairs_hook=_unique_keys)
     except (ValueError, RecursionError) as error:  # ValueError: a JSONDecodeError, a UnicodeDecodeError, or an
         reason = "nested too deeply" if isinstance(error, RecursionError) else error  # integer of over 4,300 digits
         raise ValueError(f"{what} {path} is not JSON: {reason}") from error
@@ -340,6 +346,15 @@ def read_json(path: str | Path, what: str, expected: str = RESULT_FORMAT) -> dic
     return data
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different: a key given twice (which one would a reader take?) is refused."""
+    data = dict(pairs)
+    if len(data) < len(pairs):
+        repeated = sorted(key for key, count in Counter(key for key, _ in pairs).items() if count > 1)
+        raise ValueError(f"an object repeats the key(s) {repeated[:5]}")
+    return data
+
+
 def _not_a_number(token: str) -> float:
     """JSON's ``NaN`` and ``Infinity`` tokens, which no result holds (they are written with ``allow_nan=False``)."""
     raise json.JSONDecodeError(f"{token} is not a number a result holds", token, 0)
@@ -347,9 +362,10 @@ def _not_a_number(token: str) -> float:
 
 def _resume(path: Path, header: dict[str, Any], planned: dict[UnitKey, int]) -> dict[UnitKey, UnitResult]:
     """The units a partial file holds, if it was made by this very run (same suite, split, deals and agent): each
-    one of the ``planned`` units (``{(cell, first deal): deals}``) with its rows (finite numbers, win shares in
-    [0, 1]), its time (at most ``MAX_UNIT_SECONDS``) and its count of moves (at most ``MAX_UNIT_DECISIONS``), whose
-    sums give a finite cost per move; anything else is a damaged file, refused before a game is played."""
+    one of the ``planned`` units (``{(cell, first deal): deals}``) with its rows (``rows_problem``: win shares in
+    [0, 1], margins at most ``MAX_MARGIN`` in size), its time (at most ``MAX_UNIT_SECONDS``) and its count of moves
+    (at most ``MAX_UNIT_DECISIONS``), whose sums give a finite cost per move; anything else is a damaged file,
+    refused before a game is played."""
     if not path.exists():
         return {}
     data = read_json(path, "partial benchmark file")
@@ -372,8 +388,8 @@ def _resume(path: Path, header: dict[str, Any], planned: dict[UnitKey, int]) -> 
                     f"unit {key} has rows that are not {count} rows of {len(METRICS)} finite numbers (texts and "
                     "booleans are not numbers)"
                 )
-            if rows[:, 0].min() < 0 or rows[:, 0].max() > 1:
-                raise ValueError(f"unit {key} has win shares outside [0, 1]")
+            if problem := rows_problem(rows, f"unit {key}"):
+                raise ValueError(problem)
             done[int(cell), int(first)] = UnitResult(rows, _unit_seconds(key, unit), _unit_decisions(key, unit))
         seconds = math.fsum(result.act_seconds for result in done.values())
         decisions = sum(result.decisions for result in done.values())
@@ -421,6 +437,22 @@ def number_rows(value: object, count: int) -> np.ndarray | None:
             return None
         rows.append(numbers)
     return np.asarray(rows, dtype=np.float64).reshape(count, len(METRICS))
+
+
+MAX_MARGIN = 10_000.0
+"""The most a row's second figure (a margin of bad-luck points, a solo score) may be in size: far beyond what any
+game of either scores, and small enough that every sum and bootstrap of a result's rows stays finite."""
+
+
+def rows_problem(rows: np.ndarray, where: str) -> str | None:
+    """Why ``number_rows``'s array cannot be a result's rows (win shares outside [0, 1], a margin or score larger
+    than ``MAX_MARGIN``), or ``None``."""
+    if rows[:, 0].min() < 0 or rows[:, 0].max() > 1:
+        return f"{where} has win shares outside [0, 1]"
+    if np.abs(rows[:, 1]).max() > MAX_MARGIN:
+        largest = np.abs(rows[:, 1]).max()
+        return f"{where} has a margin or score of {largest:.3g} in size (allowed: at most {MAX_MARGIN:,.0f})"
+    return None
 
 
 def planned_units(suite: Suite, split: str, entrant: Entrant) -> dict[UnitKey, int]:

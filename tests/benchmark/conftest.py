@@ -18,7 +18,8 @@ def fake_ratings(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     def run_ratings(plan: Any, tables: int, seed: int = 0, workers: int | None = None) -> dict[str, Any]:
         calls.append({"plan": plan, "tables": tables, "seed": seed, "workers": workers})
         rating = {"mu": 25.0, "sigma": 8.0, "ordinal": 1.0, "games": 0}
-        return {"format": ratings.RATINGS_FORMAT, "ratings": {spec.label: rating for spec in plan.fingerprints}}
+        ratings_of = {spec.label: rating for spec in plan.fingerprints}
+        return {"format": ratings.RATINGS_FORMAT, "format_version": 1, "ratings": ratings_of}
 
     monkeypatch.setattr(command, "run_ratings", run_ratings)
     return calls

@@ -214,7 +214,7 @@ QUICK = get_suite("card-4p-quick")
             None,
             r"its rows must be a list of 4 cells",
         ),
-        (with_first_row(made_result(QUICK, "cautious"), [7.0, 0.0]), None, r"win shares must lie in \[0, 1\]"),
+        (with_first_row(made_result(QUICK, "cautious"), [7.0, 0.0]), None, r"has win shares outside \[0, 1\]"),
         (with_first_row(made_result(QUICK, "cautious"), ["x", 0.0]), None, r"cell .*'s rows are not numbers"),
         (made_result(QUICK, "ppo-v4"), "zzz.json", r"the result of agent 'ppo-v4' in a file of another name"),
         (

@@ -113,18 +113,22 @@ def test_an_output_on_a_zoo_policys_file_is_refused(
     assert fake_ratings == []
 
 
+KEPT_RATINGS = '{"format": "friday13-ratings", "format_version": 1}'
+"""An earlier ratings file (only a ratings file is replaced, ``test_review_0_27``)."""
+
+
 def test_ratings_keeps_an_existing_output_unless_told(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], fake_ratings: list[dict[str, Any]]
 ) -> None:
     """An existing ``--out`` (the default ``results/benchmark/ratings.json`` included) is refused before any game,
     exit 2 naming ``--overwrite``; with ``--overwrite`` it is replaced."""
     out = tmp_path / "ratings.json"
-    out.write_text("kept")
+    out.write_text(KEPT_RATINGS)
     argv = ["ratings", "--agents", *THREE, "--tables", "1", "--workers", "1", "--out", str(out)]
     code, _ = friday13(argv)
     assert code == 2
     assert f"argument --out: {out} exists; --overwrite replaces it" in capsys.readouterr().err
-    assert out.read_text() == "kept" and fake_ratings == []
+    assert out.read_text() == KEPT_RATINGS and fake_ratings == []
     code, printed = friday13([*argv, "--overwrite"])
     assert code == 0 and f"wrote {out}" in printed
     assert json.loads(out.read_text())["format"] == ratings.RATINGS_FORMAT
@@ -138,10 +142,10 @@ def test_ratings_default_output_is_kept_too(
     monkeypatch.chdir(tmp_path)
     default = tmp_path / "results" / "benchmark" / "ratings.json"
     default.parent.mkdir(parents=True)
-    default.write_text("kept")
+    default.write_text(KEPT_RATINGS)
     code, _ = friday13(["ratings", "--agents", *THREE, "--tables", "1", "--workers", "1"])
     assert code == 2 and "results/benchmark/ratings.json exists; --overwrite replaces it" in capsys.readouterr().err
-    assert default.read_text() == "kept"
+    assert default.read_text() == KEPT_RATINGS
 
 
 def test_ratings_overwrite_is_refused_with_stdout(

@@ -59,13 +59,14 @@ def exiting_factory(seed=None):
 
 
 class RaisingInGame:
-    """Plays legally at the fingerprint positions (its first 120 answers in this process), then raises."""
+    """Plays legally at the fingerprint positions (its first 240 answers in this process: a factory is
+    fingerprinted twice), then raises."""
 
     name = "raising-in-game"
 
     def act(self, observation):
         answered.append(1)
-        if len(answered) > 120:
+        if len(answered) > 240:
             raise KeyError("no such card")
         return int(np.flatnonzero(observation["action_mask"])[0])
 

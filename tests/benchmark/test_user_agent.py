@@ -74,7 +74,8 @@ answered = []
 
 
 class IllegalAfterProbes:
-    """Plays legally at the fingerprint positions (its first 120 answers in this process), then the first action its
+    """Plays legally at the fingerprint positions (its first 240 answers in this process: a factory is
+    fingerprinted twice), then the first action its
     mask forbids; counts its moves in ``moves``."""
 
     name = "illegal-after-probes"
@@ -86,7 +87,7 @@ class IllegalAfterProbes:
         moves.append(self.seed)
         answered.append(self.seed)
         mask = np.asarray(observation["action_mask"])
-        return int(np.flatnonzero(mask if len(answered) <= 120 else mask == 0)[0])
+        return int(np.flatnonzero(mask if len(answered) <= 240 else mask == 0)[0])
 
 
 def seeded(seed):
