@@ -31,8 +31,8 @@ holds one seat against ``--dagger-opponents`` (or, with a bare ``--dagger-oppone
 ``--dagger-share`` of the seats of teacher games) while the teacher labels the student's positions,
 and a fit on all the data so far. Data goes in chunks of ``GAMES_PER_CHUNK`` games, each recorded
 with its specification: an interrupted or extended run reuses them, a data directory recorded with
-other teacher settings is refused, and a round's student fitted from the same data and arguments is
-kept instead of fitted again.
+other teacher settings or another ``--seed`` is refused, and a round's student fitted from the same data and
+arguments is kept instead of fitted again.
 
 **ensemble.** The members' logits, each divided by its typical spread (the standard deviation of its
 legal moves' logits over the positions of ``--calibration-games`` games of the first member, so that
@@ -45,10 +45,8 @@ their specification (members' fingerprints, seeds, tables); a rerun with the sam
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-import zipfile
 from collections.abc import Iterator, Sequence
 from concurrent.futures import as_completed
 from dataclasses import asdict, dataclass, fields, replace
@@ -60,14 +58,20 @@ import numpy as np
 import torch
 from friday13_training.friday13_agents import checked_specs, policy_file, spec_files
 from friday13_training.imitation import (
+    READ_ERRORS,
     build_network,
+    data_bytes,
+    decision_shapes,
+    decisions_problem,
     export_evaluated,
     fit_student,
     linear_layers,
     one_seat_table,
     play_jobs,
     quick_evaluation,
+    read_arrays,
     read_dataset,
+    read_spec_text,
     save_student,
     soft_targets,
     write_dataset,
@@ -97,13 +101,14 @@ from tqdm import tqdm
 from friday13_env import raw_env
 from friday13_env.core.checkpoint import CheckpointError
 from friday13_env.core.mlp import MLPPolicy
+from friday13_env.core.options import MAX_GAMES
 from friday13_env.core.pool import worker_pool
 from friday13_env.core.specs import working_folder_importable
 from friday13_env.friday13.agents import Agent, legal_actions, make
 from friday13_env.friday13.agents.policy import ENV_VERSION, observation_scale, read_friday13_policy
-from friday13_env.friday13.agents.search import SearchAgent
+from friday13_env.friday13.agents.search import MAX_BUDGET, SearchAgent
 from friday13_env.friday13.agents.table import Table
-from friday13_env.friday13.cards import DECKS, get_deck
+from friday13_env.friday13.cards import DECKS, Deck, get_deck
 from friday13_env.friday13.encoding import observation_layout
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 
@@ -116,7 +121,7 @@ class DistillArgs:
 
     deck: str = option("standard", "the deck of the tables", choices=sorted(DECKS))
     seed: int = option(0, "seeds the games, the split and the fit", minimum=0, maximum=MAX_SEED)
-    workers: int = option(2, "processes playing the games and the evaluation", minimum=1)
+    workers: int = option(2, "processes playing the games and the evaluation", minimum=1, maximum=MAX_TORCH_THREADS)
     hidden_sizes: list[int] = option([256, 256], "hidden layer widths of the student", minimum=1)
     batch_size: int = option(512, "minibatch size", minimum=1)
     eval_games: int = option(
@@ -143,7 +148,13 @@ class SearchArgs(DistillArgs):
     """``--teacher search``: the defaults are the recipe of ``checkpoints/search_distilled.npz``."""
 
     teacher: str = option("search", "whose moves to distil: search or ensemble", choices=["search", "ensemble"])
-    games: int = option(2000, "self-play games of the search agent (chunks already recorded are reused)", minimum=1)
+    games: int = option(
+        2000,
+        "self-play games of the search agent (chunks already recorded are reused; at least 2: --validation holds one"
+        " out)",
+        minimum=2,
+        maximum=MAX_GAMES,
+    )
     players: list[int] = option(
         [3, 4, 5, 6], "table sizes, one drawn per game", minimum=MIN_PLAYERS, maximum=MAX_PLAYERS
     )
@@ -156,16 +167,24 @@ class SearchArgs(DistillArgs):
     )
     out_dir: str = option("runs/distill", "where the data chunks, the students, the policy and summary.json go")
     search_budget: int = option(
-        22_000, "simulated card plays per decision of the teacher (the agent's default)", minimum=1
+        22_000,
+        "simulated card plays per decision of the teacher (the agent's default)",
+        minimum=1,
+        maximum=MAX_BUDGET,
     )
     patience: int = option(
         10, "stop after this many epochs without a better validation agreement (0 = never)", minimum=0
     )
-    weight_decay: float = option(0.0, "AdamW weight decay", minimum=0)
+    weight_decay: float = option(
+        0.0,
+        "AdamW weight decay (at most 1: a step shrinks each weight by --learning-rate times it, past 1 a flip)",
+        minimum=0,
+        maximum=1,
+    )
     soft_weight: float = option(0.5, "weight of the soft-target loss against the hard label", minimum=0, maximum=1)
     soft_temperature: float = option(1.0, "temperature of the soft target over the standardised move values", above=0)
     dagger_rounds: int = option(3, "DAgger rounds after the first fit (0 = plain distillation)", minimum=0)
-    dagger_games: int = option(2000, "games per DAgger round", minimum=1)
+    dagger_games: int = option(2000, "games per DAgger round", minimum=1, maximum=MAX_GAMES)
     dagger_share: float = option(
         0.5, "probability that a seat of a DAgger game is the student (bare --dagger-opponents)", minimum=0, maximum=1
     )
@@ -184,7 +203,12 @@ class EnsembleArgs(DistillArgs):
     """``--teacher ensemble``: the defaults are the recipe of the zoo policy ``ensemble-v1``."""
 
     teacher: str = option("ensemble", "whose moves to distil: search or ensemble", choices=["search", "ensemble"])
-    games: int = option(3000, "games the ensemble plays (one seat) to record its decisions", minimum=1)
+    games: int = option(
+        3000,
+        "games the ensemble plays (one seat) to record its decisions (at least 2: --validation holds one out)",
+        minimum=2,
+        maximum=MAX_GAMES,
+    )
     players: list[int] = option(
         [3, 4, 4, 5, 6],
         "table sizes, one drawn per game (repeat one to draw it more)",
@@ -216,7 +240,7 @@ class EnsembleArgs(DistillArgs):
         ["cautious", "majority"], "agents at the other seats, each drawn per game: agent specs, as --eval-opponents"
     )
     calibration_games: int = option(
-        100, "games of the first member whose positions measure each member's spread", minimum=1
+        100, "games of the first member whose positions measure each member's spread", minimum=1, maximum=MAX_GAMES
     )
 
 
@@ -440,54 +464,80 @@ CHUNK_ARRAYS = ("observations", "masks", "actions", "values", "games")
 
 def read_chunk(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """A chunk's specification and arrays, checked (``chunk_problem``), or a ``DataError`` naming the file: a damaged
-    or tampered chunk would otherwise fail in the fit, after every game was played."""
+    or tampered chunk would otherwise fail in the fit, after every game was played. Nothing is loaded past what the
+    spec's games can hold (``read_arrays``: a file of kilobytes could claim terabytes)."""
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            arrays = {name: archive[name] for name in archive.files}
-        spec = json.loads(str(arrays.pop("spec")))
-        problem = chunk_problem(spec, arrays)
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+        spec = read_spec_text(path)
+        problem = spec_problem(spec)
+        if problem is None:
+            deck = get_deck(spec["deck"])
+            arrays = read_arrays(path, False, data_bytes(chunk_shapes(deck), len(spec["seeds"]), deck))
+            problem = chunk_problem(spec, arrays)
+    except READ_ERRORS as error:
         problem = f"{type(error).__name__}: {error}"
     if problem is not None:
-        raise DataError(f"{path} is damaged ({problem}); delete it to record that chunk again")
+        raise damaged(path, problem)
     return spec, arrays
 
 
-def chunk_problem(spec: object, arrays: dict[str, np.ndarray]) -> str | None:
-    """What makes a chunk's arrays no decisions of its spec's deck, or None: ``CHUNK_ARRAYS`` with one row each, the
-    observations and the masks and move values as wide as the deck's, the masks 0 or 1, each teacher's move one of
-    the deck's actions and legal in its mask."""
-    deck_name = spec.get("deck") if isinstance(spec, dict) else None
-    if deck_name not in DECKS:
+def damaged(path: Path, problem: str) -> DataError:
+    return DataError(f"{path} is damaged ({problem}); delete it to record that chunk again")
+
+
+def chunk_shapes(deck: Deck) -> dict[str, tuple[int, ...]]:
+    """The shape of a row of each of a chunk's arrays (``CHUNK_ARRAYS``)."""
+    return {**decision_shapes(deck, "values"), "actions": ()}
+
+
+SPEC_KEYS = ("format", "seeds", "players", "deck", "budget", "student_share")
+"""The keys of every chunk's spec (``ChunkJob.spec``; a DAgger chunk's adds its student's and its opponents')."""
+
+
+def spec_problem(spec: object, keys: Sequence[str] = ("deck", "seeds")) -> str | None:
+    """Why a chunk's spec is not one ``ChunkJob.spec`` writes, or None: an object holding ``keys``, its deck one of
+    ``DECKS``, its seeds a list of 1 to ``GAMES_PER_CHUNK`` ints (the games its arrays may hold)."""
+    if not isinstance(spec, dict):
+        return f"its spec is a {type(spec).__name__}, not an object"
+    missing = [key for key in keys if key not in spec]
+    if missing:
+        return f"its spec lacks {missing} (a chunk's has {list(SPEC_KEYS)})"
+    if spec["deck"] not in DECKS:
         return f"its spec names no deck of {sorted(DECKS)}"
-    deck = get_deck(deck_name)
-    if sorted(arrays) != sorted(CHUNK_ARRAYS):
-        return f"it holds the arrays {sorted(arrays)}, not {sorted(CHUNK_ARRAYS)}"
-    rows = len(arrays["actions"])
-    widths = {"observations": observation_layout(deck).size, "masks": deck.num_actions, "values": deck.num_actions}
-    for name, array in arrays.items():
-        shape = (rows, widths[name]) if name in widths else (rows,)
-        if array.shape != shape or array.dtype.kind not in "iuf":
-            return f"{name} is {array.dtype} of shape {array.shape}, not numbers of shape {shape}"
+    seeds = spec["seeds"]
+    if not (isinstance(seeds, list) and 0 < len(seeds) <= GAMES_PER_CHUNK and all(type(s) is int for s in seeds)):
+        return f"its spec's seeds are not a list of 1 to {GAMES_PER_CHUNK} game seeds (ints)"
+    return None
+
+
+def chunk_problem(spec: dict[str, Any], arrays: dict[str, np.ndarray]) -> str | None:
+    """What makes a chunk's arrays no decisions of its spec's deck (``spec_problem`` checked it), or None:
+    ``decisions_problem`` with ``CHUNK_ARRAYS`` (the observations and the masks and move values as wide as the deck's,
+    the masks 0 or 1, the legal moves' values finite), each teacher's move one of the deck's actions and legal in its
+    mask."""
+    deck = get_deck(spec["deck"])
+    problem = decisions_problem(arrays, chunk_shapes(deck), "values")
+    if problem is not None:
+        return problem
     masks, actions = arrays["masks"], arrays["actions"]
-    if not np.isin(masks, (0, 1)).all():
-        return "a mask holds another value than 0 or 1"
+    rows = len(actions)
     if actions.dtype.kind == "f" or (rows and not 0 <= actions.min() <= actions.max() < deck.num_actions):
         return f"a move is not one of the deck's {deck.num_actions} actions"
     if not masks[np.arange(rows), actions].all():
         return "a teacher's move is not legal in its mask"
-    if not np.isfinite(arrays["values"][masks == 1]).all():
-        return "a legal move's value is not a finite number"
     return None
 
 
 def read_spec(path: Path) -> dict[str, Any]:
-    """A chunk's specification alone (the arrays stay on disk); a ``ValueError`` naming a damaged file."""
+    """A chunk's specification alone (the arrays stay on disk), checked (``spec_problem``: every key of ``SPEC_KEYS``);
+    a ``DataError`` naming a damaged file."""
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            return json.loads(str(archive["spec"]))
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
-        raise DataError(f"{path} is damaged ({error}); delete it to record that chunk again") from error
+        spec = read_spec_text(path)
+        problem = spec_problem(spec, SPEC_KEYS)
+    except READ_ERRORS as error:
+        problem = f"{type(error).__name__}: {error}"
+    if problem is not None:
+        raise damaged(path, problem)
+    return spec
 
 
 def write_chunk(job: ChunkJob, data: dict[str, np.ndarray]) -> None:
@@ -498,8 +548,9 @@ def write_chunk(job: ChunkJob, data: dict[str, np.ndarray]) -> None:
 def is_recorded(job: ChunkJob) -> bool:
     """True if the chunk file holds exactly this job; an error if it was recorded with other settings.
 
-    Only the game seeds may differ (a last chunk that a smaller ``--games`` left part-full): that
-    chunk is played again, whole.
+    Only the game seeds may differ, and only where one chunk's are the first of the other's (a last chunk that
+    another ``--games`` left part-full: the seeds are drawn in one sequence): that chunk is played again, whole.
+    Others are another ``--seed``'s games, which a run would replace one chunk at a time: refused.
     """
     path = Path(job.path)
     if not path.is_file():
@@ -514,7 +565,14 @@ def is_recorded(job: ChunkJob) -> bool:
             f"{path} was recorded with {found}, this run asks for {wanted}: use another --data-dir "
             "(or the settings it was recorded with)"
         )
-    return stored["seeds"] == expected["seeds"]
+    recorded, asked = stored["seeds"], expected["seeds"]
+    shared = min(len(recorded), len(asked))
+    if recorded[:shared] != asked[:shared]:
+        raise DataError(
+            f"{path} was recorded with the games of seeds {recorded}, this run asks for {asked}: another --seed's "
+            "games; use another --data-dir (or the --seed it was recorded with)"
+        )
+    return recorded == asked
 
 
 def chunk_jobs(args: SearchArgs, data_dir: Path, tag: str, seeds: list[int], student: str = "") -> list[ChunkJob]:

@@ -77,7 +77,7 @@ _HEADER_LENGTH_BYTES = {(1, 0): 2, (2, 0): 4}
 
 NPZ_COMPRESSIONS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 """How a policy checkpoint's members may be compressed: as ``np.savez`` (stored) and ``np.savez_compressed``
-(deflated) write them. The reader catches these methods' errors and bounds what they inflate (``_check_data_size``)."""
+(deflated) write them. The reader catches these methods' errors and bounds what they inflate (``check_data_size``)."""
 
 
 _ZIP_COMPRESSION_NAMES = {
@@ -303,10 +303,10 @@ def _read_metadata(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) 
     if info.file_size > MAX_METADATA_BYTES:
         raise CheckpointError(f"{path}: metadata of {info.file_size:,} bytes (at most {MAX_METADATA_BYTES:,})")
     with archive.open(info) as handle:
-        dtype, shape, _, data_offset = _array_header(handle, path, "metadata")
+        dtype, shape, _, data_offset = array_header(handle, path, "metadata")
         if dtype.kind != "U" or shape != ():
             raise CheckpointError(f"{path}: metadata must be one text string, found {dtype} of shape {shape}")
-        _check_data_size(info, data_offset, dtype.itemsize, f"a {dtype} string", path, "metadata")
+        check_data_size(info, data_offset, dtype.itemsize, f"a {dtype} string", path, "metadata")
         data = _read_exactly(handle, dtype.itemsize, path, "metadata")
     try:
         text = str(np.frombuffer(data, dtype=dtype)[0])
@@ -363,7 +363,7 @@ def _is_size(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 1 << 20
 
 
-def _array_header(handle: IO[bytes], path: Path, name: str) -> tuple[np.dtype, tuple[int, ...], bool, int]:
+def array_header(handle: IO[bytes], path: Path, name: str) -> tuple[np.dtype, tuple[int, ...], bool, int]:
     """``(dtype, shape, fortran_order, data offset)`` of a ``.npy`` member, reading only its header.
 
     The header's length is checked before the header is read, so a file claiming a huge header costs nothing.
@@ -399,7 +399,7 @@ def _read_exactly(handle: IO[bytes], size: int, path: Path, name: str) -> bytes:
     return data
 
 
-def _check_data_size(info: zipfile.ZipInfo, offset: int, size: int, what: str, path: Path, name: str) -> None:
+def check_data_size(info: zipfile.ZipInfo, offset: int, size: int, what: str, path: Path, name: str) -> None:
     """The member holds exactly its header and ``size`` bytes: checked before any data is decompressed."""
     if info.file_size != offset + size:
         raise CheckpointError(
@@ -415,12 +415,12 @@ def _open_array(
     name = info.filename.removesuffix(".npy")
     handle = archive.open(info)
     try:
-        dtype, found, fortran_order, offset = _array_header(handle, path, name)
+        dtype, found, fortran_order, offset = array_header(handle, path, name)
         if found != shape or dtype != _FLOAT32:
             raise CheckpointError(
                 f"{path}: array {name!r} is {dtype} {found}; the declared network {sizes} needs float32 {shape}"
             )
-        _check_data_size(info, offset, _FLOAT32.itemsize * math.prod(shape), f"float32 {shape}", path, name)
+        check_data_size(info, offset, _FLOAT32.itemsize * math.prod(shape), f"float32 {shape}", path, name)
     except BaseException:
         handle.close()
         raise

@@ -274,7 +274,10 @@ def test_a_run_records_the_ensembles_moves_fits_exports_and_reuses_its_data(
         (["--teacher", "ensemble", "--members", "no/such/policy.npz"], "no/such/policy.npz"),
         (["--teacher", "ensemble", "--players", "7"], "argument --players: must be at least 3 and at most 6, got 7"),
         (["--teacher", "ensemble", "--opponents", "nobody"], "--opponents: unknown Friday the 13th agent 'nobody'"),
-        (["--teacher", "ensemble", "--games", "0"], "argument --games: must be at least 1, got 0"),
+        (
+            ["--teacher", "ensemble", "--games", "0"],
+            "argument --games: must be at least 2 and at most 1,000,000, got 0",
+        ),
         (["--teacher", "ensemble", "--validation", "0"], "argument --validation: must be above 0 and below 1, got 0"),
         (["--teacher", "search", "--validation", "1"], "argument --validation: must be above 0 and below 1, got 1"),
         (["--teacher", "search", "--soft-weight", "2"], "argument --soft-weight: must be at least 0 and at most 1"),
@@ -362,7 +365,7 @@ def test_the_ensemble_teachers_defaults_are_the_recipe_of_ensemble_v1(distill) -
 
 
 def test_a_damaged_data_chunk_is_named(distill, tmp_path: Path) -> None:
-    run = ["--teacher", "search", "--games", "1", "--players", "3", "--search-budget", "50", "--workers", "1",
+    run = ["--teacher", "search", "--games", "2", "--players", "3", "--search-budget", "50", "--workers", "1",
            "--epochs", "1", "--hidden-sizes", "8", "--eval-games", "0", "--dagger-rounds", "0", "--no-progress",
            "--out-dir", str(tmp_path / "run")]  # fmt: skip
     chunk = tmp_path / "run" / "chunks" / "teacher_00000.npz"

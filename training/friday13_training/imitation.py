@@ -9,20 +9,32 @@ their outputs atomically and finish with the same quick duplicate evaluation, so
 from __future__ import annotations
 
 import json
+import math
 import zipfile
+import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import torch
 from tqdm import tqdm
 
+from friday13_env.core.checkpoint import (
+    MAX_HEADER_BYTES,
+    NPZ_COMPRESSIONS,
+    array_header,
+    check_data_size,
+    compression_problem,
+)
 from friday13_env.core.files import atomic_write
 from friday13_env.core.mlp import MLPPolicy
 from friday13_env.core.pool import worker_pool
 from friday13_env.friday13.agents import Agent, make
 from friday13_env.friday13.agents.policy import policy_metadata
+from friday13_env.friday13.cards import DECKS, Deck, get_deck
+from friday13_env.friday13.encoding import observation_layout
+from friday13_env.friday13.engine import Rules
 from friday13_env.friday13.evaluation import evaluate, focus_matchups
 from friday13_training.runs import RunError, export_problem
 from friday13_training.script_args import atomic_write_text
@@ -80,33 +92,128 @@ def play_jobs(
     return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
 
+SPEC = "spec"
+"""The member of a data file (``write_dataset``) holding its specification, as JSON text."""
+MAX_SPEC_BYTES = 64 << 20
+"""The largest specification a data file's member may hold: numpy stores text at 4 bytes a character, and the
+ensemble's lists the seed of each of its games (at most ``MAX_GAMES``, 12 characters each with a comma: 48 MB)."""
+MAX_NUMBER_BYTES = 8
+"""The widest number a data file's arrays may hold (int64, float64): what ``data_bytes`` allows each entry."""
+READ_ERRORS = (OSError, ValueError, KeyError, EOFError, RuntimeError, zipfile.BadZipFile, zlib.error)
+"""What reading a damaged data file raises: a zip or deflate stream that is not one (``zlib.error``), an encrypted
+member (``RuntimeError``), a JSON spec nested past the recursion limit (``RecursionError``, a ``RuntimeError``)..."""
+
+
+def decisions_per_game(deck: Deck) -> int:
+    """The most decisions one game records: every card of ``deck`` played in each round of the default rules (the
+    ``raw_env`` the games are played in)."""
+    return Rules(deck=deck).num_rounds * deck.size
+
+
+def decision_shapes(deck: Deck, scores: str) -> dict[str, tuple[int, ...]]:
+    """The shape of one row of each array of a table of decisions of ``deck``: its observation, its legal moves' mask,
+    the teacher's ``scores`` of every move (a chunk's values, the ensemble's logits) and its game's seed."""
+    moves = (deck.num_actions,)
+    return {"observations": (observation_layout(deck).size,), "masks": moves, scores: moves, "games": ()}
+
+
+def data_bytes(shapes: dict[str, tuple[int, ...]], games: int, deck: Deck) -> int:
+    """The most bytes the arrays of ``shapes`` (``.npy`` headers included) take for ``games`` games of ``deck``."""
+    numbers = sum(math.prod(shape) for shape in shapes.values())
+    headers = len(shapes) * (MAX_HEADER_BYTES + 12)  # the magic string, the version and the header's length first
+    return games * decisions_per_game(deck) * numbers * MAX_NUMBER_BYTES + headers
+
+
+def npz_problem(handle: IO[bytes], path: Path, names: Callable[[str], bool], max_bytes: int) -> str | None:
+    """Why loading the arrays of the ``.npz`` open as ``handle`` whose names ``names`` accepts could take more than
+    ``max_bytes``, or None (a ``CheckpointError`` for a member that is no ``.npy`` array, ``zipfile.BadZipFile`` for a
+    file that is not a zip).
+
+    ``np.load`` allocates each array at the shape its header claims, then inflates the member (a compressed member
+    whole), so a file of kilobytes could claim terabytes: the members, stored or deflated as ``np.savez`` and
+    ``np.savez_compressed`` write them (``compression_problem``), must claim at most ``max_bytes`` in all, and each
+    exactly the data its header's shape needs, as the policy reader checks them. Reading one costs a header."""
+    with zipfile.ZipFile(handle) as archive:
+        problem = compression_problem(archive, NPZ_COMPRESSIONS)
+        if problem is not None:
+            return problem
+        members = [info for info in archive.infolist() if names(info.filename.removesuffix(".npy"))]
+        total = sum(info.file_size for info in members)
+        if total > max_bytes:
+            return f"its arrays claim {total:,} bytes, where its games' decisions take at most {max_bytes:,}"
+        for info in members:
+            name = info.filename.removesuffix(".npy")
+            with archive.open(info) as member:
+                dtype, shape, _, offset = array_header(member, path, name)
+            check_data_size(info, offset, dtype.itemsize * math.prod(shape), f"{dtype} {shape}", path, name)
+    return None
+
+
+def read_arrays(path: Path, spec: bool, max_bytes: int) -> dict[str, np.ndarray]:
+    """The spec alone (``spec``) or every other array of the data file at ``path``, read once the members to read are
+    checked (``npz_problem``, which a ``ValueError`` names; ``READ_ERRORS`` for a file that is no ``.npz``)."""
+
+    def wanted(name: str) -> bool:
+        return (name == SPEC) == spec
+
+    with path.open("rb") as handle:
+        problem = npz_problem(handle, path, wanted, max_bytes)
+        if problem is not None:
+            raise ValueError(problem)
+        handle.seek(0)
+        with np.load(handle, allow_pickle=False) as archive:
+            return {name: archive[name] for name in archive.files if wanted(name)}
+
+
+def read_spec_text(path: Path) -> Any:
+    """The JSON value of the data file's specification (``read_arrays``; ``READ_ERRORS`` where it is damaged)."""
+    return json.loads(str(read_arrays(path, True, MAX_SPEC_BYTES)[SPEC]))
+
+
 def read_dataset(path: Path, spec: dict[str, Any]) -> dict[str, np.ndarray] | None:
-    """The cached data set if it was recorded with exactly this specification, else None (a damaged cache is
-    reported and recorded again: it is only a cache). Its arrays must hold one row per decision each
-    (``uneven_rows``): a truncated one would fail in the fit, after the work."""
+    """The ensemble's cached data set if it was recorded with exactly this specification (which names its ``deck`` and
+    its games' ``seeds``), else None; a damaged cache is reported and recorded again (it is only a cache).
+
+    Nothing is loaded past what the spec's games can hold (``read_arrays``), and the arrays must be the decisions of
+    the spec's deck (``decisions_problem``: observations, masks, the ensemble's logits, game seeds), else the fit
+    would fail on them, after the work."""
     if not path.is_file():
         return None
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            if json.loads(str(archive["spec"])) != spec:
-                return None
-            data = {name: archive[name] for name in archive.files if name != "spec"}
-        problem = uneven_rows(data)
+        if read_spec_text(path) != spec:
+            return None
+        deck, seeds = spec.get("deck"), spec.get("seeds")
+        if deck not in DECKS or not isinstance(seeds, list):
+            raise ValueError(f"its spec names no deck of {sorted(DECKS)} or no list of seeds")
+        shapes = decision_shapes(get_deck(deck), "logits")
+        data = read_arrays(path, False, data_bytes(shapes, len(seeds), get_deck(deck)))
+        problem = decisions_problem(data, shapes, "logits")
         if problem:
             raise ValueError(problem)
         return data
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
-        print(f"note: {path} is damaged ({error}); recording it again", flush=True)
+    except READ_ERRORS as error:
+        print(f"note: {path} is damaged ({type(error).__name__}: {error}); recording it again", flush=True)
         return None
 
 
-def uneven_rows(data: dict[str, np.ndarray]) -> str | None:
-    """Why ``data`` is not one table of decisions (every array numbers, with one row per decision), or None."""
-    if not data:
-        return "it holds no arrays"
-    rows = {name: array.shape[0] if array.ndim else None for name, array in data.items()}
-    if any(array.dtype.kind not in "biuf" for array in data.values()) or len(set(rows.values())) != 1:
-        return f"its arrays are not one table of numbers, one row per decision (rows: {rows})"
+def decisions_problem(arrays: dict[str, np.ndarray], shapes: dict[str, tuple[int, ...]], scores: str) -> str | None:
+    """What makes ``arrays`` no table of decisions, or None: exactly the arrays of ``shapes``, numbers, one row each
+    (of its shape) per decision; the masks 0 or 1 with a legal move in every row, the teacher's ``scores`` finite on
+    the legal moves."""
+    if sorted(arrays) != sorted(shapes):
+        return f"it holds the arrays {sorted(arrays)}, not {sorted(shapes)}"
+    rows = len(arrays["games"]) if arrays["games"].ndim else 0
+    for name, row in shapes.items():
+        array, shape = arrays[name], (rows, *row)
+        if array.shape != shape or array.dtype.kind not in "iuf":
+            return f"{name} is {array.dtype} of shape {array.shape}, not numbers of shape {shape}"
+    masks = arrays["masks"]
+    if not np.isin(masks, (0, 1)).all():
+        return "a mask holds another value than 0 or 1"
+    if not masks.any(axis=1).all():
+        return "a mask allows no move"
+    if not np.isfinite(arrays[scores][masks == 1]).all():
+        return f"a legal move's entry of {scores} is not a finite number"
     return None
 
 
@@ -122,14 +229,19 @@ def soft_targets(values: np.ndarray, masks: np.ndarray, temperature: float) -> n
     Why standardise: a teacher's move values are on different scales (relative points before the last
     round, a win share in the last), so each decision's are normalised on their own. Illegal moves get
     probability 0. All-equal values give the uniform distribution over the legal moves.
+
+    Each row's best legal move is subtracted before the temperature divides, so that any temperature above 0 gives
+    a distribution: a tiny one sends the others to -inf (probability 0) instead of making inf - inf = NaN.
     """
     legal = masks.astype(bool)
     filled = np.where(legal, values, 0.0).astype(np.float64)
     count = legal.sum(axis=1, keepdims=True)
     mean = filled.sum(axis=1, keepdims=True) / count
     spread = np.sqrt((np.where(legal, filled - mean, 0.0) ** 2).sum(axis=1, keepdims=True) / count)
-    z = np.where(spread > 0, (filled - mean) / np.where(spread > 0, spread, 1.0), 0.0) / temperature
-    return legal_softmax(z, legal)
+    z = np.where(spread > 0, (filled - mean) / np.where(spread > 0, spread, 1.0), 0.0)
+    best = np.where(legal, z, -np.inf).max(axis=1, keepdims=True)
+    with np.errstate(over="ignore"):  # -x / tiny is -inf: probability 0, as wanted
+        return legal_softmax((z - best) / temperature, legal)
 
 
 def legal_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -141,7 +253,8 @@ def legal_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
 
 
 def split_by_game(games: np.ndarray, share: float, seed: int) -> np.ndarray:
-    """True for the rows of the held-out games (at least one game when ``share`` > 0).
+    """True for the rows of the held-out games (at least one game when ``share`` > 0, and of two games or more at
+    least one kept to train on).
 
     Each game is held out by a draw seeded by (seed, game) alone, so a game stays on its side when
     more games (or DAgger rounds) are added: figures of runs on growing data stay comparable.
@@ -151,6 +264,8 @@ def split_by_game(games: np.ndarray, share: float, seed: int) -> np.ndarray:
     held_out = draws < share
     if share > 0 and not held_out.any():
         held_out[np.argmin(draws)] = True
+    if game_ids.size > 1 and held_out.all():
+        held_out[np.argmax(draws)] = False
     return np.isin(games, game_ids[held_out])
 
 
@@ -247,6 +362,11 @@ def fit_student(
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     is_validation = split_by_game(data["games"], validation, seed)
+    if is_validation.all():  # one game: a fit on nothing would keep the initial weights as the policy
+        raise RunError(
+            f"no game is left to train on: the data holds {np.unique(data['games']).size} game(s), and --validation "
+            f"{validation} holds at least one out to measure agreement; record at least 2 games (--games)"
+        )
     x = torch.as_tensor(data["observations"].astype(np.float32) * scale)
     mask = torch.as_tensor(data["masks"].astype(bool))
     network = build_network(hidden_sizes, x.shape[1], mask.shape[1])
@@ -285,15 +405,22 @@ def write_outputs(
 ) -> dict[str, Any]:
     """``<out_dir>/policy.npz``, a copy at ``args.export`` if set, and ``<out_dir>/summary.json`` (``training``),
     each written atomically; returns ``training``. An export in ``<out_dir>`` is a ``RunError`` and nothing is written
-    (the script checks every path before any work; this keeps the run's files whole where it did not)."""
+    (the script checks every path before any work; this keeps the run's files whole where it did not), and so is a
+    summary that is not JSON (a NaN or an infinity, which no reader of the project's records takes)."""
     out_dir = Path(args.out_dir)
     problem = export_problem(args.export, {"--out-dir": out_dir})
     if problem:
         raise RunError(problem)
+    try:
+        summary = json.dumps(training, indent=1, allow_nan=False)
+    except ValueError as error:
+        raise RunError(
+            f"the summary holds a value that is not a finite number ({error}): nothing was written"
+        ) from None
     for path in [out_dir / "policy.npz", *([Path(args.export)] if args.export else [])]:
         save_student(network, path, description, scale, args, training)
         print(f"wrote {path}", flush=True)
-    atomic_write_text(out_dir / "summary.json", json.dumps(training, indent=1))
+    atomic_write_text(out_dir / "summary.json", summary)
     return training
 
 
