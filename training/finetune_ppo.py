@@ -1,8 +1,9 @@
 """Fine-tune a policy with MaskablePPO against scripted opponents (how ``ensemble-v1``'s PPO teachers were made).
 
 This is the SB3 recipe behind ``checkpoints/ppo_finetuned.npz`` and ``checkpoints/members/`` (see
-``checkpoints/README.md``), kept so that those teachers can be rebuilt; to train from scratch, use
-``training/train_ppo.py`` (self-play PPO on the batched engine).
+``checkpoints/README.md``), kept so that those teachers can be rebuilt (by their recipe: since 0.27.0 environment k
+deals from seed x 1,024 + k, not from seed + k as in their runs, so their commands now deal other games); to train
+from scratch, use ``training/train_ppo.py`` (self-play PPO on the batched engine).
 
 Reads top to bottom (CleanRL style): hyperparameters, environment construction, the callbacks that
 checkpoint / evaluate / grow the self-play pool, then the training loop. Every hyperparameter is a
@@ -24,10 +25,13 @@ arguments are in ``progress.json``): a flag left out keeps the run's value, a ru
 (``--total-timesteps``, ``--eval-every``, ``--checkpoint-every``, ``--export``, ``--subprocess``,
 ``--progress``, ``--torch-threads``) changes it, and a hyperparameter given with another value than
 the run's is refused, the error listing each one; so what the export records is what was trained.
-Resuming a finished run exports it and stops; a damaged ``last.zip`` or ``progress.json``, or a
-missing snapshot, is an error that names the file. Nothing in ``last.zip`` is unpickled (SB3's pickled entries are
-rebuilt from the run's arguments, and any other is refused: ``maskable_ppo.checkpoint_data``), and an agent factory
-(``module:factory``) that only the record names is refused, never imported.
+Resuming a finished run exports it and stops; a damaged ``last.zip`` or ``progress.json`` (its learning curve
+included), or a missing snapshot, is an error that names the file. A resumed session deals and samples from a seed
+of its own, drawn from the run's seed and its timesteps (``runs.session_seed``; the record's ``resumed_at`` lists
+where), as ``train_ppo.py``'s does: reproducible, but not the run its command makes from scratch. Nothing in
+``last.zip`` is unpickled (SB3's pickled entries are rebuilt from the run's arguments, and any other is refused:
+``maskable_ppo.checkpoint_data``), and an agent factory (``module:factory``) that only the record names is refused,
+never imported.
 
 By default a run *fine-tunes* the shipped distilled search policy: ``--init-policy`` starts the actor
 (and the observation scale) from ``checkpoints/search_distilled.npz``, the critic starts fresh, and
@@ -73,12 +77,14 @@ from friday13_training.maskable_ppo import (
     vectorize,
 )
 from friday13_training.ppo_checkpoint import CHECKPOINT as PPO_CHECKPOINT
+from friday13_training.ppo_checkpoint import RESUMED_AT, resumed_at_problem
 from friday13_training.reporting import print_win_rates, write_curve
 from friday13_training.runs import (
     MAX_SEED,
     MAX_TIMESTEPS,
     Interrupted,
     check_own_folder,
+    check_win_rate_curve,
     checkpoint_reach,
     export_problem,
     load_progress,
@@ -87,6 +93,7 @@ from friday13_training.runs import (
     resumed_run_args,
     run_directory,
     run_main,
+    session_seed,
     warmup_problem,
 )
 from friday13_training.script_args import (
@@ -102,6 +109,7 @@ from friday13_training.script_args import (
     option,
     output_error,
     rollout_error,
+    sb3_rollout_bytes,
 )
 from friday13_training.torch_policy import (
     MAX_SHARPNESS,
@@ -143,7 +151,12 @@ class Args:
 
     run_name: str = option("ppo", "name of the run; its directory is runs/<run-name>")
     run_dir: str = option("", "explicit run directory (overrides --run-name)")
-    seed: int = option(0, "seeds the model, the environments and the evaluations", minimum=0, maximum=MAX_SEED)
+    seed: int = option(
+        0,
+        "seeds the model, the environments (environment k deals from seed x 1,024 + k) and the evaluations",
+        minimum=0,
+        maximum=MAX_SEED,
+    )
     total_timesteps: int = option(500_000, "learner decisions to train for, in all", minimum=1, maximum=MAX_TIMESTEPS)
     players: list[int] = option(
         [3, 4, 5, 6],
@@ -238,7 +251,8 @@ def checked_args(args: Args) -> Args:
     problems = field_errors(Args, dataclasses.asdict(args)) + name_problems(args)
     problems += network_errors(args.hidden_sizes, observation_scale(args.deck).size, get_deck(args.deck).num_actions)
     sizes = f"--n-steps {args.n_steps} x --num-envs {args.num_envs}"
-    if not problems and (problem := rollout_error(sizes, rollout_memory(args), "steps or environments")):
+    rollout_bytes = sb3_rollout_bytes(args.deck, args.n_steps, args.num_envs)
+    if not problems and (problem := rollout_error(sizes, rollout_bytes, "steps or environments")):
         problems.append(problem)
     if problems:
         raise ValueError("; ".join(problems))
@@ -265,13 +279,6 @@ def checked_args(args: Args) -> Args:
         except CheckpointError as error:
             raise ValueError(f"--init-policy: {error} (--init-policy '' trains from scratch)") from error
     return args
-
-
-def rollout_memory(args: Args) -> int:
-    """Bytes of SB3's rollout buffer (``MaskableRolloutBuffer``: per sample the observation, the action, the legal
-    mask and six numbers, all float32), twice: its arrays are copied as they are shaped for the update."""
-    per_sample = 4 * (observation_scale(args.deck).size + 1 + get_deck(args.deck).num_actions + 6)
-    return 2 * args.n_steps * args.num_envs * per_sample
 
 
 def initial_policy(args: Args) -> MLPPolicy | None:
@@ -371,14 +378,24 @@ def make_env(args: Args, rank: int, scale: np.ndarray) -> Callable[[], gym.Env]:
             reward=args.reward,
             disable_env_checker=True,
         )
-        env.reset(seed=args.seed * 1_000 + rank)
         return ScaledObservation(env, scale)
 
     return thunk
 
 
 def make_vec_env(args: Args, scale: np.ndarray) -> VecEnv:
+    """The run's environments, not yet dealt: they deal at their first reset, as training starts (``seed_session``)."""
     return vectorize([make_env(args, rank, scale) for rank in range(args.num_envs)], args.subprocess)
+
+
+def seed_session(model: BaseAlgorithm, vec_env: VecEnv, seed: int) -> None:
+    """Seed a working session of the run from its own ``seed`` (``runs.session_seed``: the run's seed for a fresh run,
+    one drawn from it and the timesteps done for a resumed one, which SB3's ``load`` would set up with the run's seed
+    again, dealing the first session's games): torch's sampling noise, numpy and the action space from ``seed``, and
+    environment k from ``seed * MAX_NUM_ENVS + k``, a seed no environment of another session seed deals from (SB3
+    alone seeds it ``seed + k``: seed 1's environments were seed 0's shifted by one)."""
+    model.set_random_seed(seed)
+    vec_env.seed(seed * MAX_NUM_ENVS)  # after set_random_seed, which seeds them seed + k
 
 
 # -- the model ------------------------------------------------------------------------------------
@@ -512,6 +529,11 @@ def train(args: Args, given: set[str]) -> None:
     progress = open_run(run_dir, args.resume, fresh_progress(args), other_checkpoints=OTHER_RUN_FILES)
     if args.resume:
         args = resumed_args(args, given, run_dir, progress)
+        check_win_rate_curve(run_dir / "progress.json", progress, args.eval_opponents)
+        if RESUMED_AT in progress and (problem := resumed_at_problem(progress[RESUMED_AT], progress["timesteps"])):
+            raise RunError(
+                f"--resume: {run_dir / 'progress.json'} is damaged: {problem}; restore it or start a new run"
+            )
         reach = checkpoint_reach([progress["args"], dataclasses.asdict(args)], args.n_steps * args.num_envs)
         recorded = progress["timesteps"]
         check_checkpoint(run_dir, progress, reach)
@@ -524,8 +546,10 @@ def train(args: Args, given: set[str]) -> None:
             )
             export_copy(run_dir, args.export)
             return
+        progress[RESUMED_AT] = [*progress.get(RESUMED_AT, []), progress["timesteps"]]
         init = None
     else:
+        progress[RESUMED_AT] = []  # (not in fresh_progress: the records of earlier releases have none)
         init = initial_policy(args)
         scale = observation_scale(args.deck) if init is None else init.input_scale
     torch.set_num_threads(args.torch_threads)
@@ -535,6 +559,7 @@ def train(args: Args, given: set[str]) -> None:
             model = resume_model(run_dir, vec_env, progress, args)
         else:
             model = build_model(args, vec_env, run_dir, init)
+        seed_session(model, vec_env, session_seed(args.seed, progress["timesteps"]))
         callback = TrainingCallback(args, run_dir, scale, progress)
         model.learn(
             total_timesteps=max(0, args.total_timesteps - progress["timesteps"]),

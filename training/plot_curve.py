@@ -138,10 +138,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             colour = colours.setdefault(opponent, f"C{len(colours)}")
             style = LINE_STYLES[index % len(LINE_STYLES)]
             shown_as = name.replace("$", r"\$")  # as written: a "$" would start mathtext, which may not parse
-            lines += axes.plot(where, rates, marker="o", markersize=4, color=colour, linestyle=style)
+            lines += axes.plot(where, rates, marker="o", markersize=4, color=colour, linestyle=style, label=shown_as)
             names.append(shown_as)
-    lines.append(axes.axhline(1 / players, linestyle="--", color="grey"))
     names.append(f"equal seat (1/{players})")
+    lines.append(axes.axhline(1 / players, linestyle="--", color="grey", label=names[-1]))
     axes.set_xlabel(AXES[args.x])
     axes.set_ylabel(f"{players}-player win rate")
     axes.set_ylim(0, 1)

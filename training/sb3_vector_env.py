@@ -18,7 +18,14 @@ import gymnasium as gym
 import numpy as np
 from friday13_training.friday13_agents import checked_specs
 from friday13_training.runs import MAX_SEED
-from friday13_training.script_args import MAX_EVAL_GAMES, bounded, output_errors
+from friday13_training.script_args import (
+    MAX_EVAL_GAMES,
+    MAX_ROLLOUT_BYTES,
+    bounded,
+    output_errors,
+    rollout_error,
+    sb3_rollout_bytes,
+)
 from sb3_contrib import MaskablePPO
 
 import friday13_env  # noqa: F401  (registers the Gymnasium ids)
@@ -29,6 +36,9 @@ from friday13_env.friday13.batched import make_batched, to_sb3
 from friday13_env.friday13.batched.engine import MAX_GAMES
 from friday13_env.friday13.cards import get_deck
 from friday13_env.friday13.evaluation import evaluate_agent
+
+N_STEPS = 64
+"""MaskablePPO's rollout length per table: a rollout is ``--num-envs`` x 64 samples."""
 
 
 class SB3Agent:
@@ -47,8 +57,9 @@ class SB3Agent:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    """The flags, each checked before any work (bounds, a ``--save`` path that can be written and that is no
-    opponent's policy file, which it would replace): a bad one exits with argparse's usage message naming it."""
+    """The flags, each checked before any work (bounds, the rollout buffer's memory, a ``--save`` path that can be
+    written and that is no opponent's policy file, which it would replace): a bad one exits with argparse's usage
+    message naming it."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--timesteps",
@@ -60,7 +71,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--num-envs",
         type=bounded(int, {"minimum": 1, "maximum": MAX_GAMES}),
         default=256,
-        help=f"tables stepped in lockstep (default 256; 1 to {MAX_GAMES:,})",
+        help=f"tables stepped in lockstep (default 256; 1 to {MAX_GAMES:,}, and x {N_STEPS} steps within "
+        f"{MAX_ROLLOUT_BYTES >> 30} GiB of rollout arrays)",
     )
     parser.add_argument(
         "--opponents",
@@ -85,6 +97,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     args = parser.parse_args(argv)
     problems = output_errors([("--save", args.save, False)])
+    rollout = f"--num-envs {args.num_envs} x {N_STEPS} steps"
+    if problem := rollout_error(rollout, sb3_rollout_bytes("standard", N_STEPS, args.num_envs), "environments"):
+        problems.append(problem)
     if overwritten := overwritten_checkpoint(args.opponents, [args.save], REGISTRY.zoo()):
         problems.append(f"--save {args.save}: {overwritten}")
     try:
@@ -110,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         reward="relative",
         autoreset_mode="SameStep",
     )
-    model = MaskablePPO("MlpPolicy", to_sb3(env), n_steps=64, batch_size=4096, seed=args.seed, verbose=0)
+    model = MaskablePPO("MlpPolicy", to_sb3(env), n_steps=N_STEPS, batch_size=4096, seed=args.seed, verbose=0)
     model.learn(args.timesteps)
     model_zip = io.BytesIO()
     model.save(model_zip)

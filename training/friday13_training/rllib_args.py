@@ -17,9 +17,12 @@ from friday13_env.friday13.cards import DECKS, get_deck
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 from friday13_env.friday13.rewards import REWARD_MODES
 from friday13_training.friday13_agents import evaluation_opponent_errors, spec_files
-from friday13_training.runs import MAX_SEED, export_problem, name_problems
+from friday13_training.runs import MAX_SEED, MAX_TIMESTEPS, export_problem, name_problems
 from friday13_training.script_args import (
+    MAX_CLIP,
+    MAX_EVAL_GAMES,
     MAX_LEARNING_RATE,
+    MAX_LOSS_WEIGHT,
     MAX_TORCH_THREADS,
     field_errors,
     network_errors,
@@ -29,6 +32,10 @@ from friday13_training.script_args import (
 
 MAX_ENV_RUNNERS = 1024
 """The most Ray actors a run may ask for (``--num-env-runners``): each is a process, and Ray reserves a CPU for each."""
+MAX_GRAD_NORM = 1e6
+"""The largest gradient norm clip (``--max-grad-norm``): far above every recipe here (0.5), where it clips nothing;
+RLlib clamps the norm to it in float32, so one past float32's range (``1e300``) crashed the learner after Ray had
+started."""
 
 
 # -- hyperparameters -------------------------------------------------------------------------------
@@ -48,7 +55,10 @@ class Args:
         128, "tables each runner plays in lockstep on the batched engine", minimum=1, maximum=MAX_GAMES
     )
     iterations: int = option(
-        100, "training iterations (each samples --train-batch-size card plays, then learns)", minimum=1
+        100,
+        "training iterations (each samples --train-batch-size card plays, then learns)",
+        minimum=1,
+        maximum=MAX_TIMESTEPS,
     )
     seed: int = option(0, "seeds the networks, the deals, the seating and the sampling", minimum=0, maximum=MAX_SEED)
     players: list[int] = option(
@@ -75,14 +85,16 @@ class Args:
     learning_rate: float = option(1e-3, "Adam learning rate", above=0, maximum=MAX_LEARNING_RATE)
     gamma: float = option(0.995, "discount per move of the same seat", minimum=0, maximum=1)
     gae_lambda: float = option(0.95, "GAE lambda", minimum=0, maximum=1)
-    clip_coef: float = option(0.2, "PPO clip range", above=0)
-    ent_coef: float = option(0.03, "entropy bonus", minimum=0)
-    vf_coef: float = option(0.5, "value loss weight", minimum=0)
-    max_grad_norm: float = option(0.5, "gradient norm clip", above=0)
+    clip_coef: float = option(0.2, "PPO clip range", above=0, maximum=MAX_CLIP)
+    ent_coef: float = option(0.03, "entropy bonus", minimum=0, maximum=MAX_LOSS_WEIGHT)
+    vf_coef: float = option(0.5, "value loss weight", minimum=0, maximum=MAX_LOSS_WEIGHT)
+    max_grad_norm: float = option(0.5, "gradient norm clip", above=0, maximum=MAX_GRAD_NORM)
     hidden_sizes: list[int] = option([128, 128], "hidden layer widths of the actor and the critic", minimum=1)
     activation: str = option("tanh", "activation of the hidden layers", choices=["relu", "tanh"])
     eval_every: int = option(10, "iterations between evaluations against the baselines (0 = never)", minimum=0)
-    eval_games: int = option(200, "4-player duplicate-deal games per evaluation opponent", minimum=1)
+    eval_games: int = option(
+        200, "4-player duplicate-deal games per evaluation opponent", minimum=1, maximum=MAX_EVAL_GAMES
+    )
     eval_opponents: list[str] = option(
         ["cautious", "majority"], "baselines of the periodic evaluation (three copies each): agent specs"
     )

@@ -22,6 +22,8 @@ from friday13_env.core.files import atomic_write_bytes as atomic_write_bytes  # 
 from friday13_env.core.files import atomic_write_text as atomic_write_text
 from friday13_env.core.files import output_problem
 from friday13_env.core.options import MAX_GAMES
+from friday13_env.friday13.agents.policy import observation_scale
+from friday13_env.friday13.cards import get_deck
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 """The checkout the training scripts run from: where the shipped teacher checkpoints live."""
@@ -216,6 +218,15 @@ def rollout_error(sizes: str, rollout_bytes: int, fewer: str) -> str | None:
         f"{sizes}: {rollout_bytes / (1 << 30):,.1f} GiB of rollout arrays; allowed: at most "
         f"{MAX_ROLLOUT_BYTES >> 30} GiB (use fewer {fewer})"
     )
+
+
+def sb3_rollout_bytes(deck: str, n_steps: int, num_envs: int) -> int:
+    """Bytes of SB3's rollout buffer (``MaskableRolloutBuffer``) for ``n_steps`` steps of ``num_envs`` environments of
+    the card game's ``deck``: per sample the observation, the action, the legal mask and six numbers, all float32,
+    twice (its arrays are copied as they are shaped for the update). ``finetune_ppo.py`` and ``sb3_vector_env.py``
+    check it with ``rollout_error``."""
+    per_sample = 4 * (observation_scale(deck).size + 1 + get_deck(deck).num_actions + 6)
+    return 2 * n_steps * num_envs * per_sample
 
 
 def given_flags(cls: type, argv: Sequence[str] | None) -> set[str]:
