@@ -10,14 +10,14 @@ Example::
     python training/evaluate_friday.py --agents search:budget=8 --levels 1 4 --games 200 --workers 2 \\
         --json results/friday_search.json --markdown results/friday_search.md
 
-An agent is a spec, exactly as ``friday13_env.friday.agents.make`` takes it: a registered name
-(``random``, ``heuristic``, ``search``), a zoo name (``dagger-v1``) or a checkpoint path, with
-options as ``name:key=value,...``. Prints win rate (Wilson 95% CI, inside [0, 1]), mean score (Student-t
-95% CI) and milliseconds per decision per agent and level; ``--json`` / ``--markdown`` also write them
-to files (parent folders are created; the paths are checked before any game is played, and neither may be
-a checkpoint an agent reads; each file is written whole or not at all). Each agent and each level is listed
-once. Results are deterministic for a given seed, whatever ``--workers``: each agent and level is one unit
-of work, played in one process. Ctrl-C or SIGTERM stops it with one line saying what was written.
+An agent is a spec, exactly as ``friday13_env.friday.agents.make`` takes it: a registered name (``random``,
+``heuristic``, ``search``), a zoo name (``dagger-v1``) or a checkpoint path, with options as ``name:key=value,...``.
+Prints win rate (Wilson 95% CI, inside [0, 1]), mean score (Student-t 95% CI) and milliseconds per decision per agent
+and level; ``--json`` / ``--markdown`` also write them to files (parent folders are created; the paths are checked
+before any game is played, and neither may be a checkpoint an agent reads, nor in the package's model zoo; each file is
+written whole or not at all). Each agent and each level is listed once. Results are deterministic for a given seed,
+whatever ``--workers``: each agent and level is one unit of work, played in one process. Ctrl-C or SIGTERM stops it with
+one line saying what was written.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from pathlib import Path
 
 from friday13_env.core.agent import AgentRaisedError, IllegalMoveError
 from friday13_env.core.checkpoint import CheckpointError
+from friday13_env.core.checks import printable
 from friday13_env.core.files import atomic_write_text, clashing_outputs, output_problem, run_writing
 from friday13_env.core.options import pool_size
 from friday13_env.core.pool import WorkerDied, ordered_results
@@ -44,6 +45,7 @@ from friday13_env.core.specs import (
     repeated_agent,
     working_folder_importable,
 )
+from friday13_env.core.zoo import zoo_output_problem
 from friday13_env.friday.agents import REGISTRY, make, names
 from friday13_env.friday.evaluation import (
     MAX_GAMES,
@@ -72,7 +74,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--search-budget",
         type=positive_argument,
         default=None,
-        help="budget of every plain 'search' agent (the same as search:budget=N)",
+        help="budget of every plain 'search' agent (the same as search:budget=N); refused when --agents lists none",
     )
     parser.add_argument("--levels", nargs="+", type=int, default=sorted(LEVELS), choices=sorted(LEVELS))
     parser.add_argument(
@@ -98,13 +100,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if repeat is not None:
         parser.error(f"argument --levels: {args.levels[repeat[0]]} is listed twice")
     args.specs = []
+    budgeted = False  # whether --search-budget reached an agent
     for text in args.agents:
         try:
-            spec = with_search_budget(REGISTRY.check(parse_spec(text)), args.search_budget)
+            checked = REGISTRY.check(parse_spec(text))
+            spec = with_search_budget(checked, args.search_budget)
+            budgeted |= spec is not checked
             make(spec, seed=args.seed)  # builds it once: option values and checkpoints are checked too
         except (ValueError, CheckpointError) as error:
-            parser.error(f"--agents {text}: {error}")
+            parser.error(f"--agents {printable(text)}: {error}")
         args.specs.append(spec)
+    if args.search_budget is not None and not budgeted:
+        parser.error(
+            f"argument --search-budget: {args.search_budget}: no plain 'search' agent in --agents to apply it to (it "
+            "sets the budget of each 'search' without a budget of its own); list one, or drop the flag"
+        )
     repeated = repeated_agent(args.agents, args.specs)  # two rows of one name, the same games played twice
     if repeated is not None:
         parser.error(f"argument --agents: {repeated}")
@@ -117,6 +127,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     clash = clashing_outputs(outputs)
     if clash is None:
         clash = overwritten_checkpoint(args.agents, outputs.values(), REGISTRY.zoo())
+    for flag, path in outputs.items():  # any file of the package's zoo, whether an agent here reads it or not
+        clash = clash or zoo_output_problem(flag, path)
     if clash is not None:
         parser.error(clash)
     return args
@@ -146,7 +158,7 @@ def evaluate_and_write(args: argparse.Namespace, written: list[str]) -> None:
     try:
         for unit, (result, seconds) in ordered_results(play_level, units, workers):
             results.append(result)
-            print(f"{unit.spec.label} level {unit.level}: {seconds:.1f} s", file=sys.stderr)
+            print(f"{printable(unit.spec.label)} level {unit.level}: {seconds:.1f} s", file=sys.stderr)
     except (AgentRaisedError, IllegalMoveError, WorkerDied) as error:  # one line, not a traceback
         raise SystemExit(f"evaluate_friday.py: stopped: {error}") from error
     print(format_table(results))

@@ -106,6 +106,7 @@ from friday13_training.torch_policy import (
 )
 from tqdm import tqdm
 
+from friday13_env.core.agent import AgentRaisedError, IllegalMoveError
 from friday13_env.core.checkpoint import CheckpointError
 from friday13_env.core.checks import is_duration
 from friday13_env.core.files import atomic_write
@@ -113,6 +114,7 @@ from friday13_env.core.mlp import MLPPolicy
 from friday13_env.core.options import available_cpus, pool_size
 from friday13_env.core.pool import worker_pool
 from friday13_env.core.specs import parse_spec, shown
+from friday13_env.core.zoo import zoo_output_problem
 from friday13_env.friday import encoding
 from friday13_env.friday.actions import ACTIVATE, NUM_ACTIONS, TARGET
 from friday13_env.friday.agents import REGISTRY, load
@@ -326,8 +328,11 @@ def checked_args(args: Args) -> Args:
         "--distill-init": spec_files([args.distill_init] if args.distill_init else [], REGISTRY),
         "--teacher": spec_files([args.teacher], REGISTRY),
     }
-    if problem := export_problem(args.export, {"--run-dir": run_directory(args)}, inputs):
-        problems.append(problem)
+    export = export_problem(args.export, {"--run-dir": run_directory(args)}, inputs)
+    if args.export and not export:  # any file of the package's zoo, whether the run reads it or not
+        export = zoo_output_problem("--export", args.export)
+    if export:
+        problems.append(export)
     if problems:
         raise ValueError("; ".join(problems))
     return args
@@ -659,6 +664,19 @@ def distill(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
         save_student_state(actor, optimizer, args, run_dir, progress, final, started, "final")
         print(f"[distill: final fit] {json.dumps(final)}", flush=True)
     return folder / "final.npz"
+
+
+def distill_checked(args: Args, run_dir: Path, progress: dict[str, Any]) -> Path:
+    """``distill``, where a teacher's (or the student's) move that fails (it raises, is not an integer, or is not legal:
+    ``friday_dagger.checked_move``) stops the run with a ``RunError`` in one line naming it: the round it was played in
+    is not saved, so no label of it is trained on, and the rounds before it are kept for ``--resume``."""
+    try:
+        return distill(args, run_dir, progress)
+    except (AgentRaisedError, IllegalMoveError) as error:
+        rounds = len(progress.get("distill", []))
+        kept = f"round {rounds + 1} was not saved; the {rounds} before it are (--resume)"
+        kept = kept if rounds else "nothing was saved"
+        raise RunError(f"stage 1 stopped: {error}; {kept}") from error
 
 
 def save_student_state(
@@ -1167,7 +1185,7 @@ def train(args: Args, given: set[str]) -> None:
             )
     torch.set_num_threads(args.torch_threads)
     try:
-        student = distill(args, run_dir, progress) if args.distill_iterations > 0 else None
+        student = distill_checked(args, run_dir, progress) if args.distill_iterations > 0 else None
         if args.total_timesteps == 0:
             assert student is not None  # checked_args refuses a run with neither stage
             checked_policy(student, read_friday_policy, "the run's policy", "give more --distill-iterations")

@@ -54,14 +54,21 @@ def as_action(
 ) -> int:
     """``action`` as an ``int``: a Python or numpy integer, or (``arrays``) a 0-d integer array.
 
-    Anything else (floats, strings, bools even though Python counts them as ints, ``None``, arrays
-    of other shapes or dtypes) raises ``error`` with ``type_message``; with a ``range_message``, so
-    does a number outside ``0..num_actions - 1``. The messages' fields: ``action`` (what was given;
-    the integer for ``range_message``), ``type`` (its type's name), ``n`` (``num_actions``),
-    ``last`` (``num_actions - 1``) and ``legal`` (``legal()``, called only to build a message).
+    Anything else (floats, strings, bools even though Python counts them as ints, ``None``, arrays of other shapes or
+    dtypes, a masked array, whose masked entry would be read as it is or fail in numpy) raises ``error`` with
+    ``type_message``; with a ``range_message``, so does a number outside ``0..num_actions - 1``. The messages' fields:
+    ``action`` (what was given; the integer for ``range_message``), ``type`` (its type's name), ``n``
+    (``num_actions``), ``last`` (``num_actions - 1``) and ``legal`` (``legal()``, called only to build a message).
     """
     integer = isinstance(action, int | np.integer) and not isinstance(action, bool)
-    if integer or (arrays and isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"):
+    scalar_array = (
+        arrays
+        and isinstance(action, np.ndarray)
+        and not isinstance(action, np.ma.MaskedArray)  # (refused as ``exact_array`` refuses one)
+        and action.shape == ()
+        and action.dtype.kind in "iu"
+    )
+    if integer or scalar_array:
         value = int(action)  # type: ignore[call-overload]
     else:
         raise error(_format(type_message, action, num_actions, legal))

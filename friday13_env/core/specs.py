@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from friday13_env.core.agent import Agent
-from friday13_env.core.checks import plain_text
+from friday13_env.core.checks import has_control_character, plain_text
 
 OptionValue = bool | int | float | str
 SHOWN_CHARACTERS = 60
@@ -180,9 +180,20 @@ def shown(value: object, limit: int = SHOWN_CHARACTERS) -> str:
 
 
 def markdown_cell(text: str) -> str:
-    """``text`` as one cell of a Markdown table: each ``|`` escaped as ``\\|``. Agent labels are typed by users (a
-    checkpoint path may hold a ``|``), and an unescaped one would end the cell and shift the row's columns."""
+    """``text`` as one cell of a Markdown table: each ``|`` escaped as ``\\|``, and the whole text shown as
+    ``checks.printable`` shows it (its ``repr``) where it holds a line break or another character never printed from a
+    file (``checks.HIDDEN_CATEGORIES``: ESC, a bidirectional override). Agent labels are typed by users or come from
+    file names (a checkpoint path may hold a ``|``, a newline or an escape sequence): an unescaped ``|`` would end the
+    cell and shift the row's columns, a line break would split the row in two, and an escape sequence would reach the
+    terminal of whoever shows the file."""
+    if has_control_character(text) or any(character in LINE_SEPARATORS for character in text):
+        text = repr(text)
     return text.replace("|", "\\|")
+
+
+LINE_SEPARATORS = frozenset("\u2028\u2029")
+"""The Unicode line and paragraph separators: not control characters (``checks.HIDDEN_CATEGORIES``), but
+``str.splitlines`` and some viewers break a line there."""
 
 
 def first_repeat(keys: Sequence[Hashable]) -> tuple[int, int] | None:

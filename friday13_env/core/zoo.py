@@ -13,6 +13,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from friday13_env.core.checks import printable
 from friday13_env.core.specs import is_existing_file, shown
 
 ZOO_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*-v[0-9]+$")
@@ -30,6 +31,33 @@ def zoo_files(package: str) -> dict[str, Path]:
         if entry.name.endswith(".npz") and ZOO_NAME.match(name):
             found[name] = Path(str(entry))
     return dict(sorted(found.items()))
+
+
+def zoo_folders() -> list[Path]:
+    """The installed package's ``zoo/`` folders: ``friday13_env/<game>/zoo`` of every game package that has one."""
+    package = Path(str(resources.files("friday13_env")))
+    return sorted(folder for folder in package.glob("*/zoo") if folder.is_dir())
+
+
+def zoo_output_problem(flag: str, path: str | Path) -> str | None:
+    """Why ``flag``'s output ``path`` would write into the installed package's model zoo, or None: a path that resolves
+    (through ``..`` and links) to a file of any game's ``zoo/`` folder (a policy or its model card), or to a new file
+    there. Overwritten, a zoo policy would break ``make(name)`` or silently become another network under a published
+    name for every user of the install; a new file there would ship as one. Checked by the commands that write files
+    (``--json``, ``--markdown``, ``--export``) before any work."""
+    try:
+        target = Path(path).resolve()
+    except (OSError, RuntimeError, ValueError):  # a link loop, a NUL byte: the flag's own checks say why
+        return None
+    for folder in zoo_folders():
+        zoo = folder.resolve()
+        if target == zoo or zoo in target.parents:
+            what = f"overwrite {printable(str(target))}" if target.exists() else f"write a new file into {zoo}"
+            return (
+                f"{flag} {printable(str(path))}: would {what}, in the model zoo of the installed package (its "
+                "shipped policies and their model cards); write elsewhere"
+            )
+    return None
 
 
 def model_card(package: str, name: str) -> str:

@@ -52,7 +52,7 @@ ACTION_TYPE_MESSAGE = (
 def legal_text(state: State) -> str:
     """The legal actions of ``state`` with their names, for error messages."""
     names = ", ".join(f"{a} ({actions.action_name(a, state.phase)})" for a in legal_actions(state))
-    return f"legal actions: {names or 'none (the game is over)'}"
+    return f"legal actions: {names or ('none (the game is over)' if state.done else 'none')}"
 
 
 def new_game(level: int, rng: np.random.Generator) -> State:
@@ -81,10 +81,10 @@ def _next_turn(state: State, rng: np.random.Generator) -> None:
         if state.step < NUM_STEPS:
             state.hazard_stack = zones.shuffled(state.hazard_discard, rng)
             state.hazard_discard = []
-    _next_pirate(state)
+    next_pirate(state)
 
 
-def _next_pirate(state: State) -> None:
+def next_pirate(state: State) -> None:
     """Fight the remaining pirate, let the player choose between two, or win the game."""
     remaining = [i for i, beaten in enumerate(state.pirates_defeated) if not beaten]
     if len(remaining) == 2:
@@ -257,7 +257,7 @@ def _clear_fight(state: State, won: bool, rng: np.random.Generator) -> None:
         _next_turn(state, rng)
     else:
         state.pirates_defeated[fight.pirate] = True
-        _next_pirate(state)
+        next_pirate(state)
 
 
 # --------------------------------------------------------------------------- legality and dispatch
@@ -266,10 +266,10 @@ def _clear_fight(state: State, won: bool, rng: np.random.Generator) -> None:
 def legal_actions(state: State) -> list[int]:
     """All legal action ids in the current state, in increasing order."""
     phase = state.phase
-    if phase is Phase.CHOOSE_HAZARD:
-        return [actions.HAZARD_A, actions.HAZARD_B]
+    if phase is Phase.CHOOSE_HAZARD:  # (no options only in a hand-built state no hazard was drawn for: build_state)
+        return [actions.HAZARD_A, actions.HAZARD_B] if state.hazard_options else []
     if phase is Phase.LAST_HAZARD:
-        return [actions.FIGHT_LAST, actions.SKIP_LAST]
+        return [actions.FIGHT_LAST, actions.SKIP_LAST] if state.hazard_options else []
     if phase is Phase.CHOOSE_PIRATE:
         return [actions.PIRATE_A, actions.PIRATE_B]
     if phase is Phase.FIGHT:

@@ -11,6 +11,7 @@ from friday13_env.core.bitmap import Canvas, Color
 from friday13_env.friday.actions import action_name
 from friday13_env.friday.cards import ABILITY_LABELS, MAX_LIFE, PIRATES, STEP_NAMES, card_label, hazard_side
 from friday13_env.friday.engine import final_score, legal_actions
+from friday13_env.friday.levels import LEVELS
 from friday13_env.friday.state import Phase, State
 from friday13_env.friday.strength import fight_target, fight_total, slot_values
 
@@ -101,6 +102,17 @@ _HEADER_ROWS = 5
 _BAR_COLUMN = 20
 
 
+def life_segments(state: State) -> list[Color]:
+    """The life bar's ``MAX_LIFE`` boxes: life, reserve, the tokens of the level's pool lost so far (dim), then the
+    tokens the level does not play with, undrawn (``BACKGROUND``): level 4's pool is 20 tokens, not 22
+    (docs/CONVENTIONS.md, interpretation 1), so its game starts with two absent tokens, not two lost ones."""
+    level = LEVELS[state.level]
+    held = state.life + state.reserve
+    pool = max(level.life + level.reserve, held)  # (a hand-built state may hold more: none is shown lost)
+    absent = max(0, MAX_LIFE - pool)
+    return [LIFE] * state.life + [RESERVE] * state.reserve + [DIM] * (pool - held) + [BACKGROUND] * absent
+
+
 def render_rgb(state: State, ended: str | None = None, game_over: bool = True) -> np.ndarray:
     """The game as a uint8 (720, 960, 3) image: status, a life bar (life, reserve, lost), the piles, a bar of
     the fight's points against the hazard value, then the text view's details (pirates, hazards, table
@@ -111,8 +123,7 @@ def render_rgb(state: State, ended: str | None = None, game_over: bool = True) -
     phase = _phase_name(state, ended, game_over)
     canvas.text(0, 0, f"FRIDAY  LEVEL {state.level}  STEP {STEP_NAMES[state.step]}  PHASE {phase}", TITLE)
     canvas.text(1, 0, f"LIFE {state.life} RESERVE {state.reserve}", TEXT)
-    lost = max(0, MAX_LIFE - state.life - state.reserve)
-    canvas.bar(1, _BAR_COLUMN, COLUMNS - _BAR_COLUMN, [LIFE] * state.life + [RESERVE] * state.reserve + [DIM] * lost)
+    canvas.bar(1, _BAR_COLUMN, COLUMNS - _BAR_COLUMN, life_segments(state))
     canvas.text(
         2,
         0,

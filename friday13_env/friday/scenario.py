@@ -1,13 +1,15 @@
 """Build Friday states directly: hand-made scenarios for tests, puzzles and debugging.
 
-A built state is a complete, consistent game: every one of the 59 fighting cards is in exactly one
-zone (cards not placed anywhere go to the box), so the engine can play on from it. What no game can hold is
-refused before anything is built, with a ``ValueError`` naming the problem and the allowed values: an unknown
-level, more life than the level's tokens, a step past the pirates, a card id out of range or given twice (in one
-zone or in two), a card that is not a hazard where a hazard must be, an unknown pirate, a table without a fight, a
-hazard fight or a hazard stack at step 3 (the pirates), a pirate fight before step 3 or against a defeated pirate,
-hidden cards that are not aging cards, a table slot whose flags are not bools, and »very stupid« anywhere at levels
-1-2 (which box it): such a state would fail later (an ``IndexError`` encoding a hazard at step 3).
+A built state is a complete, consistent game: every one of the 59 fighting cards is in exactly one zone (cards not
+placed anywhere go to the box), so the engine can play on from it. What no game can hold is refused before anything
+is built, with a ``ValueError`` naming the problem and the allowed values: an unknown level, more life than the
+level's tokens, a step past the pirates, a card id out of range or given twice (in one zone or in two), a card that
+is not a hazard where a hazard must be, an unknown pirate, a table without a fight, a hazard fight or a hazard stack
+at step 3 (the pirates), a pirate fight before step 3 or against a defeated pirate, hidden cards or a card of the
+aging stack that are not aging cards, hazard options beside a fight, at step 3 or more than two, a table slot whose
+flags are not bools, and »very stupid« anywhere at levels 1-2 (which box it): such a state would fail later (an
+``IndexError`` encoding a hazard at step 3). No built state advertises a legal action that cannot be played (see
+``build_state`` for the phase of a state between fights).
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ from friday13_env.friday.state import Fight, Phase, Slot, State
 _HAZARDS = f"{HAZARD_IDS[0]}..{HAZARD_IDS[-1]}"
 """The hazard cards' ids, for messages (they are consecutive)."""
 assert tuple(range(HAZARD_IDS[0], HAZARD_IDS[-1] + 1)) == HAZARD_IDS
+_AGING = f"{AGING_IDS[0]}..{AGING_IDS[-1]}"
+"""The aging cards' ids, for messages (they are consecutive)."""
+assert tuple(range(AGING_IDS[0], AGING_IDS[-1] + 1)) == AGING_IDS
 
 
 def find_cards(name: str, value: int | None = None) -> list[int]:
@@ -72,15 +77,19 @@ def build_state(
     pirate: int | None = None,
     table: Iterable[int | Slot] = (),
     aging_taken: int = 0,
+    hazard_options: Sequence[int] = (),
 ) -> State:
     """A state fighting ``hazard`` (or pirate index ``pirate``) with ``table`` already drawn.
 
     ``table`` entries are card ids (free cards) or :class:`Slot` objects (their flags bools); the free cards already
     used are the unpaid slots, and a slot given ``used`` is a card whose ability was used in this fight. Without a
-    hazard or pirate the state is left in the CHOOSE_HAZARD phase with no options drawn, ready for the caller to
-    adjust. The reserve holds the level's remaining tokens. ``hidden`` (unseen aging cards) must be aging cards lying
-    in the Robinson stack. A hazard fight needs step 0-2, a pirate fight step 3 and an undefeated pirate. Everything
-    is checked first (see the module doc), so a ``ValueError`` leaves nothing half built.
+    hazard or pirate, the state is between fights: at step 3 the pirates' turn comes as in a game (CHOOSE_PIRATE with
+    both undefeated, the last one's fight, or the game won with both beaten); below it, ``hazard_options`` are the
+    hazards drawn for the turn (two: CHOOSE_HAZARD; one: LAST_HAZARD), and with none drawn the state is left in
+    CHOOSE_HAZARD with no legal action, for the caller to adjust. The reserve holds the level's remaining tokens.
+    ``hidden`` (unseen aging cards) must be aging cards lying in the Robinson stack. A hazard fight needs step 0-2, a
+    pirate fight step 3 and an undefeated pirate. Everything is checked first (see the module doc), so a ``ValueError``
+    leaves nothing half built.
     """
     level = check_level(level)
     config = LEVELS[level]
@@ -108,12 +117,28 @@ def build_state(
         pirate = _int_in("pirate", pirate, 0, 1, " (an index into pirates=)")
         if step != NUM_STEPS:
             raise ValueError(f"a pirate fight needs step={NUM_STEPS} (the pirates), got step {step}")
+    options = _hazard_ids("hazard_options", hazard_options)
+    if options and (hazard is not None or pirate is not None):
+        raise ValueError(
+            "hazard_options are the hazards drawn when there is no fight: give them, or hazard= or pirate=, not both"
+        )
+    if options and step == NUM_STEPS:
+        raise ValueError(
+            f"hazard_options need step 0, 1 or 2; at step {NUM_STEPS} (the pirates) no hazard is drawn, got "
+            f"{counted(len(options), 'card')}"
+        )
+    if len(options) > 2:
+        raise ValueError(
+            "hazard_options must hold 1 or 2 hazard cards (those drawn for the turn), got "
+            f"{counted(len(options), 'card')}"
+        )
     zones = {
         "hazard": [] if hazard is None else [int(hazard)],
+        "hazard_options": options,
         "table": table_cards,
         "robinson": _card_ids("robinson", robinson),
         "discard": _card_ids("discard", discard),
-        "aging": _card_ids("aging", aging),
+        "aging": _aging_ids(aging),
         "hazard_stack": _hazard_ids("hazard_stack", hazard_stack),
         "hazard_discard": _hazard_ids("hazard_discard", hazard_discard),
         "destroyed": _card_ids("destroyed", destroyed),
@@ -158,11 +183,16 @@ def build_state(
     state.pirates = [int(p) for p in chosen]
     state.pirates_defeated = [bool(b) for b in beaten]
     state.aging_taken = aging_taken
+    state.hazard_options = options
     if hazard is not None:
         hazard = int(hazard)
         state.fight = Fight(hazard=hazard, pirate=-1, free_total=hazard_side(hazard).free, pirate_value=0)
     elif pirate is not None:
         engine.start_pirate_fight(state, pirate)
+    elif step == NUM_STEPS:
+        engine.next_pirate(state)  # the pirates' turn, as a game comes to it
+    elif len(options) == 1:
+        state.phase = Phase.LAST_HAZARD
     if state.fight is not None:
         state.fight.table = slots
         state.fight.free_used = sum(1 for s in slots if not s.paid)
@@ -227,6 +257,16 @@ def _hazard_ids(zone: str, cards: Iterable[object]) -> list[int]:
     for card in ids:
         if card not in HAZARD_IDS:
             raise ValueError(f"{zone} holds {_shown_card(card)}, not a hazard card ({_HAZARDS})")
+    return ids
+
+
+def _aging_ids(cards: Iterable[object]) -> list[int]:
+    """``_card_ids`` of the aging stack: every card must be an aging card (another would be taken as one when the
+    stack refills the Robinson stack)."""
+    ids = _card_ids("aging", cards)
+    for card in ids:
+        if card not in AGING_IDS:
+            raise ValueError(f"aging holds {_shown_card(card)}, not an aging card ({_AGING})")
     return ids
 
 

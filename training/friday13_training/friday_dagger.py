@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from friday13_env.core.agent import Agent, IllegalMoveError, Observation, checked_act
+from friday13_env.core.checks import as_action
 from friday13_env.friday import encoding
 from friday13_env.friday.actions import NUM_ACTIONS
 from friday13_env.friday.agents import load, make
@@ -145,7 +147,9 @@ FIELDS = tuple(field.name for field in dataclasses.fields(LabelledGames))
 
 
 def play_labelled_game(task: GameTask) -> LabelledGames:
-    """Play one game of ``task`` and return its labelled decisions (the worker processes' job)."""
+    """Play one game of ``task`` and return its labelled decisions (the worker processes' job). Every move the teacher
+    or the student makes is checked (``checked_move``): one that fails is an error naming who made it and where, never
+    a label or a game ended as lost."""
     env = FridayEnv(level=task.level)
     observation, info = env.reset(seed=task.seed)
     teacher = make(task.teacher, seed=agent_seed(task.seed))  # a key of its own: its draws are not the deal's
@@ -157,24 +161,27 @@ def play_labelled_game(task: GameTask) -> LabelledGames:
     actions: list[int] = []
     student_moves = 0
     done = False
+    decision = 0
     while not done:
         view = observation_dict(observation, info)
         legal = info["action_mask"].astype(bool)
+        where = f"at decision {decision} of the level-{task.level} game of seed {task.seed}"
         if legal.sum() > 1:
-            label = teacher.act(view)
+            label = checked_move(teacher, f"--teacher {task.teacher}", view, legal, where)
             nonzero = np.flatnonzero(observation)
             columns.append(nonzero.astype(np.uint16))
             values.append(observation[nonzero].astype(np.float32))
             masks.append(np.packbits(legal))
             actions.append(label)
             if student is not None and chooser.random() >= task.beta:
-                move = student.act(view)
+                move = checked_move(student, f"the student {task.student}", view, legal, where)
                 student_moves += 1
             else:
                 move = label
         else:
             move = int(np.flatnonzero(legal)[0])
         observation, _, done, truncated, info = env.step(move)
+        decision += 1
         if truncated:
             raise RuntimeError(
                 f"{task.teacher} and the student kept a level-{task.level} game (seed {task.seed}) going for "
@@ -192,3 +199,22 @@ def play_labelled_game(task: GameTask) -> LabelledGames:
         scores=np.array([int(info["score"])], dtype=np.int32),
         student_share=np.array([student_moves / max(len(actions), 1)], dtype=np.float32),
     )
+
+
+def checked_move(agent: Agent, who: str, view: Observation, legal: np.ndarray, where: str) -> int:
+    """``agent``'s move at ``view`` (whose legal moves are ``legal``, a bool mask), checked as an evaluation checks it
+    (``evaluation.play_game``): what its ``act`` raises is an ``AgentRaisedError``, a move that is not an integer or not
+    legal an ``IllegalMoveError``, each naming ``who`` played it (the ``--teacher`` spec, the student's file) and
+    ``where``. A round's labels so never hold an illegal move, and its game never ends on one as a lost game."""
+    move = checked_act(agent, view, f"{where} ({who})")
+    try:
+        action = as_action(move, NUM_ACTIONS, "{action!r} ({type}), not an integer action")
+    except ValueError as error:
+        raise IllegalMoveError(
+            f"{who} played {error} {where} (legal actions: {np.flatnonzero(legal).tolist()})"
+        ) from None
+    if not 0 <= action < NUM_ACTIONS or not legal[action]:
+        raise IllegalMoveError(
+            f"{who} played an illegal move {action} {where} (legal actions: {np.flatnonzero(legal).tolist()})"
+        )
+    return action

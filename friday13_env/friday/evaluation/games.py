@@ -102,14 +102,19 @@ def evaluate(
 
     ``agent`` is a spec (``"search:budget=16"``, a zoo name, a checkpoint path: one agent is built per
     game, seeded with ``agent_seed`` of the game's seed) or an agent object (its ``reset(seed)`` hook, if any, is
-    called with that seed before each game). Rows are labelled with the spec, or the agent's ``name``. Anything
-    else as ``agent`` is a ``ValueError`` before any game; an illegal move is one naming the agent
+    called with that seed before each game). Rows are labelled with the spec, or the agent's ``name`` (a non-empty
+    ``str``). Anything else as ``agent``, or a ``progress`` that is neither None nor callable (it is called with the
+    games played after each game), is a ``ValueError`` before any game; an illegal move is one naming the agent
     (:func:`play_game`). ``games`` (positive, at most ``MAX_GAMES``) and ``seed`` (non-negative) are ints, numpy
     integers too, as ``reset`` and ``make`` take them; a bool or a float is a ``ValueError``.
     """
     level = check_level(level)
     games = count_option("games", games, maximum=MAX_GAMES, takes=f"a positive int, at most {MAX_GAMES:,}")
     seed = count_option("seed", seed, minimum=0, takes="a non-negative int")
+    if progress is not None and not callable(progress):
+        raise ValueError(
+            f"progress must be None or a callable taking the number of games played so far, got {shown(progress)}"
+        )
     if isinstance(agent, str | AgentSpec):
         spec = REGISTRY.check(parse_spec(agent))
         label = spec.label
@@ -117,6 +122,10 @@ def evaluate(
         def agent_for(game_seed: int) -> Agent:
             return make(spec, seed=game_seed)
     elif isinstance(agent, Agent) and callable(agent.act):
+        if not isinstance(agent.name, str) or not agent.name:
+            raise ValueError(
+                f"agent.name must be a non-empty str (it labels the result's row), got {shown(agent.name)}"
+            )
         label = agent.name
 
         def agent_for(game_seed: int) -> Agent:
