@@ -114,7 +114,6 @@ from friday13_env.core.mlp import MLPPolicy
 from friday13_env.core.options import available_cpus, pool_size
 from friday13_env.core.pool import worker_pool
 from friday13_env.core.specs import parse_spec, shown
-from friday13_env.core.zoo import zoo_output_problem
 from friday13_env.friday import encoding
 from friday13_env.friday.actions import ACTIVATE, NUM_ACTIONS, TARGET
 from friday13_env.friday.agents import REGISTRY, load
@@ -329,8 +328,6 @@ def checked_args(args: Args) -> Args:
         "--teacher": spec_files([args.teacher], REGISTRY),
     }
     export = export_problem(args.export, {"--run-dir": run_directory(args)}, inputs)
-    if args.export and not export:  # any file of the package's zoo, whether the run reads it or not
-        export = zoo_output_problem("--export", args.export)
     if export:
         problems.append(export)
     if problems:

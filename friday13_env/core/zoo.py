@@ -40,11 +40,17 @@ def zoo_folders() -> list[Path]:
 
 
 def zoo_output_problem(flag: str, path: str | Path) -> str | None:
-    """Why ``flag``'s output ``path`` would write into the installed package's model zoo, or None: a path that resolves
-    (through ``..`` and links) to a file of any game's ``zoo/`` folder (a policy or its model card), or to a new file
-    there. Overwritten, a zoo policy would break ``make(name)`` or silently become another network under a published
-    name for every user of the install; a new file there would ship as one. Checked by the commands that write files
-    (``--json``, ``--markdown``, ``--export``) before any work."""
+    """``zoo_write_problem`` for the output file of ``flag``, the flag and the path named."""
+    problem = zoo_write_problem(path)
+    return None if problem is None else f"{flag} {printable(str(path))}: {problem}"
+
+
+def zoo_write_problem(path: str | Path) -> str | None:
+    """Why writing ``path`` would write into the installed package's model zoo, or None: a path that resolves (through
+    ``..`` and links) to a file of any game's ``zoo/`` folder (a policy or its model card), or to a new file there.
+    Overwritten, a zoo policy would break ``make(name)`` or silently become another network under a published name
+    for every user of the install; a new file there would ship as one. Checked by every command and script that
+    writes files, before any work."""
     try:
         target = Path(path).resolve()
     except (OSError, RuntimeError, ValueError):  # a link loop, a NUL byte: the flag's own checks say why
@@ -54,8 +60,8 @@ def zoo_output_problem(flag: str, path: str | Path) -> str | None:
         if target == zoo or zoo in target.parents:
             what = f"overwrite {printable(str(target))}" if target.exists() else f"write a new file into {zoo}"
             return (
-                f"{flag} {printable(str(path))}: would {what}, in the model zoo of the installed package (its "
-                "shipped policies and their model cards); write elsewhere"
+                f"would {what}, in the model zoo of the installed package (its shipped policies and their model "
+                "cards); write elsewhere"
             )
     return None
 

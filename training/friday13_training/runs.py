@@ -28,6 +28,7 @@ from friday13_env.core.files import clashing_outputs, output_inside, read_capped
 from friday13_env.core.signals import Interrupted as Interrupted  # re-exported for the scripts
 from friday13_env.core.signals import signals_interrupt as signals_interrupt
 from friday13_env.core.specs import FACTORY, is_existing_file, parse_spec, shown, working_folder_importable
+from friday13_env.core.zoo import zoo_output_problem
 from friday13_env.friday13.agents.policy import read_friday13_policy
 from friday13_training.script_args import atomic_write_bytes, dataclass_parser, field_errors, flag_name, given_flags
 
@@ -505,7 +506,8 @@ def export_problem(
     (best_response.py's ``--record``), which must not be the export either (``clashing_outputs``), and are held to
     the same rule about the folders whether or not there is an export: one inside the run folder would read or
     replace the run's files (``--record progress.json`` read the run's record as a table, after all the training).
-    ``inputs``: the files the run reads, by flag (its starting policy, ensemble members, opponents, a target; a text
+    No output may lie in the installed package's model zoo (``zoo.zoo_output_problem``). ``inputs``: the files the
+    run reads, by flag (its starting policy, ensemble members, opponents, a target; a text
     that names no file, such as ``cautious``, is skipped): an export that is one of them (by any path, a link
     included) would replace it."""
     folder_paths = {flag: Path(folder) for flag, folder in folders.items()}
@@ -521,7 +523,9 @@ def export_problem(
     files = {flag: Path(path) for flag, path in [("--export", export), *(outputs or {}).items()] if str(path)}
     if not files:  # (the folders may share a path: distill.py's --data-dir may be its --out-dir)
         return None
-    clash = clashing_outputs(files, folder_paths)
+    clash = clashing_outputs(files, folder_paths) or next(
+        (problem for flag, path in files.items() if (problem := zoo_output_problem(flag, path))), None
+    )  # (a file of the package's model zoo, whether the run reads it or not)
     if clash:
         return clash
     inside = output_inside(files, folder_paths)

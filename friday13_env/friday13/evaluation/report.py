@@ -14,6 +14,7 @@ from friday13_env.core.checks import printable
 from friday13_env.core.files import atomic_write, atomic_write_text, output_problem
 from friday13_env.core.specs import markdown_cell
 from friday13_env.core.stats import CONFIDENCE, Estimate
+from friday13_env.core.zoo import zoo_write_problem
 from friday13_env.friday13.evaluation.results import AgentStats, EvaluationResult, MatchupResult
 
 PLOT_EXTRA_HINT = "plotting needs matplotlib: pip install 'friday13-env[plot]'"
@@ -47,11 +48,14 @@ def format_json(result: EvaluationResult) -> str:
 def check_output_path(path: Path, plot: bool = False, suffix: str = "") -> str | None:
     """Why ``path`` cannot be written (``None`` if it can), found before any game is played.
 
-    Nothing is created: missing folders are only checked to be creatable (the nearest existing one
+    A path in the installed package's model zoo is refused (``zoo.zoo_write_problem``). Nothing is created: missing
+    folders are only checked to be creatable (the nearest existing one
     is a folder we may write in), and every name to be made to fit the file system, ``path``'s with
     ``suffix`` added too (the longest a writer adds: ``OUT.partial``). ``plot`` also checks that
     matplotlib can write the file's format.
     """
+    if in_zoo := zoo_write_problem(path):
+        return in_zoo
     problem = output_problem(path, suffix=suffix)
     shown = printable(str(path))  # a name from elsewhere (a downloaded replay's) never drives the terminal
     if isinstance(problem, IsADirectoryError):
