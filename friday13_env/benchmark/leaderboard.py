@@ -250,6 +250,8 @@ def _same_build_ratings(
 
 def _signed(interval: tuple[float, float, float]) -> str:
     mean, low, high = interval
+    if low == high == mean:  # as format_interval
+        return f"{mean:+.3f} (no spread)"
     return f"{mean:+.3f} [{low:+.3f}, {high:+.3f}]"
 
 
@@ -279,9 +281,10 @@ def _exploitability_section(gaps: list[Gap]) -> list[str]:
     for gap in sorted(gaps, key=lambda g: (g.players, -g.gap[0], g.target, g.start)):
         mean, low, high = gap.win_share
         minutes = f"{gap.training_seconds / 60:.0f}{ON_A_GPU if gap.device == 'cuda' else ''}"
+        share = format_interval({"value": mean, "low": low, "high": high}, 3)
         lines.append(
             f"| `{gap.target}` | {gap.players} | {gap.start} | {gap.card_plays / 1e6:.1f}M | "
-            f"{minutes} | {mean:.3f} [{low:.3f}, {high:.3f}] ({gap.final_games:,} games) | "
+            f"{minutes} | {share} ({gap.final_games:,} games) | "
             f"{_signed(gap.gap)} | `{gap.command}` |"
         )
     return [*lines, ""]
@@ -422,9 +425,13 @@ def _normalised(result: dict[str, Any] | None) -> str:
 
 
 def format_interval(interval: dict[str, float | None], digits: int) -> str:
-    """``value [low, high]`` of an interval in its JSON form, or the value alone where it is undefined."""
+    """``value [low, high]`` of an interval in its JSON form, the value alone where it is undefined, and ``value (no
+    spread)`` where every sample was the value (a width of 0 would claim a certainty the samples do not give: 0 wins
+    in 100 games is not a win share of exactly 0)."""
     value, low, high = interval["value"], interval["low"], interval["high"]
     assert value is not None
     if low is None or high is None:
         return f"{value:.{digits}f}"
+    if low == high == value:
+        return f"{value:.{digits}f} (no spread)"
     return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"

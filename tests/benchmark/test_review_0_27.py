@@ -142,3 +142,12 @@ def test_a_result_of_an_agent_that_cannot_sit_at_its_suites_deck_is_named(tmp_pa
     (folder / "ppo-v4.json").write_text(json.dumps(data))
     with pytest.raises(ValueError, match=r"ppo-v4\.json: its agent ppo-v4 cannot play this suite"):
         results.read_result(folder / "ppo-v4.json", {suite.id: suite})
+
+
+def test_an_interval_of_no_spread_is_shown_as_such() -> None:
+    """0 wins in 100 games is not a win share of exactly 0: a width of 0 is not printed as an interval."""
+    from friday13_env.benchmark.leaderboard import format_interval
+
+    assert format_interval({"value": 0.0, "low": 0.0, "high": 0.0}, 3) == "0.000 (no spread)"
+    assert format_interval({"value": 0.5, "low": 0.4, "high": 0.6}, 3) == "0.500 [0.400, 0.600]"
+    assert format_interval({"value": 0.5, "low": None, "high": None}, 2) == "0.50"
