@@ -94,7 +94,7 @@ class Suite:
         return hashlib.sha256(json.dumps(definition, sort_keys=True).encode("utf-8")).hexdigest()
 
     def split(self, name: str) -> Split:
-        if name not in self.splits:
+        if not isinstance(name, str) or name not in self.splits:
             raise ValueError(f"suite {self.name!r} has no split {shown(name)}; its splits: {sorted(self.splits)}")
         return self.splits[name]
 
@@ -198,8 +198,11 @@ def definition_problems(suite: Suite) -> list[str]:
     """What makes ``suite`` not a suite that can be played and scored (its splits, cells, anchors, references): a
     list of problems, empty for a sound suite. Checked for a suite file when it is read and for a ``Suite`` object
     before a run plays it. Cell names must differ (a result names its rows by them) and be plain text (tables print
-    them); ``search`` must win more than ``random`` in every cell, or its normalised scores would run backwards."""
-    problems = []
+    them); ``search`` must win more than ``random`` in every cell, or its normalised scores would run backwards. A
+    field of the wrong kind (a hand-built ``Suite``) is named before anything else is read."""
+    problems = _kind_problems(suite)
+    if problems:
+        return problems
     if sorted(suite.splits) != sorted(SPLITS):
         problems.append(f"must have the splits {list(SPLITS)}, has {sorted(suite.splits)}")
     if sorted(suite.deals_sha256) != sorted(suite.splits):
@@ -238,6 +241,29 @@ def definition_problems(suite: Suite) -> list[str]:
                     f"cell {cell.name}'s references give search ({high:g}) a lower win share than random ({low:g}): "
                     "its normalised scores would run backwards"
                 )
+    return problems
+
+
+def _kind_problems(suite: Suite) -> list[str]:
+    """The fields of ``suite`` that are not of their kind: splits a mapping of names to ``Split``s of non-negative int
+    seeds and deals (not bools), cells a tuple of ``Cell``s, the version and the rounds ints."""
+    problems = []
+    if not isinstance(suite.splits, Mapping) or not all(
+        isinstance(name, str) and isinstance(split, Split) for name, split in suite.splits.items()
+    ):
+        problems.append(f"splits must map split names to Split(seed, deals), got {shown(suite.splits)}")
+    else:
+        for name, split in suite.splits.items():
+            for field_name in ("seed", "deals"):
+                value = getattr(split, field_name)
+                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                    problems.append(f"split {name}'s {field_name} must be a non-negative int, got {shown(value)}")
+    if not isinstance(suite.cells, tuple) or not all(isinstance(cell, Cell) for cell in suite.cells):
+        problems.append(f"cells must be a tuple of Cell, got {shown(suite.cells)}")
+    for field_name in ("version", "num_rounds"):
+        value = getattr(suite, field_name)
+        if isinstance(value, bool) or not isinstance(value, int):
+            problems.append(f"{field_name} must be an int, got {shown(value)}")
     return problems
 
 

@@ -5,6 +5,7 @@ give a key twice, and a result of an agent that cannot sit at its suite's deck, 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from collections.abc import Iterator
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from friday13_env.benchmark import exploitability, fingerprints, results, runner
-from friday13_env.benchmark.suite import get_suite
+from friday13_env.benchmark.suite import Split, get_suite
 from friday13_env.friday13 import agents as card_agents
 from tests.benchmark.helpers import friday13, made_result, small_suite, user_module
 
@@ -151,3 +152,24 @@ def test_an_interval_of_no_spread_is_shown_as_such() -> None:
     assert format_interval({"value": 0.0, "low": 0.0, "high": 0.0}, 3) == "0.000 (no spread)"
     assert format_interval({"value": 0.5, "low": 0.4, "high": 0.6}, 3) == "0.500 [0.400, 0.600]"
     assert format_interval({"value": 0.5, "low": None, "high": None}, 2) == "0.50"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"splits": {"test": Split(1, "3"), "dev": Split(2, 3)}}, "split test's deals must be a non-negative int"),
+        ({"splits": {"test": Split(1.5, 3), "dev": Split(2, 3)}}, "split test's seed must be a non-negative int"),
+        ({"splits": {"test": Split(-1, 3), "dev": Split(2, 3)}}, "split test's seed must be a non-negative int"),
+        ({"cells": None}, "cells must be a tuple of Cell"),
+        ({"version": True}, "version must be an int"),
+    ],
+)
+def test_a_hand_built_suite_of_the_wrong_kinds_is_named(change: dict[str, object], message: str) -> None:
+    suite = dataclasses.replace(small_suite(), **change)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=message):
+        runner.prepare("random", suite, workers=1)
+
+
+def test_a_split_named_by_anything_but_a_text_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"has no split \['test'\]"):
+        small_suite().split(["test"])  # type: ignore[arg-type]
