@@ -27,6 +27,7 @@ from friday13_env.benchmark.play import METRICS
 from friday13_env.benchmark.runner import (
     entrant_fingerprint,
     file_sha256,
+    installed_version,
     normalisers,
     number_rows,
     read_json,
@@ -146,7 +147,7 @@ def _content_problem(data: dict[str, Any], path: Path, suite: Suite, split: str)
         return "its cells are not what its rows give"
     return (
         _identity_problem(agent, suite)
-        or _aggregate_problem(data["normalised"], suite, split, rows)
+        or _aggregate_problem(data["normalised"], suite, split, rows, _interval_tolerance(data["provenance"]))
         or _cost_problem(data["cost"], data["provenance"])
     )
 
@@ -209,10 +210,10 @@ def _rows(found: object, suite: Suite, split: str) -> tuple[list[np.ndarray], st
     return rows, None
 
 
-def _aggregate_problem(found: object, suite: Suite, split: str, rows: list[np.ndarray]) -> str | None:
+def _aggregate_problem(found: object, suite: Suite, split: str, rows: list[np.ndarray], tolerance: float) -> str | None:
     """The normalised IQM and mean against what the rows give: each value exactly, each interval's ends within
-    ``INTERVAL_TOLERANCE`` of its width of the seeded bootstrap computed again here (scipy may resample a little
-    differently in another version; an interval narrowed, widened or dropped is refused)."""
+    ``tolerance`` of its width of the seeded bootstrap computed again here (``_interval_tolerance``: scipy may resample
+    a little differently in another version; an interval narrowed, widened or dropped is refused)."""
     references = normalisers(suite)
     if references is None:
         return None if found is None else "a normalised score, where the suite has no references"
@@ -223,7 +224,7 @@ def _aggregate_problem(found: object, suite: Suite, split: str, rows: list[np.nd
         interval = found[name]
         if not isinstance(interval, dict) or interval.get("value") != expected.value:
             return f"its normalised {name} is not what its rows give ({expected.value!r})"
-        if not _interval_matches((interval.get("low"), interval.get("high")), expected):
+        if not _interval_matches((interval.get("low"), interval.get("high")), expected, tolerance):
             shown_ends = "undefined" if math.isnan(expected.low) else f"[{expected.low:.4f}, {expected.high:.4f}]"
             return f"its normalised {name}'s interval is not what its rows give ({shown_ends})"
     return None
@@ -231,16 +232,23 @@ def _aggregate_problem(found: object, suite: Suite, split: str, rows: list[np.nd
 
 INTERVAL_TOLERANCE = 0.1
 """How far, as a share of the interval's width, a file's aggregate interval's ends may lie from the bootstrap
-computed again from its rows."""
+computed again from its rows, where the file was made with another scipy (or does not say which)."""
 
 
-def _interval_matches(ends: tuple[object, object], expected: Interval) -> bool:
+def _interval_tolerance(provenance: object) -> float:
+    """0 (the same bootstrap, to float rounding) for a file made with the scipy installed here, which its provenance
+    names; else ``INTERVAL_TOLERANCE``."""
+    made_with = provenance.get("scipy") if isinstance(provenance, dict) else None
+    return 0.0 if made_with is not None and made_with == installed_version("scipy") else INTERVAL_TOLERANCE
+
+
+def _interval_matches(ends: tuple[object, object], expected: Interval, tolerance: float) -> bool:
     if math.isnan(expected.low) or math.isnan(expected.high):  # a cell of one deal: no interval
         return ends == (None, None)
     low, high = (finite_number(end) for end in ends)
     if low is None or high is None:
         return False
-    slack = INTERVAL_TOLERANCE * (expected.high - expected.low) + 1e-12
+    slack = tolerance * (expected.high - expected.low) + 1e-12
     return abs(low - expected.low) <= slack and abs(high - expected.high) <= slack
 
 

@@ -548,7 +548,7 @@ def provenance(workers: int, elapsed: float, resumed_units: int) -> dict[str, An
         "package_version": __version__,
         "python": platform.python_version(),
         "numpy": np.__version__,
-        **{library: _installed_version(library) for library in STATISTICS_LIBRARIES},
+        **{library: installed_version(library) for library in STATISTICS_LIBRARIES},
         "machine": f"{platform.machine()}, {_processor()}, {available_cpus()} usable CPUs",
         "platform": platform.platform(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -565,7 +565,7 @@ STATISTICS_LIBRARIES = ("scipy", "openskill")
 provenance, since another version can give other intervals and ratings from the same games."""
 
 
-def _installed_version(library: str) -> str | None:
+def installed_version(library: str) -> str | None:
     try:
         return importlib.metadata.version(library)
     except importlib.metadata.PackageNotFoundError:

@@ -213,3 +213,16 @@ def test_registered_names_are_what_the_check_refuses() -> None:
     for name in REGISTRY.names():
         with pytest.raises(ValueError, match=REGISTERED_NAME):
             runner.check_agent(small_suite(deals=2), FirstLegal(name), 1)
+
+
+def test_an_interval_made_with_this_scipy_must_be_its_bootstrap_exactly(results: Path) -> None:
+    """Moved inwards by a twentieth of its width (within the tolerance kept for another scipy's resampling), an
+    interval that names this scipy in its provenance is refused; naming another scipy, it is read."""
+    data = made_result(CARD_4P, "x", seed=4)
+    interval = data["normalised"]["iqm"]
+    step = (interval["high"] - interval["low"]) / 20
+    narrowed = with_interval(data, "iqm", low=interval["low"] + step, high=interval["high"] - step)
+    assert narrowed["provenance"]["scipy"] is not None  # made_result records the installed one
+    refused(results, narrowed, r"its normalised iqm's interval is not what its rows give")
+    write(results, {**narrowed, "provenance": {**narrowed["provenance"], "scipy": "0.0.1"}})
+    leaderboard.load_results(results)
