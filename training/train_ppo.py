@@ -106,7 +106,9 @@ from friday13_training.runs import (
 )
 from friday13_training.script_args import (
     MAX_CLIP,
+    MAX_EPOCHS,
     MAX_EVAL_GAMES,
+    MAX_GRAD_NORM,
     MAX_LEARNING_RATE,
     MAX_LOSS_WEIGHT,
     MAX_TORCH_THREADS,
@@ -146,6 +148,9 @@ MAX_NUM_STEPS = 1 << 16
 # -- hyperparameters -------------------------------------------------------------------------------
 DEFAULT_MAX_SNAPSHOTS = 4
 """The snapshots kept in the pool unless ``--max-snapshots`` says otherwise."""
+MAX_SNAPSHOTS = 1_000
+"""The most snapshots the pool may keep (``--max-snapshots``): each is a whole network held in memory (and a file in
+``snapshots/``), and a pool of 1,000 past selves already draws each one about once in 1,000 pool games."""
 
 
 @dataclass
@@ -189,7 +194,9 @@ class Args:
         minimum=0,
         maximum=MAX_TIMESTEPS,
     )
-    max_snapshots: int = option(DEFAULT_MAX_SNAPSHOTS, "snapshots kept in the pool, the oldest leave first", minimum=1)
+    max_snapshots: int = option(
+        DEFAULT_MAX_SNAPSHOTS, "snapshots kept in the pool, the oldest leave first", minimum=1, maximum=MAX_SNAPSHOTS
+    )
     pool_weighting: str = option(
         "uniform",
         "how pool members are drawn: uniformly (one listed twice twice as often), or pfsp (prioritised fictitious "
@@ -206,7 +213,7 @@ class Args:
         above=0,
         maximum=MAX_LEARNING_RATE,
     )
-    update_epochs: int = option(4, "passes over each rollout", minimum=1)
+    update_epochs: int = option(4, "passes over each rollout", minimum=1, maximum=MAX_EPOCHS)
     minibatch_size: int = option(4096, "samples per gradient step", minimum=2)
     gamma: float = option(0.995, "discount per move of the same seat", minimum=0, maximum=1)
     gae_lambda: float = option(0.95, "GAE lambda", minimum=0, maximum=1)
@@ -220,7 +227,7 @@ class Args:
     ent_coef: float = option(0.03, "entropy bonus", minimum=0, maximum=MAX_LOSS_WEIGHT)
     ent_anneal: bool = option(False, "anneal the entropy bonus linearly to 0 with the learning rate")
     vf_coef: float = option(0.5, "value loss weight", minimum=0, maximum=MAX_LOSS_WEIGHT)
-    max_grad_norm: float = option(0.5, "gradient norm clip", above=0)
+    max_grad_norm: float = option(0.5, "gradient norm clip", above=0, maximum=MAX_GRAD_NORM)
     hidden_sizes: list[int] = option([192, 192], "hidden layer widths of the actor and the critic", minimum=1)
     input_features: str = option(
         RAW_INPUT,

@@ -32,6 +32,15 @@ each listed); the run settings (``--iterations``, ``--address``, ``--num-env-run
 started on one machine can go on on a cluster. The batch is ``--train-batch-size`` card plays whatever the
 number of runners. A resumed run deals from a seed derived from the run's seed and its iterations.
 
+Trust: RLlib's checkpoint is Python pickles (``algorithm_state.pkl``, ``class_and_ctor_args.pkl``, the
+``state.pkl`` files), and RLlib has no way to restore one without unpickling it, so ``--resume`` runs whatever
+code the pickles in the run folder hold. Resume only run folders you made or trust (never one downloaded or
+copied from someone else); ``train_ppo.py``'s checkpoints load with no code run. A damaged checkpoint is a
+one-line error naming it. A new checkpoint is written beside the old one and swapped in, so a stop at any moment
+leaves a whole one (``--resume`` puts back one a stop left aside); the record is written after it, and a
+checkpoint found ahead of the record (a stop between the two) moves the record up, one behind it is refused.
+Ctrl-C or SIGTERM stops the run with one line naming the last checkpoint, which ``--resume`` goes on from.
+
 Needs the ``rllib`` extra (``pip install -e ".[rllib]"``). Timings and the cluster recipe:
 docs/other-libraries.md.
 """
@@ -40,7 +49,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
+import math
+import pickle
 import sys
 import time
 from collections.abc import Sequence
@@ -51,12 +61,21 @@ import gymnasium as gym
 import numpy as np
 from friday13_training.rllib_args import RUN_SETTINGS, Args, checked_args, opponent_source, run_directory
 from friday13_training.runs import (
+    MAX_TIMESTEPS,
+    Interrupted,
+    RunError,
+    check_win_rate_curve,
+    checkpoint_reach,
     export_copy,
+    lock_run,
     next_multiple,
     open_run,
     parse_run_args,
+    read_progress,
+    recover_folder_checkpoint,
     resumed_run_args,
     run_main,
+    save_folder_checkpoint,
     session_seed,
 )
 from friday13_training.script_args import atomic_write_text
@@ -83,6 +102,7 @@ try:  # the rllib extra: Ray RLlib and torch
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
     from ray.rllib.core.rl_module.torch import TorchRLModule
+    from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
     from ray.rllib.utils.torch_utils import FLOAT_MIN
     from torch import nn
 
@@ -103,6 +123,15 @@ LEARNER = "learner"
 """The RLModule that plays every learner seat and is the only one trained."""
 EVAL_SEED = 20_131_313
 """Seed of the periodic evaluations' deals: ``train_ppo.py``'s, so that the two scripts' curves compare."""
+CHECKPOINT = "checkpoint"
+"""The run's RLlib checkpoint folder (``save_run``)."""
+RESTORE_ERRORS = (
+    pickle.UnpicklingError, EOFError, OSError, AttributeError, ImportError, IndexError, KeyError, TypeError, ValueError,
+    RuntimeError,
+)  # fmt: skip
+"""What RLlib's restore raises for a damaged checkpoint: unpickling garbage, a truncated or missing file, a pickle of
+another structure, a class that is not there, torch refusing weights of another shape (``load_state_dict``'s
+``RuntimeError``); ``build_algorithm`` names the checkpoint for them."""
 
 
 # -- the command line ------------------------------------------------------------------------------
@@ -280,18 +309,80 @@ def record_evaluation(algo: Algorithm, args: Args, run_dir: Path, progress: dict
 
 
 def save_run(algo: Algorithm, args: Args, run_dir: Path, progress: dict[str, Any]) -> None:
-    """RLlib's checkpoint, the exported policy, then the progress record (never ahead of the files). The new
-    checkpoint is written beside the old one and swapped in, so an interrupted save leaves the old one."""
-    fresh, old = run_dir / "checkpoint.new", run_dir / "checkpoint.old"
-    for leftover in (fresh, old):
-        shutil.rmtree(leftover, ignore_errors=True)
-    algo.save_to_path(str(fresh.resolve()))
-    if (run_dir / "checkpoint").exists():
-        (run_dir / "checkpoint").rename(old)
-    fresh.rename(run_dir / "checkpoint")
-    shutil.rmtree(old, ignore_errors=True)
+    """RLlib's checkpoint, then the exported policy and the progress record (never ahead of the checkpoint). The new
+    checkpoint is written beside the old one and swapped in (``save_folder_checkpoint``), so a save cut short at any
+    moment leaves a whole checkpoint: the old one, put back by ``--resume`` (``recover_checkpoint``) where the stop
+    left it aside, or the new one, ahead of the record, which ``--resume`` then moves up (``match_restored``)."""
+    save_folder_checkpoint(run_dir, CHECKPOINT, lambda folder: algo.save_to_path(str(folder.resolve())))
+    write_record(algo, args, run_dir, progress)
+
+
+def write_record(algo: Algorithm, args: Args, run_dir: Path, progress: dict[str, Any]) -> None:
+    """The exported policy, then the progress record, of the checkpoint on disk."""
     export_policy(learner_module(algo), args, run_dir / "policy.npz", progress)
     atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1))
+
+
+def recover_checkpoint(run_dir: Path, fresh: dict[str, Any]) -> None:
+    """Put back the checkpoint a save cut short left without ``checkpoint/`` (``recover_folder_checkpoint``), for
+    ``--resume`` only and in a folder holding a run of this script's (a record that reads as one; anything else is
+    left as it is, for ``open_run`` to refuse), once the folder's lock is held (``lock_run``: a ``RunError`` if
+    another process runs there)."""
+    leftovers = [run_dir / f"{CHECKPOINT}.{part}" for part in ("old", "new")]
+    if (run_dir / CHECKPOINT).exists() or not any(leftover.is_dir() for leftover in leftovers):
+        return
+    try:
+        read_progress(run_dir / "progress.json", fresh)
+    except RunError:
+        return
+    lock_run(run_dir)
+    recovered = recover_folder_checkpoint(run_dir, CHECKPOINT)
+    if recovered is not None:
+        print(f"note: a save was cut short: {run_dir / recovered} is the run's checkpoint again", flush=True)
+
+
+def restored_counts(algo: Algorithm, checkpoint: Path) -> tuple[int, int]:
+    """The iterations and the card plays (RLlib's lifetime count of sampled env steps) of the restored ``algo``, or a
+    ``RunError`` naming its ``checkpoint`` where they are not counts."""
+    iterations = algo.iteration
+    steps = algo.metrics.peek((ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME), default=0)
+    counts = isinstance(iterations, int) and isinstance(steps, int | float) and not isinstance(steps, bool)
+    if not counts or not math.isfinite(steps) or steps != int(steps) or min(iterations, steps) < 0:
+        raise RunError(
+            f"--resume: {checkpoint} is damaged: it holds {iterations!r} iterations and {steps!r} card plays, not "
+            "counts; restore it or start a new run"
+        )
+    return iterations, int(steps)
+
+
+def match_restored(algo: Algorithm, run_dir: Path, progress: dict[str, Any], most_ahead: int) -> bool:
+    """Check the restored ``algo``'s iterations and card plays against ``progress.json``, as ``match_checkpoint`` does
+    ``train_ppo.py``'s timesteps: a checkpoint behind the record (or of as many iterations but other card plays) is a
+    ``RunError``; one ahead (a run stopped between writing the two) by at most ``most_ahead`` iterations (a checkpoint
+    interval) moves ``progress`` up to it, and True is returned. Further ahead, or past ``MAX_TIMESTEPS``, is a
+    ``RunError`` too."""
+    checkpoint = run_dir / CHECKPOINT
+    iterations, steps = restored_counts(algo, checkpoint)
+    recorded = progress["iterations"], progress["timesteps"]
+    if (iterations, steps) == recorded:
+        return False
+    held = (
+        f"--resume: {checkpoint} holds {iterations} iterations ({steps:,} card plays) but {run_dir / 'progress.json'} "
+        f"records {recorded[0]} ({recorded[1]:,} card plays)"
+    )
+    if iterations <= recorded[0] or steps <= recorded[1]:
+        raise RunError(f"{held}: the two are not of the same checkpoint; restore them or start a new run")
+    if iterations > recorded[0] + most_ahead or max(iterations, steps) > MAX_TIMESTEPS:
+        raise RunError(
+            f"{held}: a run stopped between writing the two leaves its checkpoint at most {most_ahead:,} iterations "
+            "ahead (a checkpoint interval), so they are not of the same run; restore them or start a new run"
+        )
+    print(
+        f"note: {checkpoint} is ahead of progress.json; going on from {iterations} iterations ({steps:,} card plays)",
+        flush=True,
+    )
+    progress["iterations"], progress["timesteps"] = iterations, steps
+    return True
 
 
 def resumed_args(args: Args, given: set[str], progress: dict[str, Any], run_dir: Path) -> Args:
@@ -314,14 +405,25 @@ def start_ray(address: str, num_env_runners: int) -> None:
 
 # -- the run ---------------------------------------------------------------------------------------
 def train(args: Args, given: set[str]) -> Path:
-    """The run ``args`` describes; returns its directory."""
+    """The run ``args`` describes; returns its directory. With ``--resume``, a checkpoint a save cut short left aside
+    is put back first (``recover_checkpoint``), the record is checked (its curve too) before Ray starts, and the
+    restored checkpoint against it (``match_restored``). Ctrl-C or SIGTERM (``Interrupted``) ends it with a line
+    naming the checkpoint on disk (``say_saved``)."""
     run_dir = run_directory(args)
     fresh = {"args": dataclasses.asdict(args), "iterations": 0, "timesteps": 0, "curve": [], "seconds": 0.0}
+    if args.resume:
+        recover_checkpoint(run_dir, fresh)
     progress = open_run(  # a folder another script's run holds (its progress.json) is refused, not written over
-        run_dir, args.resume, fresh, checkpoint="checkpoint/rllib_checkpoint.json", other_checkpoints=("progress.json",)
+        run_dir,
+        args.resume,
+        fresh,
+        checkpoint="checkpoint/rllib_checkpoint.json",
+        other_checkpoints=("progress.json",),
     )
+    sessions = [progress["args"]]  # the arguments of the session that wrote the record (checkpoint_reach)
     if args.resume:
         args = resumed_args(args, given, progress, run_dir)
+        check_win_rate_curve(run_dir / "progress.json", progress, args.eval_opponents)
         progress["args"] = dataclasses.asdict(args)
     done = progress["iterations"]
     if done >= args.iterations:
@@ -329,53 +431,87 @@ def train(args: Args, given: set[str]) -> Path:
         export_copy(run_dir, args.export)
         return run_dir
     torch.set_num_threads(args.torch_threads)
-    start_ray(args.address, args.num_env_runners)
+    saved = done if args.resume else None  # the iterations of the checkpoint on disk
     try:
-        algo = build_algorithm(args, run_dir, done)
-        run(algo, args, run_dir, progress)
-        algo.stop()
-    finally:
-        ray.shutdown()
+        start_ray(args.address, args.num_env_runners)
+        try:
+            algo = build_algorithm(args, run_dir, done)
+            if args.resume:
+                ahead = checkpoint_reach([*sessions, progress["args"]], 0, length="iterations")
+                if match_restored(algo, run_dir, progress, ahead):
+                    write_record(algo, args, run_dir, progress)
+                saved = progress["iterations"]
+            run(algo, args, run_dir, progress, saved)
+            algo.stop()
+        finally:
+            ray.shutdown()
+    except Interrupted as stop:
+        say_saved(stop, saved, run_dir)
+        raise
     export_copy(run_dir, args.export)
     return run_dir
 
 
+def say_saved(stop: Interrupted, saved: int | None, run_dir: Path) -> None:
+    """What the line of a run stopped by Ctrl-C or SIGTERM says was kept (``saved``: the iterations of the checkpoint
+    on disk, None before the first), unless the loop said it already."""
+    if saved is not None and not stop.saved:
+        stop.saved = f"the checkpoint at {saved:,} iterations is in {run_dir}: --resume goes on from it"
+
+
 def build_algorithm(args: Args, run_dir: Path, done: int) -> Algorithm:
-    """The run's PPO on the batched tables, restored from the run's checkpoint with ``--resume``; it deals from
-    a seed derived from the run's seed and the ``done`` iterations."""
+    """The run's PPO on the batched tables, restored from the run's checkpoint with ``--resume`` (a damaged one is a
+    ``RunError`` naming it: ``RESTORE_ERRORS``); it deals from a seed derived from the run's seed and the ``done``
+    iterations. Restoring unpickles the checkpoint's files, which may run code: the module docstring's "Trust"."""
     algo = use_batched_tables(ppo_config(args, seed=session_seed(args.seed, done)), table_options(args)).build_algo()
     if args.resume:
-        algo.restore_from_path(str((run_dir / "checkpoint").resolve()))
+        checkpoint = run_dir / CHECKPOINT
+        try:
+            algo.restore_from_path(str(checkpoint.resolve()))
+        except RESTORE_ERRORS as error:
+            algo.stop()
+            detail = " ".join(f"{type(error).__name__}: {error}".split())[:300].rstrip(": ")
+            raise RunError(
+                f"--resume: {checkpoint} is damaged or not this run's RLlib checkpoint ({detail}); restore it or start "
+                "a new run"
+            ) from error
     return algo
 
 
-def run(algo: Algorithm, args: Args, run_dir: Path, progress: dict[str, Any]) -> None:
-    """Iterate to ``--iterations``, evaluating and checkpointing on the way and at the end."""
+def run(algo: Algorithm, args: Args, run_dir: Path, progress: dict[str, Any], saved: int | None = None) -> None:
+    """Iterate to ``--iterations``, evaluating and checkpointing on the way and at the end. Ctrl-C or SIGTERM
+    (``Interrupted``) ends it with a line naming the checkpoint on disk (``saved``, its iterations at the start: None
+    before the first); ``--resume`` goes on from it."""
     started = time.perf_counter() - progress["seconds"]
     next_eval = next_multiple(progress["iterations"], args.eval_every)
     next_checkpoint = next_multiple(progress["iterations"], args.checkpoint_every)
-    if progress["iterations"] == 0 and args.eval_every:
-        record_evaluation(algo, args, run_dir, progress)
-    while progress["iterations"] < args.iterations:
-        tick = time.perf_counter()
-        result = algo.train()
-        progress["iterations"] += 1
-        progress["timesteps"] += int(result["env_runners"]["num_env_steps_sampled"])
-        stats = result["learners"][LEARNER]
-        print(
-            f"iteration {progress['iterations']}: {progress['timesteps']:,} card plays, "
-            f"{time.perf_counter() - tick:.1f} s, policy loss {stats['policy_loss']:.4f}, "
-            f"entropy {stats['entropy']:.3f}",
-            flush=True,
-        )
-        last = progress["iterations"] >= args.iterations
-        if progress["iterations"] >= next_eval or (last and args.eval_every):
-            next_eval = next_multiple(progress["iterations"], args.eval_every)
+    try:
+        if progress["iterations"] == 0 and args.eval_every:
             record_evaluation(algo, args, run_dir, progress)
-        if progress["iterations"] >= next_checkpoint or last:
-            next_checkpoint = next_multiple(progress["iterations"], args.checkpoint_every)
-            progress["seconds"] = time.perf_counter() - started
-            save_run(algo, args, run_dir, progress)
+        while progress["iterations"] < args.iterations:
+            tick = time.perf_counter()
+            result = algo.train()
+            progress["iterations"] += 1
+            progress["timesteps"] += int(result["env_runners"]["num_env_steps_sampled"])
+            stats = result["learners"][LEARNER]
+            print(
+                f"iteration {progress['iterations']}: {progress['timesteps']:,} card plays, "
+                f"{time.perf_counter() - tick:.1f} s, policy loss {stats['policy_loss']:.4f}, "
+                f"entropy {stats['entropy']:.3f}",
+                flush=True,
+            )
+            last = progress["iterations"] >= args.iterations
+            if progress["iterations"] >= next_eval or (last and args.eval_every):
+                next_eval = next_multiple(progress["iterations"], args.eval_every)
+                record_evaluation(algo, args, run_dir, progress)
+            if progress["iterations"] >= next_checkpoint or last:
+                next_checkpoint = next_multiple(progress["iterations"], args.checkpoint_every)
+                progress["seconds"] = time.perf_counter() - started
+                save_run(algo, args, run_dir, progress)
+                saved = progress["iterations"]
+    except Interrupted as stop:
+        say_saved(stop, saved, run_dir)
+        raise
     seconds = time.perf_counter() - started
     print(f"done: {progress['timesteps']:,} card plays in {seconds:.0f} s; {run_dir}", flush=True)
 

@@ -882,7 +882,7 @@ def test_resume_blames_a_bad_export_on_the_command_line_not_on_the_run(finished_
         (["--init-sharpness", "2048"], "argument --init-sharpness: must be at least 0.000976562 and at most 1024, got"),
         (["--init-sharpness", "4"], "--init-sharpness 4 sharpens the start of --init-policy: give one"),
         (["--critic-learning-rate", "-1"], "argument --critic-learning-rate: must be at least 0 and at most 1, got -1"),
-        (["--max-snapshots", "0"], "argument --max-snapshots: must be at least 1, got 0"),
+        (["--max-snapshots", "0"], "argument --max-snapshots: must be at least 1 and at most 1,000, got 0"),
         (
             ["--total-timesteps", "0"],
             "argument --total-timesteps: must be at least 1 and at most 1,000,000,000,000,000, got 0",

@@ -20,6 +20,7 @@ from friday13_training.friday13_agents import evaluation_opponent_errors, spec_f
 from friday13_training.runs import MAX_SEED, MAX_TIMESTEPS, export_problem, name_problems
 from friday13_training.script_args import (
     MAX_CLIP,
+    MAX_EPOCHS,
     MAX_EVAL_GAMES,
     MAX_LEARNING_RATE,
     MAX_LOSS_WEIGHT,
@@ -28,14 +29,15 @@ from friday13_training.script_args import (
     network_errors,
     option,
     output_errors,
+    rollout_error,
 )
+from friday13_training.script_args import MAX_GRAD_NORM as MAX_GRAD_NORM  # shared with train_ppo.py, read here too
 
 MAX_ENV_RUNNERS = 1024
 """The most Ray actors a run may ask for (``--num-env-runners``): each is a process, and Ray reserves a CPU for each."""
-MAX_GRAD_NORM = 1e6
-"""The largest gradient norm clip (``--max-grad-norm``): far above every recipe here (0.5), where it clips nothing;
-RLlib clamps the norm to it in float32, so one past float32's range (``1e300``) crashed the learner after Ray had
-started."""
+MAX_TRAIN_BATCH_SIZE = 1 << 23
+"""The most card plays an iteration samples (``--train-batch-size``, and so ``--minibatch-size``): 512 times the
+default; a batch's memory is checked too (``batch_bytes``)."""
 
 
 # -- hyperparameters -------------------------------------------------------------------------------
@@ -79,9 +81,11 @@ class Args:
     opponent_share: float = option(
         0.5, "share of games where the learner holds one seat and --opponents the others", minimum=0, maximum=1
     )
-    train_batch_size: int = option(16_384, "card plays sampled per iteration (every seat's)", minimum=1)
-    minibatch_size: int = option(4096, "samples per gradient step", minimum=1)
-    num_epochs: int = option(4, "passes over each batch", minimum=1)
+    train_batch_size: int = option(
+        16_384, "card plays sampled per iteration (every seat's)", minimum=1, maximum=MAX_TRAIN_BATCH_SIZE
+    )
+    minibatch_size: int = option(4096, "samples per gradient step", minimum=1, maximum=MAX_TRAIN_BATCH_SIZE)
+    num_epochs: int = option(4, "passes over each batch", minimum=1, maximum=MAX_EPOCHS)
     learning_rate: float = option(1e-3, "Adam learning rate", above=0, maximum=MAX_LEARNING_RATE)
     gamma: float = option(0.995, "discount per move of the same seat", minimum=0, maximum=1)
     gae_lambda: float = option(0.95, "GAE lambda", minimum=0, maximum=1)
@@ -128,6 +132,8 @@ def checked_args(args: Args) -> Args:
         problems.append("--opponent-share needs --opponents (or give --opponent-share 0)")
     problems += evaluation_opponent_errors(args.eval_opponents, deck)
     problems += network_errors(args.hidden_sizes, observation_scale(deck.name).size, deck.num_actions)
+    if problem := batch_error(args):
+        problems.append(problem)
     problems += output_errors([("--export", args.export, False), ("--run-dir", run_directory(args), True)])
     inputs = {
         "--opponents": spec_files(args.opponents),
@@ -139,6 +145,27 @@ def checked_args(args: Args) -> Args:
     if problems:
         raise ValueError("; ".join(problems))
     return args
+
+
+def batch_bytes(deck: str, samples: int) -> int:
+    """Bytes of ``samples`` card plays as RLlib holds them, at the least: per card play the observation and the
+    action's logits in float32, the legal mask and 64 bytes of numbers (action, log-probability, value, advantage,
+    target, reward, flags), twice (the episodes, and the train batch built from them)."""
+    inputs, num_actions = observation_scale(deck).size, get_deck(deck).num_actions
+    return 2 * samples * (4 * inputs + 5 * num_actions + 64)
+
+
+def batch_error(args: Args) -> str | None:
+    """Why an iteration's samples would take more than ``MAX_ROLLOUT_BYTES`` (``rollout_error``), or None: the larger
+    of ``--train-batch-size`` and the tables (every runner steps each of its ``--num-envs-per-env-runner`` tables at
+    least once an iteration; without runners the driver samples one runner's tables)."""
+    tables = max(args.num_env_runners, 1) * args.num_envs_per_env_runner
+    if tables > args.train_batch_size:
+        sizes = f"--num-env-runners {args.num_env_runners} x --num-envs-per-env-runner {args.num_envs_per_env_runner}"
+        sizes += " (a card play at every table each iteration, at least)"
+        return rollout_error(sizes, batch_bytes(args.deck, tables), "runners or tables per runner")
+    sizes = f"--train-batch-size {args.train_batch_size}"
+    return rollout_error(sizes, batch_bytes(args.deck, args.train_batch_size), "card plays per batch")
 
 
 def run_directory(args: Args) -> Path:

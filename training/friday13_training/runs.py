@@ -16,6 +16,7 @@ import json
 import math
 import os
 import re
+import shutil
 import sys
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -140,6 +141,42 @@ def open_run(
     return fresh_progress
 
 
+def save_folder_checkpoint(run_dir: Path, name: str, write: Callable[[Path], None]) -> None:
+    """Replace the run's checkpoint folder ``run_dir / name`` with the one ``write`` writes (it is given a folder path
+    that does not exist), so that a stop at any moment leaves a whole checkpoint: ``write`` fills ``<name>.partial``,
+    which becomes ``<name>.new`` once whole; the checkpoint steps aside as ``<name>.old``, ``<name>.new`` takes its
+    place, and only then is ``<name>.old`` deleted. A checkpoint a stop left stepped aside is put back first
+    (``recover_folder_checkpoint``), so the leftovers of an earlier save that this one deletes are never the run's
+    only checkpoint."""
+    current = run_dir / name
+    partial, fresh, old = (run_dir / f"{name}.{part}" for part in ("partial", "new", "old"))
+    recover_folder_checkpoint(run_dir, name)
+    for leftover in (partial, fresh, old):  # (with no checkpoint, none is left: recover took the whole one)
+        shutil.rmtree(leftover, ignore_errors=True)
+    write(partial)
+    partial.rename(fresh)
+    if current.exists():
+        current.rename(old)
+    fresh.rename(current)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def recover_folder_checkpoint(run_dir: Path, name: str) -> str | None:
+    """Put back the checkpoint folder a stop in the middle of ``save_folder_checkpoint`` left without ``run_dir /
+    name``: ``<name>.old`` (the checkpoint stepped aside, the one the run's record was written with), else
+    ``<name>.new`` (whole: it is renamed so only once written); ``<name>.partial`` is never whole. Returns the folder
+    put back (None: nothing to do, or nothing whole)."""
+    current = run_dir / name
+    if current.exists():
+        return None
+    for part in ("old", "new"):
+        leftover = run_dir / f"{name}.{part}"
+        if leftover.is_dir() and not leftover.is_symlink():
+            leftover.rename(current)
+            return leftover.name
+    return None
+
+
 def session_seed(seed: int, done: int) -> int:
     """The seed of a working session of a run that starts ``done`` steps in: the run's ``seed`` for a fresh run (so a
     run never stopped deals as before), else one drawn from both (``numpy.random.SeedSequence``), below 2**32. A
@@ -237,12 +274,13 @@ def load_progress(path: Path, template: dict[str, Any], extra_keys: Iterable[str
 
 
 def progress_problems(progress: dict[str, Any]) -> list[str]:
-    """What is out of range in the fields of a run's record that the scripts share (those it has): timesteps,
-    times, snapshot names, the record of a distillation's final fit (``distill_final``), learning-curve points (each
-    a ``timesteps`` and named numbers); one line each."""
+    """What is out of range in the fields of a run's record that the scripts share (those it has): timesteps and
+    iterations, times, snapshot names (each listed once), the record of a distillation's final fit
+    (``distill_final``), learning-curve points (each a ``timesteps`` and named numbers); one line each."""
     problems = []
-    if "timesteps" in progress and not _is_count(progress["timesteps"]):
-        problems.append(f"timesteps {_short(repr(progress['timesteps']))} (allowed: 0 to {MAX_TIMESTEPS:,})")
+    for key in ("timesteps", "iterations"):
+        if key in progress and not _is_count(progress[key]):
+            problems.append(f"{key} {_short(repr(progress[key]))} (allowed: 0 to {MAX_TIMESTEPS:,})")
     for key in ("seconds", "wall_time_s"):
         if key in progress and not is_duration(progress[key]):
             problems.append(f"{key} {_short(repr(progress[key]))} (allowed: a number of seconds, at least 0)")
@@ -254,6 +292,11 @@ def progress_problems(progress: dict[str, Any]) -> list[str]:
         isinstance(name, str) and SNAPSHOT_NAME.fullmatch(name) for name in snapshots
     ):
         problems.append(f"snapshots {_short(repr(snapshots))} (allowed: names snapshot_<timesteps>)")
+    elif repeated := _repeated(snapshots):
+        problems.append(
+            f"snapshots {_short(repr(snapshots))} repeats {repeated} (allowed: each snapshot once: one listed twice "
+            "would be drawn twice as often, which no run writes)"
+        )
     final = progress.get("distill_final")
     if final is not None and not _is_final_fit(final):
         problems.append(
@@ -378,6 +421,16 @@ def inside_run(path: Path, run_dir: Path) -> bool:
     return path.resolve().is_relative_to(run_dir.resolve())
 
 
+def _repeated(names: list[str]) -> str | None:
+    """The first name of ``names`` listed a second time, or None."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            return name
+        seen.add(name)
+    return None
+
+
 def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not a number JSON allows")
 
@@ -455,16 +508,17 @@ def match_checkpoint(path: Path, timesteps: int, progress: dict[str, Any], most_
         progress["timesteps"] = timesteps
 
 
-def checkpoint_reach(sessions: Iterable[Mapping[str, Any]], rollout: int) -> int:
+def checkpoint_reach(sessions: Iterable[Mapping[str, Any]], rollout: int, length: str = "total_timesteps") -> int:
     """How far ahead of its record a checkpoint may be (``match_checkpoint``): a run writes its checkpoint before its
     record, and checkpoints at the first rollout that reaches each multiple of ``--checkpoint-every``, so a stop
     between the two writes leaves the checkpoint at most one interval and one ``rollout`` ahead; an interval of 0
-    (only at the end) reaches the run's end. ``sessions``: the arguments of the session that wrote the record and
-    of this one (``--resume`` may change the interval and the length, and either may have written the
-    checkpoint); a value that is not a count is left out (the record's checks name it)."""
+    (only at the end) reaches the run's end (its ``length`` argument: ``train_rllib.py`` counts ``iterations``, with
+    a ``rollout`` of 0). ``sessions``: the arguments of the session that wrote the record and of this one
+    (``--resume`` may change the interval and the length, and either may have written the checkpoint); a value that
+    is not a count is left out (the record's checks name it)."""
     reach = 0
     for args in sessions:
-        every, total = args.get("checkpoint_every"), args.get("total_timesteps")
+        every, total = args.get("checkpoint_every"), args.get(length)
         if isinstance(every, int) and isinstance(total, int) and _is_count(every) and _is_count(total):
             reach = max(reach, every or total)
     return rollout + reach
@@ -659,11 +713,18 @@ def resumed_run_args(
     any agent is built); what is left (this command line's settings, e.g. ``--export``) goes through
     ``checked``. ``added_later`` gives each hyperparameter added after runs were first recorded the value those runs
     were trained with, so that a record without it resumes as it was trained; any other missing argument is
-    damage."""
+    damage, and so is one that is no field of ``cls`` (dropped, a newer release's setting would be lost unsaid)."""
     stored = {**(added_later or {}), **progress["args"]}
     values = dataclasses.asdict(args)
     names = [field.name for field in dataclasses.fields(cls)]
     record = run_dir / "progress.json"
+    unknown = sorted(set(progress["args"]) - set(names))
+    if unknown:
+        raise RunError(
+            f"--resume: {record} is damaged: its arguments hold {_short(', '.join(map(repr, unknown)))}, which this "
+            "version of the script does not know (a damaged record, or one written by a newer release, whose setting "
+            "would be dropped); restore it or start a new run"
+        )
     check_recorded_factories(record, stored, values, given, agent_fields)
     changed = changed_hyperparameters(stored, values, [n for n in names if n not in run_settings and n in given])
     if changed:

@@ -38,6 +38,14 @@ of at most 0.03, a value weight of 0.5), where the term drowns the policy's loss
 MAX_CLIP = 10.0
 """The largest PPO clip range (``--clip-coef``, ``--clip-range``): a range of 1 already leaves no lower clip, and every
 recipe here is at most 0.2; one past float32's range (``1e39``) crashed torch after the run folder was made."""
+MAX_GRAD_NORM = 1e6
+"""The largest gradient norm clip (``--max-grad-norm`` of ``train_ppo.py`` and ``train_rllib.py``): far above every
+recipe here (0.5), where it clips nothing; the clip is applied in float32, so one past float32's range (``1e300``)
+crashed RLlib's learner after Ray had started."""
+MAX_EPOCHS = 1_000
+"""The most passes over each rollout or batch (``train_ppo.py``'s ``--update-epochs``, ``train_rllib.py``'s
+``--num-epochs``): every recipe here makes at most 10, and each pass is a whole update's work, so a billion would
+never end its first update."""
 MAX_EVAL_GAMES = MAX_GAMES
 """The most games an evaluation plays per opponent or level (``--eval-games``, ``--final-games``), as the card
 game's tournament (``MAX_GAMES``): its deals are those of its seed, which repeat another seed's past a million games,
