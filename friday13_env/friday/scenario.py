@@ -253,21 +253,22 @@ def _card_ids(zone: str, cards: Iterable[object]) -> list[int]:
 
 def _hazard_ids(zone: str, cards: Iterable[object]) -> list[int]:
     """``_card_ids`` of a hazard pile: every card must be a hazard card."""
-    ids = _card_ids(zone, cards)
-    for card in ids:
-        if card not in HAZARD_IDS:
-            raise ValueError(f"{zone} holds {_shown_card(card)}, not a hazard card ({_HAZARDS})")
-    return ids
+    return _ids_of_kind(zone, cards, HAZARD_IDS, "a hazard card", _HAZARDS)
 
 
 def _aging_ids(cards: Iterable[object]) -> list[int]:
     """``_card_ids`` of the aging stack: every card must be an aging card (another would be taken as one when the
     stack refills the Robinson stack)."""
-    ids = _card_ids("aging", cards)
-    for card in ids:
-        if card not in AGING_IDS:
-            raise ValueError(f"aging holds {_shown_card(card)}, not an aging card ({_AGING})")
-    return ids
+    return _ids_of_kind("aging", cards, AGING_IDS, "an aging card", _AGING)
+
+
+def _ids_of_kind(zone: str, cards: Iterable[object], kind_ids: tuple[int, ...], kind: str, ids: str) -> list[int]:
+    """``_card_ids`` of ``zone``, every card one of ``kind_ids`` (``kind``, whose ids are ``ids``, for the message)."""
+    found = _card_ids(zone, cards)
+    for card in found:
+        if card not in kind_ids:
+            raise ValueError(f"{zone} holds {_shown_card(card)}, not {kind} ({ids})")
+    return found
 
 
 def _check_each_card_once(zones: dict[str, list[int]]) -> None:
