@@ -28,7 +28,14 @@ from friday13_env.core.checks import finite_number, is_duration
 from friday13_env.core.files import clashing_outputs, output_inside, read_capped
 from friday13_env.core.signals import Interrupted as Interrupted  # re-exported for the scripts
 from friday13_env.core.signals import signals_interrupt as signals_interrupt
-from friday13_env.core.specs import FACTORY, is_existing_file, parse_spec, shown, working_folder_importable
+from friday13_env.core.specs import (
+    FACTORY,
+    first_repeat,
+    is_existing_file,
+    parse_spec,
+    shown,
+    working_folder_importable,
+)
 from friday13_env.core.zoo import zoo_output_problem
 from friday13_env.friday13.agents.policy import read_friday13_policy
 from friday13_training.script_args import atomic_write_bytes, dataclass_parser, field_errors, flag_name, given_flags
@@ -292,10 +299,10 @@ def progress_problems(progress: dict[str, Any]) -> list[str]:
         isinstance(name, str) and SNAPSHOT_NAME.fullmatch(name) for name in snapshots
     ):
         problems.append(f"snapshots {_short(repr(snapshots))} (allowed: names snapshot_<timesteps>)")
-    elif repeated := _repeated(snapshots):
+    elif (repeat := first_repeat(snapshots)) is not None:
         problems.append(
-            f"snapshots {_short(repr(snapshots))} repeats {repeated} (allowed: each snapshot once: one listed twice "
-            "would be drawn twice as often, which no run writes)"
+            f"snapshots {_short(repr(snapshots))} repeats {snapshots[repeat[0]]} (allowed: each snapshot once: one "
+            "listed twice would be drawn twice as often, which no run writes)"
         )
     final = progress.get("distill_final")
     if final is not None and not _is_final_fit(final):
@@ -419,16 +426,6 @@ def inside_run(path: Path, run_dir: Path) -> bool:
     """Whether ``path``, resolved (through every link), lies inside the run folder ``run_dir``: a file a run may
     delete as its own."""
     return path.resolve().is_relative_to(run_dir.resolve())
-
-
-def _repeated(names: list[str]) -> str | None:
-    """The first name of ``names`` listed a second time, or None."""
-    seen: set[str] = set()
-    for name in names:
-        if name in seen:
-            return name
-        seen.add(name)
-    return None
 
 
 def _no_constant(name: str) -> None:
