@@ -431,7 +431,6 @@ def train(args: Args, given: set[str]) -> Path:
         export_copy(run_dir, args.export)
         return run_dir
     torch.set_num_threads(args.torch_threads)
-    saved = done if args.resume else None  # the iterations of the checkpoint on disk
     try:
         start_ray(args.address, args.num_env_runners)
         try:
@@ -440,23 +439,29 @@ def train(args: Args, given: set[str]) -> Path:
                 ahead = checkpoint_reach([*sessions, progress["args"]], 0, length="iterations")
                 if match_restored(algo, run_dir, progress, ahead):
                     write_record(algo, args, run_dir, progress)
-                saved = progress["iterations"]
-            run(algo, args, run_dir, progress, saved)
+            run(algo, args, run_dir, progress)
             algo.stop()
         finally:
             ray.shutdown()
     except Interrupted as stop:
-        say_saved(stop, saved, run_dir)
+        say_saved(stop, run_dir)
         raise
     export_copy(run_dir, args.export)
     return run_dir
 
 
-def say_saved(stop: Interrupted, saved: int | None, run_dir: Path) -> None:
-    """What the line of a run stopped by Ctrl-C or SIGTERM says was kept (``saved``: the iterations of the checkpoint
-    on disk, None before the first), unless the loop said it already."""
-    if saved is not None and not stop.saved:
-        stop.saved = f"the checkpoint at {saved:,} iterations is in {run_dir}: --resume goes on from it"
+def say_saved(stop: Interrupted, run_dir: Path) -> None:
+    """What the line of a run stopped by Ctrl-C or SIGTERM says was kept: the checkpoint on disk, of the iterations
+    its record gives (written after each checkpoint, ``save_run``; one a save cut short left aside counts, as
+    ``--resume`` puts it back); nothing before the first checkpoint."""
+    if not any((run_dir / name).is_dir() for name in (CHECKPOINT, f"{CHECKPOINT}.old", f"{CHECKPOINT}.new")):
+        return
+    try:
+        iterations = json.loads((run_dir / "progress.json").read_text())["iterations"]
+    except (OSError, ValueError, KeyError, TypeError):  # no record to read: the line says nothing was saved
+        return
+    if isinstance(iterations, int):
+        stop.saved = f"the checkpoint at {iterations:,} iterations is in {run_dir}: --resume goes on from it"
 
 
 def build_algorithm(args: Args, run_dir: Path, done: int) -> Algorithm:
@@ -478,40 +483,33 @@ def build_algorithm(args: Args, run_dir: Path, done: int) -> Algorithm:
     return algo
 
 
-def run(algo: Algorithm, args: Args, run_dir: Path, progress: dict[str, Any], saved: int | None = None) -> None:
-    """Iterate to ``--iterations``, evaluating and checkpointing on the way and at the end. Ctrl-C or SIGTERM
-    (``Interrupted``) ends it with a line naming the checkpoint on disk (``saved``, its iterations at the start: None
-    before the first); ``--resume`` goes on from it."""
+def run(algo: Algorithm, args: Args, run_dir: Path, progress: dict[str, Any]) -> None:
+    """Iterate to ``--iterations``, evaluating and checkpointing on the way and at the end."""
     started = time.perf_counter() - progress["seconds"]
     next_eval = next_multiple(progress["iterations"], args.eval_every)
     next_checkpoint = next_multiple(progress["iterations"], args.checkpoint_every)
-    try:
-        if progress["iterations"] == 0 and args.eval_every:
+    if progress["iterations"] == 0 and args.eval_every:
+        record_evaluation(algo, args, run_dir, progress)
+    while progress["iterations"] < args.iterations:
+        tick = time.perf_counter()
+        result = algo.train()
+        progress["iterations"] += 1
+        progress["timesteps"] += int(result["env_runners"]["num_env_steps_sampled"])
+        stats = result["learners"][LEARNER]
+        print(
+            f"iteration {progress['iterations']}: {progress['timesteps']:,} card plays, "
+            f"{time.perf_counter() - tick:.1f} s, policy loss {stats['policy_loss']:.4f}, "
+            f"entropy {stats['entropy']:.3f}",
+            flush=True,
+        )
+        last = progress["iterations"] >= args.iterations
+        if progress["iterations"] >= next_eval or (last and args.eval_every):
+            next_eval = next_multiple(progress["iterations"], args.eval_every)
             record_evaluation(algo, args, run_dir, progress)
-        while progress["iterations"] < args.iterations:
-            tick = time.perf_counter()
-            result = algo.train()
-            progress["iterations"] += 1
-            progress["timesteps"] += int(result["env_runners"]["num_env_steps_sampled"])
-            stats = result["learners"][LEARNER]
-            print(
-                f"iteration {progress['iterations']}: {progress['timesteps']:,} card plays, "
-                f"{time.perf_counter() - tick:.1f} s, policy loss {stats['policy_loss']:.4f}, "
-                f"entropy {stats['entropy']:.3f}",
-                flush=True,
-            )
-            last = progress["iterations"] >= args.iterations
-            if progress["iterations"] >= next_eval or (last and args.eval_every):
-                next_eval = next_multiple(progress["iterations"], args.eval_every)
-                record_evaluation(algo, args, run_dir, progress)
-            if progress["iterations"] >= next_checkpoint or last:
-                next_checkpoint = next_multiple(progress["iterations"], args.checkpoint_every)
-                progress["seconds"] = time.perf_counter() - started
-                save_run(algo, args, run_dir, progress)
-                saved = progress["iterations"]
-    except Interrupted as stop:
-        say_saved(stop, saved, run_dir)
-        raise
+        if progress["iterations"] >= next_checkpoint or last:
+            next_checkpoint = next_multiple(progress["iterations"], args.checkpoint_every)
+            progress["seconds"] = time.perf_counter() - started
+            save_run(algo, args, run_dir, progress)
     seconds = time.perf_counter() - started
     print(f"done: {progress['timesteps']:,} card plays in {seconds:.0f} s; {run_dir}", flush=True)
 
