@@ -327,9 +327,8 @@ def checked_args(args: Args) -> Args:
         "--distill-init": spec_files([args.distill_init] if args.distill_init else [], REGISTRY),
         "--teacher": spec_files([args.teacher], REGISTRY),
     }
-    export = export_problem(args.export, {"--run-dir": run_directory(args)}, inputs)
-    if export:
-        problems.append(export)
+    if problem := export_problem(args.export, {"--run-dir": run_directory(args)}, inputs):
+        problems.append(problem)
     if problems:
         raise ValueError("; ".join(problems))
     return args
