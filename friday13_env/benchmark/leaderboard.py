@@ -249,10 +249,9 @@ def _same_build_ratings(
 
 
 def _signed(interval: tuple[float, float, float]) -> str:
+    """``format_interval`` of a gap, three decimals each with its sign."""
     mean, low, high = interval
-    if low == high == mean:  # as format_interval
-        return f"{mean:+.3f} (no spread)"
-    return f"{mean:+.3f} [{low:+.3f}, {high:+.3f}]"
+    return format_interval({"value": mean, "low": low, "high": high}, 3, sign="+")
 
 
 ON_A_GPU = " on a GPU"
@@ -424,14 +423,15 @@ def _normalised(result: dict[str, Any] | None) -> str:
     return format_interval(result["normalised"]["iqm"], 2)
 
 
-def format_interval(interval: dict[str, float | None], digits: int) -> str:
+def format_interval(interval: dict[str, float | None], digits: int, sign: str = "") -> str:
     """``value [low, high]`` of an interval in its JSON form, the value alone where it is undefined, and ``value (no
     spread)`` where every sample was the value (a width of 0 would claim a certainty the samples do not give: 0 wins
-    in 100 games is not a win share of exactly 0)."""
+    in 100 games is not a win share of exactly 0). ``sign="+"`` writes each number's sign."""
     value, low, high = interval["value"], interval["low"], interval["high"]
     assert value is not None
+    number = f"{sign}.{digits}f"
     if low is None or high is None:
-        return f"{value:.{digits}f}"
+        return f"{value:{number}}"
     if low == high == value:
-        return f"{value:.{digits}f} (no spread)"
-    return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+        return f"{value:{number}} (no spread)"
+    return f"{value:{number}} [{low:{number}}, {high:{number}}]"
