@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from friday13_env.core.agent import Agent
-from friday13_env.core.checks import has_control_character, plain_text
+from friday13_env.core.checks import plain_text, printable
 
 OptionValue = bool | int | float | str
 SHOWN_CHARACTERS = 60
@@ -186,9 +186,8 @@ def markdown_cell(text: str) -> str:
     file names (a checkpoint path may hold a ``|``, a newline or an escape sequence): an unescaped ``|`` would end the
     cell and shift the row's columns, a line break would split the row in two, and an escape sequence would reach the
     terminal of whoever shows the file."""
-    if has_control_character(text) or any(character in LINE_SEPARATORS for character in text):
-        text = repr(text)
-    return text.replace("|", "\\|")
+    shown_text = repr(text) if any(character in LINE_SEPARATORS for character in text) else printable(text)
+    return shown_text.replace("|", "\\|")
 
 
 LINE_SEPARATORS = frozenset("\u2028\u2029")
