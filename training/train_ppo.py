@@ -27,7 +27,7 @@ the advantages, the update, evaluation and the snapshot pool, then the loop. Wha
 shows (``reporting``).
 
 What a run leaves in ``--run-dir`` (default ``runs/<run-name>``), every file written atomically:
-  ``last.pt``            actor, critic and optimizer: ``--resume`` continues from it
+  ``last.pt``            actor, critic and optimizer (and ``--magnet-coef``'s magnet): ``--resume`` continues from it
   ``progress.json``      the run's arguments, timesteps done, snapshots, learning-curve points, and the script
                          that started it (this one, or ``best_response.py``, which resumes its own runs)
   ``policy.npz``         the exported numpy policy (also copied to ``--export``)
@@ -63,6 +63,7 @@ import numpy as np
 import torch
 from friday13_training.actor_critic import ActorCritic
 from friday13_training.friday13_agents import evaluation_opponent_errors, spec_files
+from friday13_training.magnet import frozen_copy, magnet_kl, move_magnet
 from friday13_training.pool_results import PoolResults, learner_shares, record_games, state_problem
 from friday13_training.ppo_checkpoint import (
     CHECKPOINT,
@@ -226,6 +227,20 @@ class Args:
     clip_coef: float = option(0.2, "PPO clip range", above=0, maximum=MAX_CLIP)
     ent_coef: float = option(0.03, "entropy bonus", minimum=0, maximum=MAX_LOSS_WEIGHT)
     ent_anneal: bool = option(False, "anneal the entropy bonus linearly to 0 with the learning rate")
+    magnet_coef: float = option(
+        0.0,
+        "weight of KL(policy || magnet) in the actor's loss: the pull toward a frozen copy of the actor, as in "
+        "magnetic mirror descent (friday13_training.magnet); 0: no magnet",
+        minimum=0,
+        maximum=MAX_LOSS_WEIGHT,
+    )
+    magnet_every: int = option(
+        0,
+        "with --magnet-coef: the magnet becomes the actor as it is then at the first rollout's end at or past each "
+        "multiple of this many timesteps (0: it stays the run's first actor)",
+        minimum=0,
+        maximum=MAX_TIMESTEPS,
+    )
     vf_coef: float = option(0.5, "value loss weight", minimum=0, maximum=MAX_LOSS_WEIGHT)
     max_grad_norm: float = option(0.5, "gradient norm clip", above=0, maximum=MAX_GRAD_NORM)
     hidden_sizes: list[int] = option([192, 192], "hidden layer widths of the actor and the critic", minimum=1)
@@ -323,7 +338,7 @@ RUN_SETTINGS = (
 ADDED_LATER = {
     "pool_draw": "seat", "input_features": RAW_INPUT, "ent_anneal": False, "device": "cpu", "actor": "mlp",
     "eval_players": 4, "init_policy": "", "critic_warmup": 0, "init_sharpness": 1.0, "critic_learning_rate": 0.0,
-    "pool_weighting": "uniform", "pfsp_power": 2.0, "init_run": "",
+    "pool_weighting": "uniform", "pfsp_power": 2.0, "init_run": "", "magnet_coef": 0.0, "magnet_every": 0,
 }  # fmt: skip
 """Arguments added after release 0.6.0, with the value the runs recorded before them were trained with."""
 AGENT_FIELDS = ("opponents", "eval_opponents", "init_policy")
@@ -397,6 +412,11 @@ def checked_args(args: Args) -> Args:
         )
     elif args.pool_weighting == "uniform" and args.pfsp_power != 2:
         problems.append(f"--pfsp-power {args.pfsp_power:g} weights the draws of --pool-weighting pfsp: give it")
+    if args.magnet_every and not args.magnet_coef:
+        problems.append(
+            f"--magnet-every {args.magnet_every} moves the magnet of --magnet-coef, which is 0 (no magnet): give "
+            "--magnet-coef above 0, or leave --magnet-every out"
+        )
     if args.init_run and args.init_policy:
         problems.append("--init-run and --init-policy both start the actor: give one")
     elif args.init_run and not args.resume:  # (a resumed run has its own networks: its source is not read again)
@@ -746,9 +766,10 @@ def advantages(rollout: Rollout, gamma: float, gae_lambda: float) -> np.ndarray:
 # -- the update ------------------------------------------------------------------------------------
 def update(
     model: ActorCritic, optimizer: torch.optim.Optimizer, rollout: Rollout, advantage: np.ndarray, args: Args,
-    generator: torch.Generator, ent_coef: float, actor_learns: bool = True,
+    generator: torch.Generator, ent_coef: float, actor_learns: bool = True, magnet: nn.Module | None = None,
 ) -> dict[str, float]:  # fmt: skip
-    """Clipped-surrogate PPO over the learner's samples, with entropy bonus ``ent_coef``; returns the mean losses.
+    """Clipped-surrogate PPO over the learner's samples, with entropy bonus ``ent_coef`` and, with a ``magnet``,
+    ``--magnet-coef`` times the KL divergence from it (``friday13_training.magnet``); returns the mean losses.
     Without ``actor_learns`` (``--critic-warmup``) only the value loss is minimised."""
     valid = rollout.trained
     observations = on(args, rollout.observations[valid])
@@ -760,6 +781,8 @@ def update(
     returns = gains + on(args, rollout.values[valid])
     samples = int(valid.sum())
     stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "clip_fraction": []}
+    if magnet is not None:
+        stats["magnet_kl"] = []
     for _ in range(args.update_epochs):
         order = torch.randperm(samples, generator=generator).to(args.device)
         for start in range(0, samples, args.minibatch_size):
@@ -779,6 +802,14 @@ def update(
                 loss = policy_loss + args.vf_coef * value_loss - ent_coef * entropy
             else:
                 loss = args.vf_coef * value_loss
+            if magnet is not None:
+                with torch.no_grad():
+                    magnet_log_probs = torch.log_softmax(model.logits(observations[batch], masks[batch], magnet), dim=1)
+                with torch.set_grad_enabled(actor_learns):  # (--critic-warmup: only reported)
+                    divergence = magnet_kl(log_probs, magnet_log_probs, masks[batch])
+                if actor_learns:
+                    loss = loss + args.magnet_coef * divergence
+                stats["magnet_kl"].append(divergence.item())
             optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
@@ -929,9 +960,10 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
     model = model.to(args.device)
     if args.init_run and not args.resume:  # a resume loads its own
         progress[STARTED_FROM] = start_from(Path(args.init_run), model, args.device, fresh_progress(args), ADDED_LATER)
+    magnet = frozen_copy(model.actor) if args.magnet_coef else None  # the run's first actor, or a resume's own
     optimizer = adam(model, args)
     if args.resume:
-        load_checkpoint(run_dir, model, optimizer, args.device, progress["timesteps"])
+        load_checkpoint(run_dir, model, optimizer, args.device, progress["timesteps"], magnet)
     done = progress["timesteps"]
     if done >= args.total_timesteps:
         print(f"{run_dir} is finished: {done:,} timesteps (raise --total-timesteps to go on)", flush=True)
@@ -946,20 +978,21 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
     next_eval = next_multiple(done, args.eval_every)
     next_checkpoint = next_multiple(done, args.checkpoint_every)
     next_snapshot = next_multiple(done, args.snapshot_every)
+    next_magnet = next_multiple(done, args.magnet_every)
     bar = progress_bar(args.progress, args.total_timesteps, done)
     clock = dict.fromkeys(("collect", "engine", "opponents", "forward", "advantages", "update", "evaluate"), 0.0)
     earlier_clock = dict(progress.get("clock", {}))  # the sessions before this one (the record keeps their sum)
     session_start, session_done = time.perf_counter(), done
     started = session_start - progress["seconds"]
     saved = done if args.resume else None  # the timesteps of the checkpoint on disk
-    boundary = Boundary.of(done, model, optimizer, progress)
+    boundary = Boundary.of(done, model, optimizer, progress, magnet)
     try:
         if done == 0 and args.eval_every and not progress["curve"]:  # (a run stopped at 0 may have its first point)
             record_evaluation(model, args, 0, time.perf_counter() - started, progress, run_dir, writer, clock)
         while done < args.total_timesteps:
             if args.pool_weighting == "pfsp":
                 progress[POOL_RESULTS] = tables.results.state()
-            boundary = Boundary.of(done, model, optimizer, progress)
+            boundary = Boundary.of(done, model, optimizer, progress, magnet)
             fraction = 1.0 - done / args.total_timesteps
             for group, rate in zip(optimizer.param_groups, learning_rates(args), strict=True):
                 group["lr"] = fraction * rate
@@ -972,7 +1005,7 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
             clock["advantages"] += time.perf_counter() - tick
             tick = time.perf_counter()
             actor_learns = done >= args.critic_warmup
-            stats = update(model, optimizer, rollout, gains, args, generator, ent_coef, actor_learns)
+            stats = update(model, optimizer, rollout, gains, args, generator, ent_coef, actor_learns, magnet)
             clock["update"] += time.perf_counter() - tick
             done += per_rollout
             check_finite(model, stats, done, saved)
@@ -989,6 +1022,9 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
             if done >= next_snapshot:
                 next_snapshot = next_multiple(done, args.snapshot_every)
                 add_snapshot(model, args, run_dir, progress, tables, done)
+            if magnet is not None and done >= next_magnet:
+                next_magnet = next_multiple(done, args.magnet_every)
+                move_magnet(magnet, model.actor)
             if done >= next_eval or (done >= args.total_timesteps and args.eval_every):
                 next_eval = next_multiple(done, args.eval_every)
                 record_evaluation(model, args, done, time.perf_counter() - started, progress, run_dir, writer, clock)
@@ -999,7 +1035,7 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
                 progress["clock"] = summed_clock(earlier_clock, clock)
                 if args.pool_weighting == "pfsp":
                     progress[POOL_RESULTS] = tables.results.state()
-                save_run(run_dir, model, optimizer, args, progress)
+                save_run(run_dir, model, optimizer, args, progress, magnet=magnet)
                 saved = done
         if bar is not None:
             bar.close()
@@ -1008,11 +1044,11 @@ def train(args: Args, given: set[str], script: str = SCRIPT, marks: dict[str, An
         export_copy(run_dir, args.export)
     except Interrupted as stop:
         if saved is None or saved < boundary.timesteps:
-            progress = boundary.restore(model, optimizer)
+            progress = boundary.restore(model, optimizer, magnet)
             progress["timesteps"] = boundary.timesteps
             progress["seconds"] = time.perf_counter() - started
             progress["clock"] = summed_clock(earlier_clock, clock)
-            save_run(run_dir, model, optimizer, args, progress)
+            save_run(run_dir, model, optimizer, args, progress, magnet=magnet)
             write_curve(run_dir, progress["curve"], curve_columns(args))
             saved = boundary.timesteps
         stop.saved = f"the checkpoint at {saved:,} timesteps is in {run_dir}: --resume goes on from it"

@@ -183,8 +183,8 @@ def test_during_the_critic_warmup_the_actor_keeps_the_targets_play(
     exports: dict[int, Any] = {}
     save = script.train_ppo.save_run
 
-    def saving(run_dir: Path, *rest: Any) -> None:
-        save(run_dir, *rest)
+    def saving(run_dir: Path, *rest: Any, **keywords: Any) -> None:
+        save(run_dir, *rest, **keywords)
         exports[rest[-1]["timesteps"]] = read_friday13_policy(run_dir / "policy.npz")
 
     monkeypatch.setattr(script.train_ppo, "save_run", saving)

@@ -182,8 +182,9 @@ class ActorCritic(nn.Module):
         """What the networks read for these observations: the observations, then their derived inputs if any."""
         return network_inputs(observations, self.features)
 
-    def logits(self, observations: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
-        return self.actor(observations * self.scale).masked_fill(~masks, -1e9)
+    def logits(self, observations: torch.Tensor, masks: torch.Tensor, actor: nn.Module | None = None) -> torch.Tensor:
+        """The actor's logits, or those of ``actor``, a network of the actor's shape (``--magnet-coef``'s magnet)."""
+        return (self.actor if actor is None else actor)(observations * self.scale).masked_fill(~masks, -1e9)
 
     def value(self, observations: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:
         """The critic's value; ``hidden`` is what only the critic sees (``hidden_cards``; empty without it)."""

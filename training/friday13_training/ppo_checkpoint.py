@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import IO, Any, ClassVar, Protocol
 
 import torch
+from torch import nn
 
 from friday13_env.core.checkpoint import compression_problem
 from friday13_env.core.files import atomic_write_bytes
@@ -46,6 +47,8 @@ POOL_RESULTS = "pool_results"
 STARTED_FROM = "started_from"
 """The key of a record of a run started from another run's networks (``train_ppo.py --init-run``, ``run_fork``):
 ``{"run": its folder, "timesteps": its timesteps then, "from_scratch": whether that run was learned from scratch}``."""
+MAGNET = "magnet"
+"""The key of a ``--magnet-coef`` run's checkpoint holding its magnet's weights (``friday13_training.magnet``)."""
 RESUMED_AT = "resumed_at"
 """The key of a run's record listing the timesteps at which it was resumed (0.24.0 on; a resumed session deals
 from its own seed, ``session_seed``, so a run resumed is reproducible but not the run its command makes)."""
@@ -177,12 +180,14 @@ def policy_description(args: RunArgs, started_from: dict[str, Any] | None) -> st
 
 
 def save_run(
-    run_dir: Path, model: ActorCritic, optimizer: torch.optim.Optimizer, args: RunArgs, progress: dict[str, Any]
-) -> None:
-    """Checkpoint, exported policy and progress record, so that a kill at any moment leaves a run that resumes as
-    one of its checkpoints: the new checkpoint is written as ``next.pt``, then the policy, then the record, and only
-    then does ``next.pt`` replace ``last.pt`` (``recover_checkpoint`` ends that step if the run died before it)."""
-    save_checkpoint(run_dir / NEXT_CHECKPOINT, model, optimizer, progress["timesteps"])
+    run_dir: Path, model: ActorCritic, optimizer: torch.optim.Optimizer, args: RunArgs, progress: dict[str, Any],
+    magnet: nn.Module | None = None,
+) -> None:  # fmt: skip
+    """Checkpoint (with the ``--magnet-coef`` run's ``magnet``), exported policy and progress record, so that a kill at
+    any moment leaves a run that resumes as one of its checkpoints: the new checkpoint is written as ``next.pt``,
+    then the policy, then the record, and only then does ``next.pt`` replace ``last.pt`` (``recover_checkpoint`` ends
+    that step if the run died before it)."""
+    save_checkpoint(run_dir / NEXT_CHECKPOINT, model, optimizer, progress["timesteps"], magnet)
     training = {
         "command": "python training/train_ppo.py",
         "args": dataclasses.asdict(args),
@@ -196,11 +201,16 @@ def save_run(
             path.unlink()
 
 
-def save_checkpoint(path: Path, model: ActorCritic, optimizer: torch.optim.Optimizer, timesteps: int) -> None:
-    """Networks, optimizer and their timesteps (tensors and numbers only, so ``torch.load(weights_only=True)`` reads
-    it), atomically."""
+def save_checkpoint(
+    path: Path, model: ActorCritic, optimizer: torch.optim.Optimizer, timesteps: int, magnet: nn.Module | None = None
+) -> None:
+    """Networks, optimizer, their timesteps and the ``magnet`` if any (tensors and numbers only, so
+    ``torch.load(weights_only=True)`` reads it), atomically."""
     buffer = io.BytesIO()
-    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "timesteps": timesteps}, buffer)
+    state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "timesteps": timesteps}
+    if magnet is not None:
+        state[MAGNET] = magnet.state_dict()
+    torch.save(state, buffer)
     atomic_write_bytes(path, buffer.getvalue())
 
 
@@ -287,11 +297,12 @@ def stored_timesteps(state: dict[str, Any], path: Path, reader: Reader) -> int |
 
 
 def load_checkpoint(
-    run_dir: Path, model: ActorCritic, optimizer: torch.optim.Adam, device: str, timesteps: int
-) -> None:
-    """``--resume``: the run's ``last.pt`` into the networks and the optimizer, read and checked (``read_checkpoint``)
-    against the record's ``timesteps``."""
-    read_checkpoint(run_dir / CHECKPOINT, RESUME, device, timesteps, model, optimizer)
+    run_dir: Path, model: ActorCritic, optimizer: torch.optim.Adam, device: str, timesteps: int,
+    magnet: nn.Module | None = None,
+) -> None:  # fmt: skip
+    """``--resume``: the run's ``last.pt`` into the networks, the optimizer and the ``magnet`` of a ``--magnet-coef``
+    run, read and checked (``read_checkpoint``) against the record's ``timesteps``."""
+    read_checkpoint(run_dir / CHECKPOINT, RESUME, device, timesteps, model, optimizer, magnet)
 
 
 def read_checkpoint(
@@ -301,6 +312,7 @@ def read_checkpoint(
     timesteps: int,
     model: ActorCritic | None = None,
     optimizer: torch.optim.Adam | None = None,
+    magnet: nn.Module | None = None,
 ) -> dict[str, Any]:
     """The networks' state of the ``train_ppo.py`` checkpoint at ``path`` (a run's ``last.pt``), read and checked for
     ``reader``, whose flag every ``RunError`` names: read without running code or inflating a member
@@ -310,12 +322,17 @@ def read_checkpoint(
     With ``model`` (and ``optimizer``), the networks' (and Adam's) keys, shapes and dtypes (``weights_problem``,
     ``moments_problem``: read from keys, sizes and strides alone, so that the scan for non-finite numbers reads
     tensors of the networks' sizes only) and finite numbers only, all checked before anything is loaded into them;
-    then they are loaded. Without a model (the checks of a command line, before any network is built), the networks'
-    state must be a dict."""
+    then they are loaded. With a ``magnet`` (``--resume`` of a ``--magnet-coef`` run), the file's magnet is checked as
+    the networks are and loaded into it; a resume without one (an ``optimizer`` but no ``magnet``) refuses a file that
+    holds one, which its record should have named; ``--init-run`` (no optimizer) leaves a magnet in the file unused,
+    starting from the networks alone. Without a model (the checks of a command line, before any network is built),
+    the networks' state must be a dict."""
     try:
         state = read_state(path, device)
         weights = state["model"]
         moments: Any = state["optimizer"] if optimizer is not None else None
+        magnet_state: Any = state.get(MAGNET) if magnet is not None else None
+        unexpected_magnet = magnet is None and optimizer is not None and MAGNET in state
     except Exception as error:  # a zip bomb, unpickling or a missing key: all say the file is not the reader's
         raise not_this_runs(path, error, reader) from error
     stored = stored_timesteps(state, path, reader)
@@ -332,15 +349,26 @@ def read_checkpoint(
     problem = weights_problem(weights, model)
     if problem is None and optimizer is not None:
         problem = moments_problem(moments, model, optimizer)
+    if problem is None and unexpected_magnet:
+        problem = "it holds a magnet, which only a run of --magnet-coef saves, and the run's record has none"
+    if problem is None and magnet is not None:
+        problem = (
+            weights_problem(magnet_state, magnet, "the magnet's", "magnet's ")
+            if magnet_state is not None
+            else "it holds no magnet, which a run of --magnet-coef saves"
+        )
     if problem is not None:
         raise not_this_runs(path, problem, reader)
-    if not all_finite(weights) or (optimizer is not None and not all_finite(moments)):
-        part = "weights" if not all_finite(weights) else "optimizer state"
-        raise reader.refused(f"{path} is damaged: it holds non-finite numbers (NaN or inf) in its {part}")
+    parts = {"weights": weights, "optimizer state": moments, "magnet": magnet_state}
+    for part, value in parts.items():
+        if value is not None and not all_finite(value):
+            raise reader.refused(f"{path} is damaged: it holds non-finite numbers (NaN or inf) in its {part}")
     try:
         model.load_state_dict(weights)
         if optimizer is not None:
             optimizer.load_state_dict(moments)
+        if magnet is not None:
+            magnet.load_state_dict(magnet_state)
     except Exception as error:  # what the checks above do not know of
         raise not_this_runs(path, error, reader) from error
     return weights
@@ -352,14 +380,14 @@ def not_this_runs(path: Path, problem: Exception | str, reader: Reader) -> RunEr
     return reader.refused(f"{path} is damaged or not {reader.checkpoint} ({detail})")
 
 
-def weights_problem(weights: Any, model: ActorCritic) -> str | None:
-    """Why a checkpoint's networks' state ``weights`` does not fit ``model``, or None: the keys of its state (its
-    buffers that are not persistent, such as ``TypeSharedActor``'s ``eye``, are in no checkpoint), each a tensor of
-    the shape and dtype of the model's (``tensors_problem``)."""
-    expected = {key: (like, "the networks'") for key, like in model.state_dict().items()}
-    return tensors_problem(
-        "its model state", weights, expected, "the networks' state", lambda key: f"the weight {key!r}"
-    )
+def weights_problem(weights: Any, model: nn.Module, owner: str = "the networks'", prefix: str = "") -> str | None:
+    """Why a checkpoint's state of ``model`` (the networks, or with ``owner`` "the magnet's" its magnet),
+    ``weights``, does not fit it, or None: the keys of its state (its buffers that are not persistent, such as
+    ``TypeSharedActor``'s ``eye``, are in no checkpoint), each a tensor of the shape and dtype of the model's
+    (``tensors_problem``); ``prefix`` starts the name of each weight in a message."""
+    expected = {key: (like, owner) for key, like in model.state_dict().items()}
+    where = "its model state" if not prefix else f"its {prefix}state"
+    return tensors_problem(where, weights, expected, f"{owner} state", lambda key: f"the {prefix}weight {key!r}")
 
 
 SCHEDULED = ("params", "lr", "initial_lr")
@@ -537,18 +565,24 @@ class Boundary:
     model: dict[str, Any]
     optimizer: dict[str, Any]
     progress: dict[str, Any]
+    magnet: dict[str, Any] | None = None
 
     @classmethod
     def of(
-        cls, timesteps: int, model: ActorCritic, optimizer: torch.optim.Optimizer, progress: dict[str, Any]
-    ) -> Boundary:
+        cls, timesteps: int, model: ActorCritic, optimizer: torch.optim.Optimizer, progress: dict[str, Any],
+        magnet: nn.Module | None = None,
+    ) -> Boundary:  # fmt: skip
         state = copy.deepcopy((model.state_dict(), optimizer.state_dict(), progress))
-        return cls(timesteps, *state)
+        return cls(timesteps, *state, copy.deepcopy(magnet.state_dict()) if magnet is not None else None)
 
-    def restore(self, model: ActorCritic, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
-        """The networks and the optimizer as they were; returns the record as it was."""
+    def restore(
+        self, model: ActorCritic, optimizer: torch.optim.Optimizer, magnet: nn.Module | None = None
+    ) -> dict[str, Any]:
+        """The networks, the optimizer and the magnet as they were; returns the record as it was."""
         model.load_state_dict(self.model)
         optimizer.load_state_dict(self.optimizer)
+        if magnet is not None and self.magnet is not None:
+            magnet.load_state_dict(self.magnet)
         return self.progress
 
 
