@@ -104,9 +104,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def default_out(suite: Suite, spec: str, split: str) -> Path:
     """Where a run of ``spec`` writes its result without ``--out``: the file name the leaderboard expects, made from
-    the spec as the result records it (``majority: keep_min=2`` and ``majority:keep_min=2`` are one agent, one file);
-    a bad spec is the registry's ``ValueError``."""
-    name = result_name(entrant_label(registry_of(suite.game).check(spec)))
+    the spec as the result records it, its canonical form (``Registry.canonical``: ``majority: open_min=4``,
+    ``majority:keep_min=2,open_min=4`` and ``majority:open_min=4`` are one agent, one file, as ``keep_min=2`` is its
+    default); a bad spec is the registry's ``ValueError``."""
+    registry = registry_of(suite.game)
+    name = result_name(entrant_label(registry.canonical(registry.check(spec))))
     return RESULTS_FOLDER / suite.id / (name if split == "test" else name.replace(".json", f".{split}.json"))
 
 

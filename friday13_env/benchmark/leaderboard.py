@@ -21,7 +21,7 @@ import numpy as np
 
 from friday13_env.benchmark.exploitability import EXPLOITABILITY_FILE, Gap, largest_gaps, read_table
 from friday13_env.benchmark.results import read_result, result_name
-from friday13_env.benchmark.runner import registry_of
+from friday13_env.benchmark.runner import canonical_label, registry_of
 from friday13_env.benchmark.suite import NORMALISERS, Suite, is_suite_folder, suites
 from friday13_env.core.checks import plain_text
 from friday13_env.core.specs import recorded_spec, shown
@@ -93,10 +93,14 @@ RATING_DIFFERENCES = (1.0, 2.0, 4.0, 8.0)
 
 
 def load_results(results: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
-    """``{suite id: {agent spec: result}}`` of every test-split result under ``results``, each checked against the
+    """``{suite id: {agent: result}}`` of every test-split result under ``results``, each checked against the
     suite this package ships (``results.read_result``: a file of another suite version, an unfinished run or a
-    figure its rows do not give is an error). A folder that does not exist, or that holds no test-split result
-    file (a mistyped ``--results`` such as ``docs``), is an error too, not an empty page written over the real one."""
+    figure its rows do not give is an error). An agent is named by its recorded spec's canonical form
+    (``runner.canonical_label``), so a file of an earlier release that recorded its options in another order, or a
+    default spelled out, reads as that agent's; two files of one suite and split that name one agent are an error
+    naming both (``one_agent_twice``), never two rows of one agent. A folder that does not exist, or that holds no
+    test-split result file (a mistyped ``--results`` such as ``docs``), is an error too, not an empty page written
+    over the real one."""
     folder = Path(results)
     try:
         is_folder = folder.is_dir()
@@ -106,18 +110,34 @@ def load_results(results: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
         raise ValueError(f"no results folder {folder} (friday13 benchmark --out writes results there)")
     known = {suite.id: suite for suite in suites().values()}
     found: dict[str, dict[str, dict[str, Any]]] = {}
+    files: dict[tuple[str, str, str], Path] = {}  # (suite id, split, agent) -> its file
     for path in sorted(folder.glob("*/*.json")):
         if not is_suite_folder(path.parent.name):  # replays, notes: not a suite's results
             continue
         suite, split, data = read_result(path, known)
+        agent = canonical_label(suite.game, data["agent"]["spec"])
+        first = files.setdefault((suite.id, split, agent), path)
+        if first != path:
+            raise ValueError(one_agent_twice(first, path, agent, split))
         if split == "test":
-            found.setdefault(suite.id, {})[data["agent"]["spec"]] = data
+            found.setdefault(suite.id, {})[agent] = data
     if not found:
         raise ValueError(
             f"no test-split result files in {folder} (SUITE/AGENT.json, as friday13 benchmark --out writes them): "
             "no leaderboard to write"
         )
     return found
+
+
+def one_agent_twice(first: Path, second: Path, agent: str, split: str) -> str:
+    """Why the leaderboard refuses two result files of one suite and split whose specs are one agent once canonical
+    (``search:budget=600,objective=mean`` and ``search:objective=mean,budget=600``, or ``search`` and
+    ``search:budget=22000``, its default), and what to do: it cannot tell which of the two runs to show."""
+    return (
+        f"{first} and {second} are results of one agent, {agent!r} (its options sorted and its defaults left out), "
+        f"on the {split} split of one suite: the leaderboard shows one row per agent; delete the file you do not "
+        f"want shown (friday13 benchmark now writes {result_name(agent)}) and run friday13 leaderboard again"
+    )
 
 
 MAX_FOLDER_TEXT = 500
@@ -154,7 +174,7 @@ def generate(results: str | Path = RESULTS_FOLDER, page: str | Path = LEADERBOAR
     shown_as, link = folder_reference(results, page)
     loaded = load_results(results)
     ratings_path = Path(results) / RATINGS_FILE
-    ratings = read_ratings(ratings_path) if ratings_path.exists() else None
+    ratings = _canonical_ratings(read_ratings(ratings_path)) if ratings_path.exists() else None
     lines = [
         "# Leaderboard",
         "",
@@ -179,6 +199,18 @@ def generate(results: str | Path = RESULTS_FOLDER, page: str | Path = LEADERBOAR
     lines += _costs(loaded)
     lines += _details(loaded)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _canonical_ratings(ratings: dict[str, Any]) -> dict[str, Any]:
+    """A ratings file's agents under their canonical labels, as the results' rows name them: an earlier release
+    recorded a spec as typed (``read_ratings`` refuses a file that names one agent twice)."""
+    label = {agent: canonical_label("friday13", agent) for agent in ratings["agents"]}
+    return {
+        **ratings,
+        "agents": [label[agent] for agent in ratings["agents"]],
+        "ratings": {label[agent]: rating for agent, rating in ratings["ratings"].items()},
+        "fingerprints": {label[agent]: fingerprint for agent, fingerprint in ratings["fingerprints"].items()},
+    }
 
 
 def _card_section(

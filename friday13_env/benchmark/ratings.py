@@ -21,12 +21,13 @@ from typing import Any
 
 import numpy as np
 
+from friday13_env.benchmark.runner import canonical_label
 from friday13_env.core.agent import CheckedAgent
 from friday13_env.core.checks import plain_text
 from friday13_env.core.extras import BENCHMARK_EXTRA, missing_extra
 from friday13_env.core.options import available_cpus, count_option
 from friday13_env.core.pool import ordered_results
-from friday13_env.core.specs import AgentSpec, spec_problem
+from friday13_env.core.specs import AgentSpec, first_repeat, spec_problem
 from friday13_env.friday13.engine import MAX_PLAYERS, MIN_PLAYERS
 
 TABLES_PER_UNIT = 4
@@ -140,15 +141,22 @@ def check_ratings(agents: Sequence[str | AgentSpec], workers: int | None = None)
         raise ValueError(
             f"ratings take at most {MAX_AGENTS:,} agents (a ratings file holds no more), got {len(agents):,}"
         )
-    specs = tuple(REGISTRY.check(agent) for agent in agents)
+    specs = tuple(REGISTRY.canonical(REGISTRY.check(agent)) for agent in agents)  # as the results name them
     labels = [spec.label for spec in specs]
     for label in labels:  # a run never writes a file it would refuse to read
         if (problem := spec_problem(label)) is not None:
             raise ValueError(f"agent spec: {problem}")
-    repeated = next((label for index, label in enumerate(labels) if label in labels[:index]), None)
-    if repeated is not None:
+    repeat = first_repeat(labels)
+    if repeat is not None:
+        index, first = repeat
+        typed = [agent.label if isinstance(agent, AgentSpec) else agent.strip() for agent in agents]
+        spelled = (
+            f" ({typed[first]!r} and {typed[index]!r}: one agent once its options are sorted and its defaults left out)"
+            if typed[first] != typed[index]
+            else ""
+        )
         raise ValueError(
-            f"agent {repeated!r} is listed twice, in {labels}; list each agent once "
+            f"agent {labels[index]!r} is listed twice, in {labels}{spelled}; list each agent once "
             f"(ratings need at least {MIN_PLAYERS} different agents)"
         )
     if len(labels) < MIN_PLAYERS:
@@ -242,6 +250,13 @@ def _ratings_problem(data: dict[str, Any]) -> str | None:
     known = set(agents)
     if len(known) != len(agents) or len(agents) < MIN_PLAYERS:
         return f"its agents must be at least {MIN_PLAYERS} different specs"
+    labels = [canonical_label("friday13", agent) for agent in agents]
+    if (repeat := first_repeat(labels)) is not None:  # an earlier release's file: specs recorded as typed
+        index, first = repeat
+        return (
+            f"its agents {agents[first]!r} and {agents[index]!r} are one agent ({labels[index]!r}: its options "
+            "sorted and its defaults left out), rated as two; run friday13 ratings again, listing each agent once"
+        )
     if "fingerprints" not in data:
         return "it records no fingerprints (how each agent played): run friday13 ratings again with this package"
     fingerprints = data["fingerprints"]

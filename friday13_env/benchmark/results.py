@@ -25,6 +25,7 @@ import numpy as np
 
 from friday13_env.benchmark.play import METRICS
 from friday13_env.benchmark.runner import (
+    canonical_label,
     entrant_fingerprint,
     file_sha256,
     installed_version,
@@ -138,8 +139,9 @@ def _content_problem(data: dict[str, Any], path: Path, suite: Suite, split: str)
         return f"the result of agent {spec!r} in a file of another name (expected {expected} for the {split} split)"
     if not isinstance(agent["fingerprint"], str) or not isinstance(agent["checkpoint_sha256"], str | None):
         return "its agent's fingerprint and checkpoint hash must be texts"
-    if spec in suite.anchors and agent["fingerprint"] != suite.anchors[spec]:
-        return f"anchor {spec!r} played with fingerprint {agent['fingerprint']!r}, not the suite's"
+    anchor = canonical_label(suite.game, spec)  # search:budget=22000 (an earlier release's) is the anchor search
+    if anchor in suite.anchors and agent["fingerprint"] != suite.anchors[anchor]:
+        return f"anchor {anchor!r} played with fingerprint {agent['fingerprint']!r}, not the suite's"
     rows, problem = _rows(data["rows"], suite, split)
     if problem is not None:
         return problem
@@ -159,12 +161,13 @@ def same_json(found: object, expected: object) -> bool:
 
 
 def _identity_problem(agent: dict[str, Any], suite: Suite) -> str | None:
-    """For an agent this package builds by name with no options (a registered agent or a zoo policy): does the file
-    say it is that agent as this package plays it? Its fingerprint must be the one that agent gives here, and a zoo
+    """For an agent this package builds by name with no options (a registered agent or a zoo policy), its options'
+    defaults spelled out included (``canonical_label``: the page shows that row as the agent's): does the file say it
+    is that agent as this package plays it? Its fingerprint must be the one that agent gives here, and a zoo
     policy's checkpoint hash that of the zoo's file, else the row would credit it with another agent's games. A spec
-    with options, a checkpoint path or a ``module:factory`` is not built (a file must not make the page run a search
-    of any budget, or a user's code)."""
-    spec = agent["spec"]
+    with other options, a checkpoint path or a ``module:factory`` is not built (a file must not make the page run a
+    search of any budget, or a user's code)."""
+    spec = canonical_label(suite.game, agent["spec"])
     registry = registry_of(suite.game)
     if spec not in registry.names():
         return None

@@ -63,11 +63,20 @@ def registry_of(game: str) -> Registry:
     return get_game(game).agents
 
 
+def canonical_label(game: str, spec: str) -> str:
+    """The canonical label (``Registry.canonical``) of a spec as a result or a ratings file records it
+    (``recorded_spec``: no file is looked up): the name under which the pages show that agent, whatever order an
+    earlier release recorded its options in."""
+    return registry_of(game).canonical(recorded_spec(spec)).label
+
+
 def check_agent(suite: Suite, agent: str | Entrant, workers: int) -> tuple[Entrant, dict[str, Any]]:
-    """The agent as an entrant, built once at every deck of the suite, with what identifies it."""
+    """The agent as an entrant, built once at every deck of the suite, with what identifies it. A spec is taken in
+    its canonical form (``Registry.canonical``: options sorted, defaults left out), which the result records and is
+    filed under, so one agent typed two ways has one result."""
     registry = registry_of(suite.game)
     if isinstance(agent, str | AgentSpec):
-        entrant: Entrant = registry.check(agent)
+        entrant: Entrant = registry.canonical(registry.check(agent))
         problem = spec_problem(entrant_label(entrant))  # the page refuses a file of a spec it cannot print
         if problem is not None:
             raise ValueError(f"agent spec: {problem}")

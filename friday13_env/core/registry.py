@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from friday13_env.core.agent import Agent, error_text
-from friday13_env.core.specs import FACTORY, AgentSpec, is_existing_file, parse_spec, shown
+from friday13_env.core.specs import FACTORY, AgentSpec, OptionValue, is_existing_file, parse_spec, shown
 from friday13_env.core.zoo import policy_path, zoo_files
 
 AgentFactory = Callable[..., Agent]
@@ -54,6 +54,27 @@ def constructor_options(factory: Callable[..., Any]) -> list[str]:
     """The keyword options an agent class or factory accepts (besides ``seed``), sorted."""
     parameters = inspect.signature(factory).parameters.values()
     return sorted(p.name for p in parameters if p.kind in _KEYWORD and p.name != "seed")
+
+
+def option_defaults(factory: Callable[..., Any]) -> dict[str, object]:
+    """The defaults of the keyword options ``factory`` accepts (besides ``seed``), as its signature gives them; an
+    option without one is left out, and so is every option of a factory whose signature cannot be read."""
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return {}
+    return {
+        p.name: p.default
+        for p in parameters
+        if p.kind in _KEYWORD and p.name != "seed" and p.default is not inspect.Parameter.empty
+    }
+
+
+def is_default(value: OptionValue, default: object) -> bool:
+    """Whether an option's ``value`` is its ``default``: the same type and the same text (``repr``), so neither
+    ``True`` for ``1``, ``1`` for ``1.0`` nor ``-0.0`` for ``0.0``, which Python's ``==`` takes as equal but an
+    agent may not."""
+    return type(value) is type(default) and repr(value) == repr(default)
 
 
 class Registry:
@@ -151,6 +172,35 @@ class Registry:
         if FACTORY.match(name):
             return []
         raise ValueError(f"unknown {self.game} agent {shown(name)}; known agents: {self.names()}")
+
+    def canonical(self, spec: AgentSpec) -> AgentSpec:
+        """``spec`` as results name its agent: its options sorted by name, and each option whose value is the agent's
+        own default (``is_default``: the same type and value) left out. ``search:objective=rank,budget=600`` and
+        ``search:budget=600`` are one agent, and ``search:budget=22000`` (its default) is ``search``: one result file
+        and one leaderboard row. ``AgentSpec.label`` keeps the options as typed, for the tables that show them so.
+
+        The defaults are a registered factory's signature's (its entry point imported, as ``check`` imports it), and
+        for any other name but a ``module:factory`` (a zoo policy, a checkpoint path) the ``greedy`` default of the
+        game's policy loader. Nothing is checked and no file is looked up, so a spec a result recorded reads the same
+        in any working folder: an unknown option, or a registered entry point that does not load, is only sorted. A
+        ``module:factory`` spec takes no options and its module is never imported here."""
+        defaults = self._option_defaults(spec.name)
+        kept = [
+            (key, value) for key, value in spec.options if key not in defaults or not is_default(value, defaults[key])
+        ]
+        return AgentSpec(spec.name, tuple(sorted(kept, key=lambda option: option[0])))
+
+    def _option_defaults(self, name: str) -> dict[str, object]:
+        """The option defaults ``canonical`` leaves out for agent ``name``."""
+        if name in self._factories:
+            try:
+                return option_defaults(self._factory(name))
+            except ValueError:  # an entry point that does not load: check and make say so, not a result's reader
+                return {}
+        if FACTORY.match(name):
+            return {}
+        greedy = option_defaults(self._load_policy).get("greedy")
+        return {} if greedy is None else {"greedy": greedy}
 
     def check(self, spec: str | AgentSpec) -> AgentSpec:
         """Parse a spec and check its name and option names without building anything."""

@@ -355,7 +355,7 @@ def test_the_shipped_ratings_file_still_loads() -> None:
 @pytest.mark.parametrize(
     ("spec", "name"),
     [
-        ("majority: keep_min=2", "majority_keep_min_2.json"),
+        ("majority: keep_min=3", "majority_keep_min_3.json"),
         ("search:budget=0600", "search_budget_600.json"),
         (" random ", "random.json"),
     ],
@@ -370,16 +370,16 @@ def test_the_default_result_file_is_named_after_the_canonical_spec(suite: Suite,
 def test_a_complete_result_under_the_canonical_name_is_kept(
     suite: Suite, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, no_game: None
 ) -> None:
-    """``--agent "majority: keep_min=2"`` finds the result ``majority:keep_min=2`` wrote, and keeps it."""
+    """``--agent "majority: keep_min=3"`` finds the result ``majority:keep_min=3`` wrote, and keeps it."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(command, "suites", lambda: {"tiny": suite})
-    existing = tmp_path / "results" / "benchmark" / "tiny-v1" / "majority_keep_min_2.json"
+    existing = tmp_path / "results" / "benchmark" / "tiny-v1" / "majority_keep_min_3.json"
     existing.parent.mkdir(parents=True)
     kept = json.dumps({"format": runner.RESULT_FORMAT, "format_version": runner.RESULT_FORMAT_VERSION})
     existing.write_text(kept)
-    code, _ = friday13(["benchmark", "--agent", "majority: keep_min=2", "--suite", "tiny", "--no-progress"])
+    code, _ = friday13(["benchmark", "--agent", "majority: keep_min=3", "--suite", "tiny", "--no-progress"])
     assert code == 2
-    assert "majority_keep_min_2.json holds a complete result; --overwrite replaces it" in capsys.readouterr().err
+    assert "majority_keep_min_3.json holds a complete result; --overwrite replaces it" in capsys.readouterr().err
     assert existing.read_text() == kept
 
 
