@@ -76,7 +76,8 @@ from friday13_training.script_args import (
 
 from friday13_env import __version__
 from friday13_env.benchmark.exploitability import STARTS, read_table, record
-from friday13_env.core.specs import parse_spec, shown, spec_problem
+from friday13_env.benchmark.runner import read_back_problem
+from friday13_env.core.specs import shown, spec_problem
 from friday13_env.friday13.agents import REGISTRY
 from friday13_env.friday13.agents import make as make_agent
 from friday13_env.friday13.agents.policy import Friday13PolicyAgent, read_friday13_policy
@@ -225,11 +226,28 @@ def checked_args(args: Args) -> Args:
         raise ValueError("; ".join(problems))
     return replace(
         args,
-        target=parse_spec(args.target).label,
+        target=canonical_target(args.target),
         learning_rate=learning_rate(args),
         ent_coef=ent_coef(args),
         critic_warmup=actor_warmup(args.critic_warmup, args.start == "target"),  # a learner from scratch has none
     )
+
+
+def canonical_target(target: str) -> str:
+    """``target``'s spec text as the benchmark's results name its agent, which the exploitability table records and
+    the leaderboard matches to its rows: the registry's canonical form of the checked spec (``Registry.canonical``:
+    ``majority:open_min=4,keep_min=2`` is ``majority:open_min=4``, ``ppo-v4:greedy=true`` is ``ppo-v4``). A bad spec
+    is the registry's ``ValueError``."""
+    return REGISTRY.canonical(REGISTRY.check(target)).label
+
+
+def same_target(given: str, recorded: str) -> bool:
+    """Whether ``--target`` names the run's recorded target (``canonical_target``): a run of an earlier release
+    recorded it as typed, and its ``--resume`` with the same text, or with its canonical form, goes on."""
+    try:
+        return canonical_target(given) == canonical_target(recorded)
+    except ValueError:
+        return given == recorded
 
 
 def run_errors(args: Args) -> list[str]:
@@ -288,6 +306,10 @@ def record_errors(args: Args) -> list[str]:
     problem = spec_problem(args.target)
     if problem:
         problems.append(f"--record: the table cannot name this target: {problem}")
+    with contextlib.suppress(ValueError):  # a bad --target: target_errors says so
+        problem = read_back_problem("friday13", canonical_target(args.target))
+        if problem:  # a checkpoint file named like a spec with options: the page would read it as another agent
+            problems.append(f"--record: the checkpoint file {problem} so that its name holds no ':'")
     try:
         if Path(args.record).is_file():
             read_table(args.record)  # a damaged table is refused now, not after the training
@@ -389,7 +411,7 @@ def resumed_args(args: Args, given: set[str]) -> Args:
         torch_threads=stored.get("torch_threads", 1),
     )  # fmt: skip
     with contextlib.suppress(ValueError):  # not a spec: it differs from the run's, and the comparison says so
-        args = replace(args, target=parse_spec(args.target).label)  # "majority: open_min=2" is "majority:open_min=2"
+        args = replace(args, target=canonical_target(args.target))  # "majority: open_min=2" is "majority:open_min=2"
     trained_with = {name: stored.get(name, train_ppo.ADDED_LATER.get(name)) for name in TARGET_RECIPE}
     if recorded.start == "target" and trained_with != TARGET_RECIPE:
         raise RunError(
@@ -404,6 +426,7 @@ def resumed_args(args: Args, given: set[str]) -> Args:
         and not (name == "learning_rate" and args.learning_rate == 0)  # 0: the start's default
         and not (name == "ent_coef" and args.ent_coef == -1)  # -1: likewise
         and not (name == "critic_warmup" and recorded.start == "scratch")  # a learner from scratch has none
+        and not (name == "target" and same_target(args.target, recorded.target))  # an earlier release's: as typed
     ]
     if changed:
         raise RunError("--resume keeps the run's target and hyperparameters; these differ: " + "; ".join(changed))
@@ -540,8 +563,9 @@ def saved_after_training(args: Args, run_dir: Path, written: bool) -> str:
 
 def final_result(args: Args, run_dir: Path, progress: dict[str, Any], fingerprint: str | None) -> dict[str, Any]:
     """The learner's duplicate-deal win share against the target and the gap over the equal share, with the run's
-    hyperparameters, curve and cost, and the device of its record (where its last session trained: a finished run
-    evaluated again on another machine keeps it), and its threads (which change its float rounding)."""
+    hyperparameters (the target in canonical form, ``canonical_target``, as the leaderboard's rows name it), curve and
+    cost, and the device of its record (where its last session trained: a finished run evaluated again on another
+    machine keeps it), and its threads (which change its float rounding)."""
     recorded = progress["args"]
     args = replace(args, device=recorded.get("device", "cpu"), torch_threads=recorded.get("torch_threads", 1))
     policy = run_dir / "policy.npz"
@@ -554,8 +578,9 @@ def final_result(args: Args, run_dir: Path, progress: dict[str, Any], fingerprin
     rate = played.stats(LEARNER).win_rate
     equal = 1 / args.players
     ppo = ppo_args(args)
+    named = replace(args, target=canonical_target(args.target))  # a resumed run of an earlier release: as typed
     return {
-        **{name: getattr(args, name) for name in HYPERPARAMETERS},
+        **{name: getattr(named, name) for name in HYPERPARAMETERS},
         **{name: getattr(ppo, name) for name in TARGET_RECIPE},  # (from scratch: train_ppo.py's defaults)
         "target_fingerprint": fingerprint,
         "card_plays": progress["timesteps"],
@@ -569,7 +594,7 @@ def final_result(args: Args, run_dir: Path, progress: dict[str, Any], fingerprin
         "curve": [{"card_plays": point["timesteps"], "win_share": point[args.target]} for point in progress["curve"]],
         "package_version": __version__,
         "device": args.device,
-        "command": command_of(args),
+        "command": command_of(named),
         "resumed_at": progress.get(RESUMED_AT, []),  # a resumed run deals on from other seeds than its command's
     }
 

@@ -24,7 +24,6 @@ from friday13_env.benchmark.leaderboard import (
     RESULTS_FOLDER,
     format_interval,
     generate,
-    result_name,
 )
 from friday13_env.benchmark.play import against_itself
 from friday13_env.benchmark.ratings import (
@@ -35,10 +34,12 @@ from friday13_env.benchmark.ratings import (
     processes_for,
     run_ratings,
 )
+from friday13_env.benchmark.results import split_result_name
 from friday13_env.benchmark.runner import (
     MAX_RESULT_BYTES,
     PARTIAL_SUFFIX,
     Plan,
+    canonical_label,
     execute,
     partial_path,
     prepare,
@@ -107,9 +108,37 @@ def default_out(suite: Suite, spec: str, split: str) -> Path:
     the spec as the result records it, its canonical form (``Registry.canonical``: ``majority: open_min=4``,
     ``majority:keep_min=2,open_min=4`` and ``majority:open_min=4`` are one agent, one file, as ``keep_min=2`` is its
     default); a bad spec is the registry's ``ValueError``."""
+    return RESULTS_FOLDER / suite.id / split_result_name(recorded_label(suite, spec), split)
+
+
+def recorded_label(suite: Suite, spec: str) -> str:
+    """The label a run of ``spec`` records: its canonical form (``Registry.canonical``); a bad spec is the registry's
+    ``ValueError``."""
     registry = registry_of(suite.game)
-    name = result_name(entrant_label(registry.canonical(registry.check(spec))))
-    return RESULTS_FOLDER / suite.id / (name if split == "test" else name.replace(".json", f".{split}.json"))
+    return entrant_label(registry.canonical(registry.check(spec)))
+
+
+def same_agent_file(suite: Suite, agent: str, split: str, path: Path) -> tuple[Path, str] | None:
+    """Another result file in ``path``'s folder (a suite's, where the leaderboard reads) of ``agent`` (the canonical
+    label a run would record and file at ``path``) on ``split``: one an earlier release named after the spec as typed
+    (``majority_keep_min_2.json``, ``majority``'s). The run would write a second file of that agent, and the
+    leaderboard then refuse both; so it is refused before any game. Only the header fields that say so are read (the
+    suite's id and split, the agent's spec); a file that does not give them (damaged, another kind) is passed over
+    here and left to the leaderboard's own error. The file, with the spec it records."""
+    for other in sorted(path.parent.glob("*.json")):
+        if other.name == path.name:
+            continue  # the file --overwrite replaces
+        try:
+            data = read_json(other, "benchmark result")
+        except (OSError, ValueError):
+            continue
+        header, identity = data.get("suite"), data.get("agent")
+        spec = identity.get("spec") if isinstance(identity, dict) else None
+        if not isinstance(header, dict) or header.get("id") != suite.id or header.get("split") != split:
+            continue
+        if isinstance(spec, str) and spec.strip() and canonical_label(suite.game, spec) == agent:
+            return other, spec
+    return None
 
 
 def format_suites() -> str:
@@ -204,6 +233,18 @@ def _play(
         if args.out == STDOUT:
             parser.error("argument --out: a benchmark writes a file (and OUT.partial as it plays), not stdout (-)")
         path = args.out if args.out is not None else default_out(suite, args.agent, split)
+        if args.out is None:  # the leaderboard's folder: no second file of one agent there
+            agent = recorded_label(suite, args.agent)
+            found = same_agent_file(suite, agent, split, path)
+            if found is not None:
+                other, spec = found
+                parser.error(
+                    f"argument --agent: {other} holds a result of agent {agent!r} on the {split} split (recorded as "
+                    f"{spec!r}; an earlier release named the file after the spec as typed), and this run would write "
+                    f"another to {path}: the leaderboard refuses two result files of one agent. Delete one: {other} "
+                    "to run the agent again, or keep it and run no more (--out elsewhere writes a result the "
+                    "leaderboard does not read)"
+                )
         check_out(path, parser, PARTIAL_SUFFIX)  # OUT.partial is written beside it as the run goes
         partial.append(partial_path(path))
         overwritten = overwritten_agent([args.agent], [path, partial_path(path)])

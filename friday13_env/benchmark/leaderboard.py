@@ -20,7 +20,7 @@ from urllib.parse import quote
 import numpy as np
 
 from friday13_env.benchmark.exploitability import EXPLOITABILITY_FILE, Gap, largest_gaps, read_table
-from friday13_env.benchmark.results import read_result, result_name
+from friday13_env.benchmark.results import read_result, result_name, split_result_name
 from friday13_env.benchmark.runner import canonical_label, registry_of
 from friday13_env.benchmark.suite import NORMALISERS, Suite, is_suite_folder, suites
 from friday13_env.core.checks import plain_text
@@ -132,11 +132,19 @@ def load_results(results: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
 def one_agent_twice(first: Path, second: Path, agent: str, split: str) -> str:
     """Why the leaderboard refuses two result files of one suite and split whose specs are one agent once canonical
     (``search:budget=600,objective=mean`` and ``search:objective=mean,budget=600``, or ``search`` and
-    ``search:budget=22000``, its default), and what to do: it cannot tell which of the two runs to show."""
+    ``search:budget=22000``, its default), and what to do: it cannot tell which of the two runs to show (a test
+    result), or which is that agent's result (a dev result, which the page does not show but reads). It names the
+    file a run writes now, ``split_result_name``'s (``majority.dev.json`` on the dev split)."""
+    why = (
+        "the leaderboard shows one row per agent; delete the file you do not want shown"
+        if split == "test"
+        else f"the leaderboard shows no {split} result, but it reads every result file and refuses two of one "
+        "agent; delete the one you do not want kept"
+    )
     return (
         f"{first} and {second} are results of one agent, {agent!r} (its options sorted and its defaults left out), "
-        f"on the {split} split of one suite: the leaderboard shows one row per agent; delete the file you do not "
-        f"want shown (friday13 benchmark now writes {result_name(agent)}) and run friday13 leaderboard again"
+        f"on the {split} split of one suite: {why} (friday13 benchmark now writes {split_result_name(agent, split)}) "
+        "and run friday13 leaderboard again"
     )
 
 

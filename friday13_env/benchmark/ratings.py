@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from friday13_env.benchmark.runner import canonical_label
+from friday13_env.benchmark.runner import canonical_label, read_back_problem
 from friday13_env.core.agent import CheckedAgent
 from friday13_env.core.checks import plain_text
 from friday13_env.core.extras import BENCHMARK_EXTRA, missing_extra
@@ -143,9 +143,13 @@ def check_ratings(agents: Sequence[str | AgentSpec], workers: int | None = None)
         )
     specs = tuple(REGISTRY.canonical(REGISTRY.check(agent)) for agent in agents)  # as the results name them
     labels = [spec.label for spec in specs]
-    for label in labels:  # a run never writes a file it would refuse to read
+    for label in labels:  # a run never writes a file it would refuse to read, or read as other agents
         if (problem := spec_problem(label)) is not None:
             raise ValueError(f"agent spec: {problem}")
+        if (problem := read_back_problem("friday13", label)) is not None:
+            raise ValueError(
+                f"agent spec: the checkpoint file {problem} so that its name holds no ':' and give that name"
+            )
     repeat = first_repeat(labels)
     if repeat is not None:
         index, first = repeat

@@ -51,6 +51,13 @@ def result_name(spec: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", spec) + ".json"
 
 
+def split_result_name(spec: str, split: str) -> str:
+    """The file name of an agent's result on ``split``: ``result_name``'s for the test split, whose results the
+    leaderboard shows, with the split before ``.json`` for any other (``majority.dev.json``)."""
+    name = result_name(spec)
+    return name if split == "test" else name.replace(".json", f".{split}.json")
+
+
 def read_result(path: Path, known: Mapping[str, Suite]) -> tuple[Suite, str, dict[str, Any]]:
     """A result file of one of the ``known`` suites (by id), every field the page uses checked: its suite, split and
     content, or a ``ValueError`` that names the file."""
@@ -133,8 +140,7 @@ def _content_problem(data: dict[str, Any], path: Path, suite: Suite, split: str)
     spec = agent["spec"]
     if not isinstance(spec, str) or spec_problem(spec):
         return f"its agent spec: {spec_problem(spec) if isinstance(spec, str) else shown(spec)}"
-    name = result_name(spec)
-    expected = name if split == "test" else name.replace(".json", f".{split}.json")
+    expected = split_result_name(spec, split)
     if path.name != expected:
         return f"the result of agent {spec!r} in a file of another name (expected {expected} for the {split} split)"
     if not isinstance(agent["fingerprint"], str) or not isinstance(agent["checkpoint_sha256"], str | None):

@@ -70,16 +70,39 @@ def canonical_label(game: str, spec: str) -> str:
     return registry_of(game).canonical(recorded_spec(spec)).label
 
 
+def read_back_problem(game: str, label: str) -> str | None:
+    """Why ``label``, which a run would record and file its result under, is not the label a reader of that result
+    shows (``canonical_label``: the text parsed without looking at files, its options sorted, its defaults left out),
+    or None. The run parses an existing checkpoint file's name whole (``sub/pol:greedy=true``) and takes an agent
+    object's name as it is (``mcts:sims=100,c=1.4``); a reader takes either text as a spec, so the result would be
+    filed under one name and shown under another (or two such files would be one row). The message names both and
+    says what to do: rename it."""
+    shown_as = canonical_label(game, label)
+    if shown_as == label:
+        return None
+    return (
+        f"{label!r} would be recorded under that name, but a reader of its result takes that text as the spec "
+        f"{shown_as!r} (its options sorted, its defaults left out) and shows it so; rename it"
+    )
+
+
 def check_agent(suite: Suite, agent: str | Entrant, workers: int) -> tuple[Entrant, dict[str, Any]]:
     """The agent as an entrant, built once at every deck of the suite, with what identifies it. A spec is taken in
     its canonical form (``Registry.canonical``: options sorted, defaults left out), which the result records and is
-    filed under, so one agent typed two ways has one result."""
+    filed under, so one agent typed two ways has one result; a label that would read back as another
+    (``read_back_problem``: a checkpoint file whose name holds options) is refused before the file is read."""
     registry = registry_of(suite.game)
     if isinstance(agent, str | AgentSpec):
         entrant: Entrant = registry.canonical(registry.check(agent))
         problem = spec_problem(entrant_label(entrant))  # the page refuses a file of a spec it cannot print
         if problem is not None:
             raise ValueError(f"agent spec: {problem}")
+        problem = read_back_problem(suite.game, entrant_label(entrant))
+        if problem is not None:
+            raise ValueError(
+                f"agent spec: the checkpoint file {problem} so that its name holds no ':' (e.g. "
+                f"{entrant_label(entrant).replace(':', '_')!r}) and give that name"
+            )
     elif isinstance(agent, Agent):
         if workers > 1:
             raise ValueError(f"agent object {agent.name!r} cannot be sent to worker processes; use workers=1 or a spec")
@@ -106,8 +129,9 @@ def check_agent(suite: Suite, agent: str | Entrant, workers: int) -> tuple[Entra
 
 def _check_object_name(name: object, registry: Registry, suite: Suite) -> None:
     """An agent object's name is what its result is filed and shown under: text the pages can print (checked here,
-    not after the games), and no name of an agent this package builds (a registered agent, with options or not, or a
-    zoo policy), whose row would credit that agent and give a command that plays it."""
+    not after the games), no name of an agent this package builds (a registered agent, with options or not, or a
+    zoo policy), whose row would credit that agent and give a command that plays it, and a name that reads back as
+    itself (``read_back_problem``: ``mcts:sims=100,c=1.4`` is shown as ``mcts:c=1.4,sims=100``)."""
     if not isinstance(name, str):
         raise ValueError(f"agent object's name: {shown(name)} is not a text")
     problem = spec_problem(name)
@@ -123,6 +147,12 @@ def _check_object_name(name: object, registry: Registry, suite: Suite) -> None:
         raise ValueError(
             f"agent object {name!r} names an agent this package builds from a file or a factory (a checkpoint path "
             "or module:factory), whose row would give a command that plays that agent; give it another name"
+        )
+    problem = read_back_problem(suite.game, name)
+    if problem is not None:
+        raise ValueError(
+            f"agent object {problem} {canonical_label(suite.game, name)!r} (or give it a name without ':'), "
+            "so that its result is filed under the name it is shown by"
         )
 
 

@@ -70,6 +70,22 @@ def option_defaults(factory: Callable[..., Any]) -> dict[str, object]:
     }
 
 
+def as_default_type(value: OptionValue, default: object, own: bool) -> OptionValue:
+    """``value`` as the agent reads it where its ``default`` is a float: an int (not a bool) is that float, as Python
+    takes an int for a float parameter and this package's agents read it (``options.number_option``'s ``float()``), so
+    ``margin=1`` is ``margin=1.0``. For this package's own agents (``own``) ``-0.0`` is ``0.0`` too: their float
+    options are only compared (``margin < 1.0``, ``lead > margin``), where the two are one value; a user's agent may
+    tell them apart (``math.copysign``, its text), so its ``-0.0`` is kept. Any other value is as it is: a bool is
+    no number to this package, and an int option is strict (``make`` refuses ``budget=22000.0``)."""
+    if not isinstance(default, float) or isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond a float's range, in a spec built by hand: make refuses it
+        return value
+    return 0.0 if own and number == 0 else number
+
+
 def is_default(value: OptionValue, default: object) -> bool:
     """Whether an option's ``value`` is its ``default``: the same type and the same text (``repr``), so neither
     ``True`` for ``1``, ``1`` for ``1.0`` nor ``-0.0`` for ``0.0``, which Python's ``==`` takes as equal but an
@@ -174,33 +190,43 @@ class Registry:
         raise ValueError(f"unknown {self.game} agent {shown(name)}; known agents: {self.names()}")
 
     def canonical(self, spec: AgentSpec) -> AgentSpec:
-        """``spec`` as results name its agent: its options sorted by name, and each option whose value is the agent's
-        own default (``is_default``: the same type and value) left out. ``search:objective=rank,budget=600`` and
-        ``search:budget=600`` are one agent, and ``search:budget=22000`` (its default) is ``search``: one result file
-        and one leaderboard row. ``AgentSpec.label`` keeps the options as typed, for the tables that show them so.
+        """``spec`` as results name its agent: its options sorted by name, each value of an option with a float
+        default read as that float (``as_default_type``: ``margin=1`` is ``margin=1.0``), and each option whose value
+        is then the agent's own default (``is_default``: the same type and value) left out.
+        ``search:objective=rank,budget=600`` and ``search:budget=600`` are one agent, and ``search:budget=22000`` (its
+        default) is ``search``: one result file and one leaderboard row. ``AgentSpec.label`` keeps the options as
+        typed, for the tables that show them so.
 
         The defaults are a registered factory's signature's (its entry point imported, as ``check`` imports it), and
-        for any other name but a ``module:factory`` (a zoo policy, a checkpoint path) the ``greedy`` default of the
-        game's policy loader. Nothing is checked and no file is looked up, so a spec a result recorded reads the same
-        in any working folder: an unknown option, or a registered entry point that does not load, is only sorted. A
-        ``module:factory`` spec takes no options and its module is never imported here."""
-        defaults = self._option_defaults(spec.name)
-        kept = [
-            (key, value) for key, value in spec.options if key not in defaults or not is_default(value, defaults[key])
-        ]
+        for a zoo policy or a name that can only be a checkpoint path (``.npz``, or a path separator) the ``greedy``
+        default of the game's policy loader. Any other name (a ``module:factory``, which takes no options and is never
+        imported here; an agent registered in another process; an agent object's name) has no defaults known here:
+        its options are only sorted. Nothing is checked and no file is looked up, so a spec a result recorded reads
+        the same in any working folder: an unknown option, or a registered entry point that does not load, is only
+        sorted."""
+        defaults, own = self._option_defaults(spec.name)
+        kept = []
+        for key, value in spec.options:
+            if key in defaults:
+                value = as_default_type(value, defaults[key], own)
+                if is_default(value, defaults[key]):
+                    continue
+            kept.append((key, value))
         return AgentSpec(spec.name, tuple(sorted(kept, key=lambda option: option[0])))
 
-    def _option_defaults(self, name: str) -> dict[str, object]:
-        """The option defaults ``canonical`` leaves out for agent ``name``."""
+    def _option_defaults(self, name: str) -> tuple[dict[str, object], bool]:
+        """The option defaults ``canonical`` leaves out for agent ``name``, and whether they are this package's own
+        agent's (whose float options take ``-0.0`` as ``0.0``)."""
         if name in self._factories:
             try:
-                return option_defaults(self._factory(name))
+                factory = self._factory(name)
             except ValueError:  # an entry point that does not load: check and make say so, not a result's reader
-                return {}
-        if FACTORY.match(name):
-            return {}
-        greedy = option_defaults(self._load_policy).get("greedy")
-        return {} if greedy is None else {"greedy": greedy}
+                return {}, False
+            return option_defaults(factory), _is_own(factory)
+        if name in self.zoo() or _looks_like_path(name):  # the policy loader's; no file looked up
+            greedy = option_defaults(self._load_policy).get("greedy")
+            return ({} if greedy is None else {"greedy": greedy}), _is_own(self._load_policy)
+        return {}, False
 
     def check(self, spec: str | AgentSpec) -> AgentSpec:
         """Parse a spec and check its name and option names without building anything."""
