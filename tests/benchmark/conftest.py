@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from friday13_env.benchmark import command, ratings
+from friday13_env.benchmark.suite import get_suite
+from tests.benchmark.helpers import made_result, write
 
 
 @pytest.fixture
@@ -23,3 +26,13 @@ def fake_ratings(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 
     monkeypatch.setattr(command, "run_ratings", run_ratings)
     return calls
+
+
+@pytest.fixture
+def quick_results(tmp_path: Path) -> Path:
+    """A results folder of ``random``'s and ``search``'s (made-up) results on the quick card suite."""
+    pytest.importorskip("scipy")
+    results = tmp_path / "results"
+    for index, spec in enumerate(["random", "search"]):
+        write(results, made_result(get_suite("card-4p-quick"), spec, seed=index))
+    return results

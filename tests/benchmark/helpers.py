@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import json
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
@@ -16,6 +17,7 @@ import numpy as np
 import pytest
 
 from friday13_env.benchmark import fingerprints, runner
+from friday13_env.benchmark.results import result_name
 from friday13_env.benchmark.suite import SPLITS, Cell, Split, Suite, get_suite
 from friday13_env.cli import main
 
@@ -99,6 +101,14 @@ def made_identity(suite: Suite, spec: str) -> dict[str, Any]:
     checkpoint = None if path is None else hashlib.sha256(path.read_bytes()).hexdigest()
     fingerprint = anchor_fingerprint(suite.game, suite.cells[0].deck, spec)
     return {"spec": spec, "fingerprint": fingerprint, "checkpoint_sha256": checkpoint}
+
+
+def write(results: Path, data: dict[str, Any]) -> Path:
+    """A result ``data`` written where the leaderboard reads it: ``results/SUITE/AGENT.json``."""
+    path = results / data["suite"]["id"] / result_name(data["agent"]["spec"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1))
+    return path
 
 
 def friday13(argv: list[str]) -> tuple[int, str]:

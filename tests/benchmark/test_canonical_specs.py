@@ -24,7 +24,8 @@ from friday13_env.core.specs import AgentSpec, parse_spec, recorded_spec, spec_p
 from friday13_env.friday.agents import REGISTRY as FRIDAY
 from friday13_env.friday13.agents import REGISTRY
 from friday13_env.friday13.evaluation.duplicate import seatings
-from tests.benchmark.helpers import friday13, made_identity, made_result, small_suite
+from tests.benchmark.helpers import friday13, made_identity, made_result, small_suite, write
+from tests.benchmark.test_review_0_16 import ratings_data as ratings_file
 
 SHIPPED = Path(__file__).resolve().parents[2] / "results" / "benchmark"
 
@@ -129,40 +130,7 @@ def test_the_result_records_the_canonical_spec(suite: Suite) -> None:
     assert runner.prepare("majority:keep_min=2", suite, workers=1).header["agent"]["spec"] == "majority"
 
 
-def test_a_result_of_the_same_agent_is_kept_without_overwrite(
-    suite: Suite, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``--agent "majority:keep_min=2"`` finds ``majority.json``, its agent's result, and keeps it."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(command, "suites", lambda: {"tiny": suite})
-    monkeypatch.setattr(command, "prepare", lambda *args, **kwargs: pytest.fail("a run was prepared"))
-    existing = tmp_path / "results" / "benchmark" / "tiny-v1" / "majority.json"
-    existing.parent.mkdir(parents=True)
-    kept = json.dumps({"format": runner.RESULT_FORMAT, "format_version": runner.RESULT_FORMAT_VERSION})
-    existing.write_text(kept)
-    code, _ = friday13(["benchmark", "--agent", "majority:open_min=3,keep_min=2", "--suite", "tiny", "--no-progress"])
-    assert code == 2
-    assert "majority.json holds a complete result; --overwrite replaces it" in capsys.readouterr().err
-    assert existing.read_text() == kept
-
-
 # -- the leaderboard ----------------------------------------------------------------------------------------------
-
-
-def write(results: Path, data: dict[str, Any]) -> Path:
-    path = results / data["suite"]["id"] / leaderboard.result_name(data["agent"]["spec"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1))
-    return path
-
-
-@pytest.fixture
-def quick_results(tmp_path: Path) -> Path:
-    pytest.importorskip("scipy")
-    results = tmp_path / "results"
-    for index, spec in enumerate(["random", "search"]):
-        write(results, made_result(get_suite("card-4p-quick"), spec, seed=index))
-    return results
 
 
 def test_a_result_of_an_earlier_release_under_a_non_canonical_spec_still_reads(quick_results: Path) -> None:
@@ -233,20 +201,11 @@ def test_a_ratings_pool_is_recorded_under_canonical_specs() -> None:
 
 
 def ratings_data(agents: list[str]) -> dict[str, Any]:
+    """A ratings file of ``agents`` (one table of the first three, one game per seating)."""
     lineup = agents[:3]
-    tables = [{"lineup": lineup, "points": [[seat * 3 for seat in range(3)] for _ in seatings(lineup)]}]
-    return {
-        "format": ratings.RATINGS_FORMAT,
-        "format_version": 1,
-        "agents": agents,
-        "fingerprints": dict.fromkeys(agents, "0" * 16),
-        "tables": len(tables),
-        "seed": 0,
-        "model": "openskill PlackettLuce, tau=0, games in table order",
-        "ratings": ratings.fit(tables, agents),
-        "provenance": {"command": None},
-        "games": tables,
-    }
+    return ratings_file(
+        [{"lineup": lineup, "points": [[seat * 3 for seat in range(3)] for _ in seatings(lineup)]}], agents
+    )
 
 
 def test_a_ratings_file_naming_one_agent_twice_is_refused(tmp_path: Path) -> None:

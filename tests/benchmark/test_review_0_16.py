@@ -367,19 +367,28 @@ def test_the_default_result_file_is_named_after_the_canonical_spec(suite: Suite,
     assert command.default_out(suite, spec, "dev").name == name.replace(".json", ".dev.json")
 
 
+@pytest.mark.parametrize(
+    ("typed", "name"),
+    [
+        ("majority: keep_min=3", "majority_keep_min_3.json"),
+        ("majority:open_min=3,keep_min=2", "majority.json"),  # both options at their defaults (0.28.0)
+    ],
+)
 def test_a_complete_result_under_the_canonical_name_is_kept(
-    suite: Suite, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, no_game: None
-) -> None:
-    """``--agent "majority: keep_min=3"`` finds the result ``majority:keep_min=3`` wrote, and keeps it."""
+    suite: Suite, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, no_game: None,
+    typed: str, name: str,
+) -> None:  # fmt: skip
+    """``--agent "majority: keep_min=3"`` finds the result ``majority:keep_min=3`` wrote, and keeps it; a spec of
+    defaults only finds ``majority.json``."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(command, "suites", lambda: {"tiny": suite})
-    existing = tmp_path / "results" / "benchmark" / "tiny-v1" / "majority_keep_min_3.json"
+    existing = tmp_path / "results" / "benchmark" / "tiny-v1" / name
     existing.parent.mkdir(parents=True)
     kept = json.dumps({"format": runner.RESULT_FORMAT, "format_version": runner.RESULT_FORMAT_VERSION})
     existing.write_text(kept)
-    code, _ = friday13(["benchmark", "--agent", "majority: keep_min=3", "--suite", "tiny", "--no-progress"])
+    code, _ = friday13(["benchmark", "--agent", typed, "--suite", "tiny", "--no-progress"])
     assert code == 2
-    assert "majority_keep_min_3.json holds a complete result; --overwrite replaces it" in capsys.readouterr().err
+    assert f"{name} holds a complete result; --overwrite replaces it" in capsys.readouterr().err
     assert existing.read_text() == kept
 
 

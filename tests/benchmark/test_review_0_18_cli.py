@@ -30,7 +30,7 @@ from friday13_env.core.specs import spec_problem
 from friday13_env.friday13 import play
 from friday13_env.friday13.evaluation import command as evaluate_command
 from friday13_env.friday13.evaluation import tournament
-from tests.benchmark.helpers import friday13, made_result, small_suite
+from tests.benchmark.helpers import friday13, made_result, small_suite, write
 from tests.benchmark.test_review_0_17_scripts import no_server, refused, run_main  # noqa: F401 (no_server: a fixture)
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -238,22 +238,6 @@ def test_defect_5_a_ratings_run_of_too_many_agents_is_refused_before_any_agent_i
 
 
 # -- 6. the leaderboard's commands --------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def quick_results(tmp_path: Path) -> Path:
-    pytest.importorskip("scipy")
-    results = tmp_path / "results"
-    for index, spec in enumerate(["random", "search"]):
-        write(results, made_result(get_suite("card-4p-quick"), spec, seed=index))
-    return results
-
-
-def write(results: Path, data: dict[str, Any]) -> Path:
-    path = results / data["suite"]["id"] / leaderboard.result_name(data["agent"]["spec"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1))
-    return path
 
 
 @pytest.mark.parametrize("spec", ["a: b=1", "search:budget=016", "search:greedy=True"])
