@@ -238,7 +238,7 @@ def canonical_target(target: str) -> str:
     the leaderboard matches to its rows: the registry's canonical form of the checked spec (``Registry.canonical``:
     ``majority:open_min=4,keep_min=2`` is ``majority:open_min=4``, ``ppo-v4:greedy=true`` is ``ppo-v4``). A bad spec
     is the registry's ``ValueError``."""
-    return REGISTRY.canonical(REGISTRY.check(target)).label
+    return REGISTRY.checked_canonical(target).label
 
 
 def same_target(given: str, recorded: str) -> bool:

@@ -114,8 +114,7 @@ def default_out(suite: Suite, spec: str, split: str) -> Path:
 def recorded_label(suite: Suite, spec: str) -> str:
     """The label a run of ``spec`` records: its canonical form (``Registry.canonical``); a bad spec is the registry's
     ``ValueError``."""
-    registry = registry_of(suite.game)
-    return entrant_label(registry.canonical(registry.check(spec)))
+    return entrant_label(registry_of(suite.game).checked_canonical(spec))
 
 
 def same_agent_file(suite: Suite, agent: str, split: str, path: Path) -> tuple[Path, str] | None:

@@ -141,7 +141,7 @@ def check_ratings(agents: Sequence[str | AgentSpec], workers: int | None = None)
         raise ValueError(
             f"ratings take at most {MAX_AGENTS:,} agents (a ratings file holds no more), got {len(agents):,}"
         )
-    specs = tuple(REGISTRY.canonical(REGISTRY.check(agent)) for agent in agents)  # as the results name them
+    specs = tuple(REGISTRY.checked_canonical(agent) for agent in agents)  # as the results name them
     labels = [spec.label for spec in specs]
     for label in labels:  # a run never writes a file it would refuse to read, or read as other agents
         if (problem := spec_problem(label)) is not None:

@@ -93,7 +93,7 @@ def check_agent(suite: Suite, agent: str | Entrant, workers: int) -> tuple[Entra
     (``read_back_problem``: a checkpoint file whose name holds options) is refused before the file is read."""
     registry = registry_of(suite.game)
     if isinstance(agent, str | AgentSpec):
-        entrant: Entrant = registry.canonical(registry.check(agent))
+        entrant: Entrant = registry.checked_canonical(agent)
         problem = spec_problem(entrant_label(entrant))  # the page refuses a file of a spec it cannot print
         if problem is not None:
             raise ValueError(f"agent spec: {problem}")

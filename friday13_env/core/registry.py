@@ -214,6 +214,11 @@ class Registry:
             kept.append((key, value))
         return AgentSpec(spec.name, tuple(sorted(kept, key=lambda option: option[0])))
 
+    def checked_canonical(self, spec: str | AgentSpec) -> AgentSpec:
+        """``check``, then ``canonical``: the spec as a new run records it and files its result under (the benchmark,
+        ratings, a best response's target), so that every writer names one agent the same way."""
+        return self.canonical(self.check(spec))
+
     def _option_defaults(self, name: str) -> tuple[dict[str, object], bool]:
         """The option defaults ``canonical`` leaves out for agent ``name``, and whether they are this package's own
         agent's (whose float options take ``-0.0`` as ``0.0``)."""
