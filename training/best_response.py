@@ -303,11 +303,12 @@ def record_errors(args: Args) -> list[str]:
     if not args.record:
         return []
     problems = output_errors([("--record", args.record, False)])
-    problem = spec_problem(args.target)
-    if problem:
-        problems.append(f"--record: the table cannot name this target: {problem}")
     with contextlib.suppress(ValueError):  # a bad --target: target_errors says so
-        problem = read_back_problem("friday13", canonical_target(args.target))
+        target = REGISTRY.checked_canonical(args.target)  # as the table records it (canonical_target)
+        problem = spec_problem(target.label)
+        if problem:
+            problems.append(f"--record: the table cannot name this target: {problem}")
+        problem = read_back_problem("friday13", target)
         if problem:  # a checkpoint file named like a spec with options: the page would read it as another agent
             problems.append(f"--record: the checkpoint file {problem} so that its name holds no ':'")
     try:
@@ -398,6 +399,12 @@ def resumed_args(args: Args, given: set[str]) -> Args:
     stored, done = progress["args"], progress["timesteps"]
     if not is_best_response(run_dir, progress):
         raise RunError(f"--resume: {run_dir} is a train_ppo.py run, not a best response")
+    for name in ("magnet_coef", "magnet_every"):  # flags of train_ppo.py's that a best response never sets
+        if stored.get(name, train_ppo.ADDED_LATER[name]) != train_ppo.ADDED_LATER[name]:
+            raise RunError(
+                f"--resume: {run_dir / 'progress.json'} is damaged: it records {name} {stored[name]!r}, and a best "
+                "response trains without a magnet"
+            )
     check_recorded_factories(
         run_dir / "progress.json", {"target": stored["opponents"][0]}, {"target": args.target}, given, ["target"]
     )

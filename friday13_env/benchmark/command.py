@@ -123,10 +123,12 @@ def same_agent_file(suite: Suite, agent: str, split: str, path: Path) -> tuple[P
     (``majority_keep_min_2.json``, ``majority``'s). The run would write a second file of that agent, and the
     leaderboard then refuse both; so it is refused before any game. Only the header fields that say so are read (the
     suite's id and split, the agent's spec); a file that does not give them (damaged, another kind) is passed over
-    here and left to the leaderboard's own error. The file, with the spec it records."""
-    for other in sorted(path.parent.glob("*.json")):
-        if other.name == path.name:
-            continue  # the file --overwrite replaces
+    here and left to the leaderboard's own error. A partial run (``OUT.partial``) of that agent under another name is
+    found too: the run would start afresh beside it. The file, with the spec it records."""
+    own = {path.name, partial_path(path).name}  # the files --overwrite replaces and the run continues
+    for other in sorted([*path.parent.glob("*.json"), *path.parent.glob(f"*.json{PARTIAL_SUFFIX}")]):
+        if other.name in own:
+            continue
         try:
             data = read_json(other, "benchmark result")
         except (OSError, ValueError):
@@ -138,6 +140,17 @@ def same_agent_file(suite: Suite, agent: str, split: str, path: Path) -> tuple[P
         if isinstance(spec, str) and spec.strip() and canonical_label(suite.game, spec) == agent:
             return other, spec
     return None
+
+
+def result_agent(path: Path) -> str | None:
+    """The agent spec the result file at ``path`` records, or None where it records none readable (a damaged file or
+    one of another kind, which the caller refuses or leaves to the reader's own error)."""
+    try:
+        identity = read_json(path, "benchmark result").get("agent")
+    except (OSError, ValueError):
+        return None
+    spec = identity.get("spec") if isinstance(identity, dict) else None
+    return spec if isinstance(spec, str) and spec.strip() else None
 
 
 def format_suites() -> str:
@@ -232,9 +245,17 @@ def _play(
         if args.out == STDOUT:
             parser.error("argument --out: a benchmark writes a file (and OUT.partial as it plays), not stdout (-)")
         path = args.out if args.out is not None else default_out(suite, args.agent, split)
-        if args.out is None:  # the leaderboard's folder: no second file of one agent there
-            agent = recorded_label(suite, args.agent)
+        agent = recorded_label(suite, args.agent)
+        if args.out is None or path.parent.name == suite.id:  # the leaderboard's folder: one file of an agent there
             found = same_agent_file(suite, agent, split, path)
+            if found is not None and found[0].name.endswith(PARTIAL_SUFFIX):
+                other, spec = found
+                parser.error(
+                    f"argument --agent: {other} is a partial run of agent {agent!r} on the {split} split (recorded as "
+                    f"{spec!r}; an earlier release named the file after the spec as typed), and this run would start "
+                    f"another at {partial_path(path)}: rename {other} to {partial_path(path)} to continue it, or "
+                    "delete it"
+                )
             if found is not None:
                 other, spec = found
                 parser.error(
@@ -256,6 +277,13 @@ def _play(
                 parser.error(f"argument --out: {path} is not a benchmark result, so it is not replaced ({error})")
             if not args.overwrite:
                 parser.error(f"argument --out: {path} holds a complete result; --overwrite replaces it")
+            recorded = result_agent(path)
+            if recorded is not None and canonical_label(suite.game, recorded) != agent:
+                parser.error(
+                    f"argument --out: {path} holds a result of agent {recorded!r}, not of {agent!r}: --overwrite "
+                    "replaces a result of the agent it runs, never another's (their file names are the same once "
+                    "every character but letters, digits, '.', '_' and '-' is '_'); choose another --out"
+                )
         replays = checked_replays(
             args,
             parser,

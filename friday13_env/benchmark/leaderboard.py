@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 import numpy as np
 
-from friday13_env.benchmark.exploitability import EXPLOITABILITY_FILE, Gap, largest_gaps, read_table
+from friday13_env.benchmark.exploitability import EXPLOITABILITY_FILE, Gap, canonical_key, largest_gaps, read_table
 from friday13_env.benchmark.results import read_result, result_name, split_result_name
 from friday13_env.benchmark.runner import canonical_label, registry_of
 from friday13_env.benchmark.suite import NORMALISERS, Suite, is_suite_folder, suites
@@ -317,12 +317,13 @@ def _exploitability_section(gaps: list[Gap]) -> list[str]:
         "| agent | players | start | card plays | minutes | win share vs the agent | gap | command |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    for gap in sorted(gaps, key=lambda g: (g.players, -g.gap[0], g.target, g.start)):
+    for gap in sorted(gaps, key=lambda g: (g.players, -g.gap[0], canonical_key(g)[0], g.start)):
+        target = canonical_key(gap)[0]  # as the rows above name it, not as an earlier release's run typed it
         mean, low, high = gap.win_share
         minutes = f"{gap.training_seconds / 60:.0f}{ON_A_GPU if gap.device == 'cuda' else ''}"
         share = format_interval({"value": mean, "low": low, "high": high}, 3)
         lines.append(
-            f"| `{gap.target}` | {gap.players} | {gap.start} | {gap.card_plays / 1e6:.1f}M | "
+            f"| `{target}` | {gap.players} | {gap.start} | {gap.card_plays / 1e6:.1f}M | "
             f"{minutes} | {share} ({gap.final_games:,} games) | "
             f"{_signed(gap.gap)} | `{gap.command}` |"
         )

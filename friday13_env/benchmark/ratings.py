@@ -143,10 +143,10 @@ def check_ratings(agents: Sequence[str | AgentSpec], workers: int | None = None)
         )
     specs = tuple(REGISTRY.checked_canonical(agent) for agent in agents)  # as the results name them
     labels = [spec.label for spec in specs]
-    for label in labels:  # a run never writes a file it would refuse to read, or read as other agents
-        if (problem := spec_problem(label)) is not None:
+    for spec in specs:  # a run never writes a file it would refuse to read, or read as other agents
+        if (problem := spec_problem(spec.label)) is not None:
             raise ValueError(f"agent spec: {problem}")
-        if (problem := read_back_problem("friday13", label)) is not None:
+        if (problem := read_back_problem("friday13", spec)) is not None:
             raise ValueError(
                 f"agent spec: the checkpoint file {problem} so that its name holds no ':' and give that name"
             )

@@ -70,20 +70,27 @@ def canonical_label(game: str, spec: str) -> str:
     return registry_of(game).canonical(recorded_spec(spec)).label
 
 
-def read_back_problem(game: str, label: str) -> str | None:
-    """Why ``label``, which a run would record and file its result under, is not the label a reader of that result
-    shows (``canonical_label``: the text parsed without looking at files, its options sorted, its defaults left out),
-    or None. The run parses an existing checkpoint file's name whole (``sub/pol:greedy=true``) and takes an agent
-    object's name as it is (``mcts:sims=100,c=1.4``); a reader takes either text as a spec, so the result would be
-    filed under one name and shown under another (or two such files would be one row). The message names both and
-    says what to do: rename it."""
-    shown_as = canonical_label(game, label)
-    if shown_as == label:
-        return None
-    return (
-        f"{label!r} would be recorded under that name, but a reader of its result takes that text as the spec "
-        f"{shown_as!r} (its options sorted, its defaults left out) and shows it so; rename it"
-    )
+def read_back_problem(game: str, recorded: str | AgentSpec) -> str | None:
+    """Why the agent ``recorded`` names (an entrant's spec, or an agent object's name), which a run would record and
+    file its result under by its label, is not the agent a reader of that result takes the label for
+    (``canonical_label``: the text parsed without looking at files, its options sorted, its defaults left out), or
+    None. The run parses an existing checkpoint file's name whole (``sub/pol:greedy=true``, ``majority:open_min=4``)
+    and takes an agent object's name as it is (``mcts:sims=100,c=1.4``); a reader takes either text as a spec, so the
+    result would be filed under one name and shown under another, or shown as another agent's row (a checkpoint file
+    named ``majority:open_min=4`` is not that ``majority``). The message names both and says what to do: rename it."""
+    label = recorded.label if isinstance(recorded, AgentSpec) else recorded
+    read = registry_of(game).canonical(recorded_spec(label))
+    if read.label != label:
+        return (
+            f"{label!r} would be recorded under that name, but a reader of its result takes that text as the spec "
+            f"{read.label!r} (its options sorted, its defaults left out) and shows it so; rename it"
+        )
+    if isinstance(recorded, AgentSpec) and read != recorded:
+        return (
+            f"{label!r} would be recorded under that name, but a reader of its result takes that text as agent "
+            f"{read.name!r} with options {dict(read.options)}, and would show this result as that agent's; rename it"
+        )
+    return None
 
 
 def check_agent(suite: Suite, agent: str | Entrant, workers: int) -> tuple[Entrant, dict[str, Any]]:
@@ -93,11 +100,12 @@ def check_agent(suite: Suite, agent: str | Entrant, workers: int) -> tuple[Entra
     (``read_back_problem``: a checkpoint file whose name holds options) is refused before the file is read."""
     registry = registry_of(suite.game)
     if isinstance(agent, str | AgentSpec):
-        entrant: Entrant = registry.checked_canonical(agent)
-        problem = spec_problem(entrant_label(entrant))  # the page refuses a file of a spec it cannot print
+        spec = registry.checked_canonical(agent)
+        entrant: Entrant = spec
+        problem = spec_problem(spec.label)  # the page refuses a file of a spec it cannot print
         if problem is not None:
             raise ValueError(f"agent spec: {problem}")
-        problem = read_back_problem(suite.game, entrant_label(entrant))
+        problem = read_back_problem(suite.game, spec)
         if problem is not None:
             raise ValueError(
                 f"agent spec: the checkpoint file {problem} so that its name holds no ':' (e.g. "
@@ -266,7 +274,7 @@ def prepare(
     }
     plan = Plan(suite, split, entrant, header, min(processes, available_cpus()), out_path, replays)
     if plan.partial_path is not None:
-        done = _resume(plan.partial_path, header, planned_units(suite, split, entrant))  # an error now, not later
+        done = _resume(plan.partial_path, header, planned_units(suite, split, entrant), suite.game)  # an error now
         if done and not isinstance(entrant, AgentSpec) and not callable(getattr(entrant, "reset", None)):
             raise ValueError(
                 f"{plan.partial_path}: agent object {entrant.name!r} has no reset(seed) hook, so its play depends on "
@@ -319,7 +327,7 @@ def execute(plan: Plan, progress: Callable[[int, int], None] | None = None) -> d
     """Play what ``prepare`` checked, continuing from its partial file, and write the result."""
     suite, split, header = plan.suite, plan.split, plan.header
     planned = planned_units(suite, split, plan.entrant)
-    done = {} if plan.partial_path is None else _resume(plan.partial_path, header, planned)
+    done = {} if plan.partial_path is None else _resume(plan.partial_path, header, planned, suite.game)
     resumed_units = len(done)
     games = suite.games_per_cell(split)
     total = sum(games)
@@ -399,8 +407,10 @@ def _not_a_number(token: str) -> float:
     raise json.JSONDecodeError(f"{token} is not a number a result holds", token, 0)
 
 
-def _resume(path: Path, header: dict[str, Any], planned: dict[UnitKey, int]) -> dict[UnitKey, UnitResult]:
-    """The units a partial file holds, if it was made by this very run (same suite, split, deals and agent): each
+def _resume(path: Path, header: dict[str, Any], planned: dict[UnitKey, int], game: str) -> dict[UnitKey, UnitResult]:
+    """The units a partial file holds, if it was made by this very run (same suite, split, deals and agent: the same
+    fingerprint and checkpoint, its spec the same once in canonical form, as an earlier release recorded it as typed;
+    the next unit's write records it as this run does): each
     one of the ``planned`` units (``{(cell, first deal): deals}``) with its rows (``rows_problem``: win shares in
     [0, 1], margins at most ``MAX_MARGIN`` in size), its time (at most ``MAX_UNIT_SECONDS``) and its count of moves
     (at most ``MAX_UNIT_DECISIONS``), whose sums give a finite cost per move; anything else is a damaged file,
@@ -409,7 +419,7 @@ def _resume(path: Path, header: dict[str, Any], planned: dict[UnitKey, int]) -> 
         return {}
     data = read_json(path, "partial benchmark file")
     for part in ("suite", "agent"):
-        if data.get(part) != header[part]:
+        if data.get(part) != header[part] and not (part == "agent" and _same_agent(data[part], header[part], game)):
             raise ValueError(
                 f"{path} is a partial run of another {part} ({shown(data.get(part), 200)}, this run: "
                 f"{shown(header[part], 200)}); delete it or choose another --out"
@@ -437,6 +447,17 @@ def _resume(path: Path, header: dict[str, Any], planned: dict[UnitKey, int]) -> 
     except (KeyError, TypeError, AttributeError, ValueError) as error:
         raise ValueError(f"{path} is a damaged partial benchmark file ({error}); delete it to start again") from error
     return done
+
+
+def _same_agent(recorded: object, identity: dict[str, Any], game: str) -> bool:
+    """Whether a partial file's agent identity (``recorded``) is ``identity`` once its spec is in canonical form
+    (``canonical_label``): the same fingerprint, checkpoint and fields, an earlier release's spec as typed allowed."""
+    if not isinstance(recorded, dict) or recorded.keys() != identity.keys():
+        return False
+    spec = recorded.get("spec")
+    if not isinstance(spec, str) or not spec.strip() or spec_problem(spec) is not None:
+        return False
+    return {**recorded, "spec": canonical_label(game, spec)} == identity
 
 
 def _unit_seconds(key: str, unit: dict[str, Any]) -> float:

@@ -71,19 +71,20 @@ def option_defaults(factory: Callable[..., Any]) -> dict[str, object]:
 
 
 def as_default_type(value: OptionValue, default: object, own: bool) -> OptionValue:
-    """``value`` as the agent reads it where its ``default`` is a float: an int (not a bool) is that float, as Python
-    takes an int for a float parameter and this package's agents read it (``options.number_option``'s ``float()``), so
-    ``margin=1`` is ``margin=1.0``. For this package's own agents (``own``) ``-0.0`` is ``0.0`` too: their float
-    options are only compared (``margin < 1.0``, ``lead > margin``), where the two are one value; a user's agent may
-    tell them apart (``math.copysign``, its text), so its ``-0.0`` is kept. Any other value is as it is: a bool is
-    no number to this package, and an int option is strict (``make`` refuses ``budget=22000.0``)."""
-    if not isinstance(default, float) or isinstance(value, bool) or not isinstance(value, int | float):
+    """``value`` as one of this package's own agents (``own``) reads it where its ``default`` is a float: an int (not
+    a bool) is that float, as they read it (``options.number_option``'s ``float()``), so ``margin=1`` is
+    ``margin=1.0``, and ``-0.0`` is ``0.0``: their float options are only compared (``margin < 1.0``, ``lead >
+    margin``), where the two are one value. A user's agent is given what was typed, and may tell them apart
+    (``range(lookahead)`` takes 3 and refuses 3.0; ``math.copysign`` tells -0.0 from 0.0), so its values are kept as
+    they are. Any other value is as it is: a bool is no number to this package, and an int option is strict
+    (``make`` refuses ``budget=22000.0``)."""
+    if not own or not isinstance(default, float) or isinstance(value, bool) or not isinstance(value, int | float):
         return value
     try:
         number = float(value)
     except OverflowError:  # an int beyond a float's range, in a spec built by hand: make refuses it
         return value
-    return 0.0 if own and number == 0 else number
+    return 0.0 if number == 0 else number
 
 
 def is_default(value: OptionValue, default: object) -> bool:
@@ -190,9 +191,9 @@ class Registry:
         raise ValueError(f"unknown {self.game} agent {shown(name)}; known agents: {self.names()}")
 
     def canonical(self, spec: AgentSpec) -> AgentSpec:
-        """``spec`` as results name its agent: its options sorted by name, each value of an option with a float
-        default read as that float (``as_default_type``: ``margin=1`` is ``margin=1.0``), and each option whose value
-        is then the agent's own default (``is_default``: the same type and value) left out.
+        """``spec`` as results name its agent: its options sorted by name, for this package's own agents each value of
+        an option with a float default read as that float (``as_default_type``: ``margin=1`` is ``margin=1.0``), and
+        each option whose value is then the agent's own default (``is_default``: the same type and value) left out.
         ``search:objective=rank,budget=600`` and ``search:budget=600`` are one agent, and ``search:budget=22000`` (its
         default) is ``search``: one result file and one leaderboard row. ``AgentSpec.label`` keeps the options as
         typed, for the tables that show them so.

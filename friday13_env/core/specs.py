@@ -128,7 +128,7 @@ def _parse_value(key: str, text: str) -> OptionValue:
         return lowered == "true"
     integer = _INTEGER.fullmatch(text) is not None
     if integer or _FLOAT.fullmatch(text):
-        digits = sum(character.isdigit() for character in text)
+        digits = _digits(text, integer)
         if digits > MAX_DIGITS:
             raise ValueError(f"option {key!r}: a number of at most {MAX_DIGITS} digits, got {digits} digits")
         number = int(text) if integer else float(text)
@@ -136,6 +136,17 @@ def _parse_value(key: str, text: str) -> OptionValue:
             raise ValueError(f"option {key!r}: {shown(text)} is beyond the range of a float")
         return number
     return text
+
+
+def _digits(text: str, integer: bool) -> int:
+    """The digits of a number's text that count toward ``MAX_DIGITS``: all of an int's; a float's significant digits
+    (its leading zeros left out) and its exponent's, so that every float Python prints (at most 17 significant digits,
+    ``0.00012345678901234567`` included) reads back."""
+    if integer:
+        return sum(character.isdigit() for character in text)
+    mantissa, _, exponent = text.lower().partition("e")
+    significant = mantissa.lstrip("+-").replace(".", "").lstrip("0")
+    return len(significant) + len(exponent.lstrip("+-"))
 
 
 def _format_value(value: OptionValue) -> str:
@@ -162,8 +173,10 @@ def spec_problem(target: str) -> str | None:
     file's text that is no spec is refused, not shown. The answer does not depend on the files of the working folder
     (a result is read where its checkpoint is not): text that reads as no options (``checkpoints/mypol:best.npz``)
     is a checkpoint path a run took whole, as it records an existing file whatever its name."""
-    if not plain_text(target, MAX_SPEC_TEXT):
-        return f"{target!r:.100} must be 1-{MAX_SPEC_TEXT} characters without | ` or control characters"
+    if not plain_text(target, MAX_SPEC_TEXT) or not target.strip():
+        return (
+            f"{target!r:.100} must be 1-{MAX_SPEC_TEXT} characters without | ` or control characters, not only spaces"
+        )
     label = recorded_spec(target).label
     if label != target:
         return f"{target!r:.100} is no agent spec as a run records it ({label!r:.100} is)"

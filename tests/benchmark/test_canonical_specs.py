@@ -386,15 +386,15 @@ def test_equal_floats_make_one_agent() -> None:
 
 
 def test_a_users_float_option_keeps_its_negative_zero() -> None:
-    """An int for a float default is that float to any factory; ``-0.0`` is ``0.0`` only to this package's agents,
-    whose float options are compared, never divided by or printed."""
+    """An int for a float default is that float, and ``-0.0`` is ``0.0``, only to this package's agents, whose float
+    options are compared, never divided by or printed: a user's factory gets what was typed."""
 
     def factory(seed: int | None = None, *, scale: float = 0.5) -> Any:
         raise AssertionError("not built")
 
     registry = Registry("test", REGISTRY.zoo_package, lambda *args, **kwargs: None)
     registry.register("mine", factory)
-    assert canonical("mine:scale=1", registry) == "mine:scale=1.0"
+    assert canonical("mine:scale=1", registry) == "mine:scale=1"
     assert canonical("mine:scale=-0.0", registry) == "mine:scale=-0.0"
 
 

@@ -113,7 +113,7 @@ def test_a_partial_file_with_a_margin_too_large_is_refused_before_any_game(tmp_p
     path = tmp_path / "out.json.partial"
     path.write_text(json.dumps(partial))
     with pytest.raises(ValueError, match=r"damaged partial benchmark file.*margin or score of 1e\+200"):
-        runner._resume(path, header, planned)
+        runner._resume(path, header, planned, "friday13")
 
 
 def test_a_file_that_gives_a_key_twice_is_refused(tmp_path: Path) -> None:
