@@ -320,13 +320,13 @@ def read_checkpoint(
     the checkpoints held them are taken as they are).
 
     With ``model`` (and ``optimizer``), the networks' (and Adam's) keys, shapes and dtypes (``weights_problem``,
-    ``moments_problem``: read from keys, sizes and strides alone, so that the scan for non-finite numbers reads
-    tensors of the networks' sizes only) and finite numbers only, all checked before anything is loaded into them;
-    then they are loaded. With a ``magnet`` (``--resume`` of a ``--magnet-coef`` run), the file's magnet is checked as
-    the networks are and loaded into it; a resume without one (an ``optimizer`` but no ``magnet``) refuses a file that
-    holds one, which its record should have named; ``--init-run`` (no optimizer) leaves a magnet in the file unused,
-    starting from the networks alone. Without a model (the checks of a command line, before any network is built),
-    the networks' state must be a dict."""
+    ``moments_problem``: read from keys, sizes and strides alone, so that the scan for non-finite numbers reads tensors
+    of the networks' sizes only), finite numbers only, and buffers that are the model's own (``constants_problem``), all
+    checked before anything is loaded into them; then they are loaded. With a ``magnet`` (``--resume`` of a
+    ``--magnet-coef`` run), the file's magnet is checked as the networks are and loaded into it; a resume without one
+    (an ``optimizer`` but no ``magnet``) refuses a file that holds one, which its record should have named;
+    ``--init-run`` (no optimizer) leaves a magnet in the file unused, starting from the networks alone. Without a model
+    (the checks of a command line, before any network is built), the networks' state must be a dict."""
     try:
         state = read_state(path, device)
         weights = state["model"]
@@ -363,6 +363,11 @@ def read_checkpoint(
     for part, value in parts.items():
         if value is not None and not all_finite(value):
             raise reader.refused(f"{path} is damaged: it holds non-finite numbers (NaN or inf) in its {part}")
+    problem = constants_problem(weights, model)
+    if problem is None and magnet is not None:
+        problem = constants_problem(magnet_state, magnet, "magnet's ")
+    if problem is not None:
+        raise not_this_runs(path, problem, reader)
     try:
         model.load_state_dict(weights)
         if optimizer is not None:
@@ -388,6 +393,20 @@ def weights_problem(weights: Any, model: nn.Module, owner: str = "the networks'"
     expected = {key: (like, owner) for key, like in model.state_dict().items()}
     where = "its model state" if not prefix else f"its {prefix}state"
     return tensors_problem(where, weights, expected, f"{owner} state", lambda key: f"the {prefix}weight {key!r}")
+
+
+def constants_problem(weights: dict[str, torch.Tensor], model: nn.Module, prefix: str = "") -> str | None:
+    """Why a checkpoint's state of ``model`` (``weights``, of the model's keys, shapes and dtypes: ``weights_problem``)
+    holds buffers other than the model's own, or None. The buffers (the input scales, the type-shared actor's index
+    tables) are set by the run's deck and settings; no run learns or changes them, so a file cannot either."""
+    state = model.state_dict()
+    for key, _ in model.named_buffers():
+        if key in state and not torch.equal(weights[key].cpu(), state[key].cpu()):
+            return (
+                f"the {prefix}constant {key!r} is not this run's (a scale or index table that its deck and settings "
+                "set, which no run learns or changes)"
+            )
+    return None
 
 
 SCHEDULED = ("params", "lr", "initial_lr")
