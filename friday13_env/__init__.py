@@ -17,7 +17,7 @@ from typing import Any
 
 from gymnasium.envs.registration import register, registry
 
-__version__ = "0.28.0"
+__version__ = "0.29.0"
 __all__ = ["__version__", "env", "friday13_v0", "raw_env"]
 
 _GYM_ENVS = {
