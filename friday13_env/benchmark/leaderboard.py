@@ -193,7 +193,11 @@ def generate(results: str | Path = RESULTS_FOLDER, page: str | Path = LEADERBOAR
         "What the suites are and how the scores are computed: [the benchmark guide](benchmark.md).",
         "",
         "**Normalised score**: 0 plays like `random`, 1 like `search`, per cell of a suite; a suite's score is the",
-        "interquartile mean (IQM) over its cells, with a 95% stratified-bootstrap interval.",
+        "interquartile mean (IQM) over its cells, with a 95% stratified-bootstrap interval. The IQM keeps the middle",
+        "half of the cells: of `card-4p`'s four, the two middle ones (for the networks, the cells against `random`,",
+        "near 1 for every strong agent, and `cautious`); of three cells it trims none and is their mean. Rows are",
+        "ordered by the point estimate, which does not tell apart agents whose intervals overlap; [every",
+        "cell](#every-cell) shows where two agents differ.",
         "",
         "**Exploitability gap** (4 players): the most a best response trained against the agent won over an equal",
         "seat's 0.25, on duplicate deals ([how it is measured](exploitability.md)): a lower bound on what an",
@@ -358,6 +362,10 @@ def _ratings_section(ratings: dict[str, Any], other_build: list[str]) -> list[st
         "| mu difference | " + " | ".join(f"{d:g}" for d in RATING_DIFFERENCES) + " |",
         "|" + " --- |" * (len(RATING_DIFFERENCES) + 1),
         "| win share | " + " | ".join(f"{share:.3f}" for share in shares) + " |",
+        "",
+        "Sigma is the model's own uncertainty, not an interval over tables: the ratings are updated table by table,",
+        "and the order of the tables alone moves an agent's mu by about a sigma. Read agents within a few sigma of",
+        "each other as not told apart.",
         "",
     ]
     return lines

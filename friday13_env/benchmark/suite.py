@@ -194,6 +194,11 @@ def suite_from_dict(data: Mapping[str, Any]) -> Suite:
     return suite
 
 
+MIN_REFERENCE_SPAN = 0.05
+"""The least win share by which ``search``'s reference must exceed ``random``'s in a cell: a normalised score divides
+the agent's gap over ``random`` by it (the shipped suites' smallest is 0.13)."""
+
+
 def definition_problems(suite: Suite) -> list[str]:
     """What makes ``suite`` not a suite that can be played and scored (its splits, cells, anchors, references): a
     list of problems, empty for a sound suite. Checked for a suite file when it is read and for a ``Suite`` object
@@ -240,6 +245,12 @@ def definition_problems(suite: Suite) -> list[str]:
                 problems.append(
                     f"cell {cell.name}'s references give search ({high:g}) a lower win share than random ({low:g}): "
                     "its normalised scores would run backwards"
+                )
+            elif low < high < low + MIN_REFERENCE_SPAN:
+                problems.append(
+                    f"cell {cell.name}'s references lie {high - low:g} apart (random {low:g}, search {high:g}), less "
+                    f"than {MIN_REFERENCE_SPAN:g}: its scores would be divided by so little that they outweigh the "
+                    "other cells'"
                 )
     return problems
 

@@ -117,6 +117,11 @@ class Estimate:
         }
 
 
+NO_SPREAD = 1e-12
+"""Samples that differ by no more than this are one value (no spread): a tie's share summed over seatings and seats
+in another order (1/3 as 0.33333333333333326) is the same sample, and gives no interval of width 1e-18."""
+
+
 def mean_interval(
     samples: Sequence[float] | np.ndarray, bounds: tuple[float, float] = (-math.inf, math.inf)
 ) -> Estimate:
@@ -130,7 +135,7 @@ def mean_interval(
         raise ValueError(f"bounds must be (low, high) with low <= high, got {bounds}")
     if values.size < 2:
         return Estimate(float(values[0]), math.nan, 1, lowest, highest)
-    if values.min() == values.max():  # no spread: exactly, not the float rounding of a mean such as 1/3's
+    if float(values.max() - values.min()) <= NO_SPREAD:  # every sample the same, but for the rounding of a mean
         return Estimate(float(values[0]), 0.0, int(values.size), lowest, highest)
     mean = float(values.mean())
     spread = float(values.std(ddof=1)) / math.sqrt(values.size)

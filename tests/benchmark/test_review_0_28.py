@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from friday13_env.benchmark import command, exploitability, leaderboard, ratings, runner
-from friday13_env.benchmark.suite import Suite, get_suite
+from friday13_env.benchmark.suite import Suite, definition_problems, get_suite
 from friday13_env.cli import main
 from friday13_env.core.agent import Observation
 from friday13_env.core.specs import AgentSpec
@@ -376,3 +376,21 @@ def test_a_whitespace_only_spec_is_refused_naming_its_file(quick_results: Path) 
 def test_the_quick_results_fixture_reads(quick_results: Path) -> None:
     """Control: the results folder the tests above add to reads on its own."""
     assert set(leaderboard.load_results(quick_results)[get_suite(QUICK).id]) == {"random", "search"}
+
+
+# -- the review of the scores: a cell's references far enough apart ------------------------------------------------
+
+
+@pytest.mark.parametrize("search", [0.26, 0.2999])
+def test_references_too_close_to_normalise_by_are_refused(search: float) -> None:
+    """References closer than ``MIN_REFERENCE_SPAN`` (random 0.25, search 0.26) would divide a cell's scores by 0.01,
+    so that one cell outweighs the rest: the suite is refused before any game, naming the cell and the span."""
+    suite = small_suite(references={"random": (0.25, 0.25), "search": (0.9, search)})
+    with pytest.raises(ValueError, match=r"references lie .* apart .* less than 0.05"):
+        runner.prepare("random", suite, workers=1)
+
+
+def test_references_just_far_enough_apart_are_taken() -> None:
+    """A span of 0.05 or more (the shipped suites' smallest is 0.13) is a suite that can be scored."""
+    suite = small_suite(references={"random": (0.25, 0.25), "search": (0.9, 0.30)})
+    assert "references lie" not in " ".join(definition_problems(suite))
