@@ -133,22 +133,18 @@ def same_agent_file(suite: Suite, agent: str, split: str, path: Path) -> tuple[P
             data = read_json(other, "benchmark result")
         except (OSError, ValueError):
             continue
-        header, identity = data.get("suite"), data.get("agent")
-        spec = identity.get("spec") if isinstance(identity, dict) else None
+        header, spec = data.get("suite"), recorded_agent(data)
         if not isinstance(header, dict) or header.get("id") != suite.id or header.get("split") != split:
             continue
-        if isinstance(spec, str) and spec.strip() and canonical_label(suite.game, spec) == agent:
+        if spec is not None and canonical_label(suite.game, spec) == agent:
             return other, spec
     return None
 
 
-def result_agent(path: Path) -> str | None:
-    """The agent spec the result file at ``path`` records, or None where it records none readable (a damaged file or
-    one of another kind, which the caller refuses or leaves to the reader's own error)."""
-    try:
-        identity = read_json(path, "benchmark result").get("agent")
-    except (OSError, ValueError):
-        return None
+def recorded_agent(data: dict[str, Any]) -> str | None:
+    """The agent spec a result (or partial) file's ``data`` records, or None where it records none readable (a file of
+    another kind, or a damaged one, which the caller refuses or leaves to the reader's own error)."""
+    identity = data.get("agent")
     spec = identity.get("spec") if isinstance(identity, dict) else None
     return spec if isinstance(spec, str) and spec.strip() else None
 
@@ -272,12 +268,12 @@ def _play(
             parser.error(overwritten)
         if path.exists():
             try:  # --overwrite replaces a result, never a file of another kind (the ratings, a page, a checkpoint)
-                read_json(path, "the file at --out")
+                existing = read_json(path, "the file at --out")
             except ValueError as error:
                 parser.error(f"argument --out: {path} is not a benchmark result, so it is not replaced ({error})")
             if not args.overwrite:
                 parser.error(f"argument --out: {path} holds a complete result; --overwrite replaces it")
-            recorded = result_agent(path)
+            recorded = recorded_agent(existing)
             if recorded is not None and canonical_label(suite.game, recorded) != agent:
                 parser.error(
                     f"argument --out: {path} holds a result of agent {recorded!r}, not of {agent!r}: --overwrite "

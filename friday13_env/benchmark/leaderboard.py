@@ -321,8 +321,8 @@ def _exploitability_section(gaps: list[Gap]) -> list[str]:
         "| agent | players | start | card plays | minutes | win share vs the agent | gap | command |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    for gap in sorted(gaps, key=lambda g: (g.players, -g.gap[0], canonical_key(g)[0], g.start)):
-        target = canonical_key(gap)[0]  # as the rows above name it, not as an earlier release's run typed it
+    named = [(canonical_key(gap)[0], gap) for gap in gaps]  # as the rows above name it, not as an earlier run typed it
+    for target, gap in sorted(named, key=lambda row: (row[1].players, -row[1].gap[0], row[0], row[1].start)):
         mean, low, high = gap.win_share
         minutes = f"{gap.training_seconds / 60:.0f}{ON_A_GPU if gap.device == 'cuda' else ''}"
         share = format_interval({"value": mean, "low": low, "high": high}, 3)

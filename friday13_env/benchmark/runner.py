@@ -109,7 +109,7 @@ def check_agent(suite: Suite, agent: str | Entrant, workers: int) -> tuple[Entra
         if problem is not None:
             raise ValueError(
                 f"agent spec: the checkpoint file {problem} so that its name holds no ':' (e.g. "
-                f"{entrant_label(entrant).replace(':', '_')!r}) and give that name"
+                f"{spec.label.replace(':', '_')!r}) and give that name"
             )
     elif isinstance(agent, Agent):
         if workers > 1:
@@ -455,7 +455,7 @@ def _same_agent(recorded: object, identity: dict[str, Any], game: str) -> bool:
     if not isinstance(recorded, dict) or recorded.keys() != identity.keys():
         return False
     spec = recorded.get("spec")
-    if not isinstance(spec, str) or not spec.strip() or spec_problem(spec) is not None:
+    if not isinstance(spec, str) or spec_problem(spec) is not None:  # spec_problem refuses a spec of spaces only
         return False
     return {**recorded, "spec": canonical_label(game, spec)} == identity
 
